@@ -1,0 +1,9 @@
+import { deps } from '#shared/config/deps';
+import { issueToken } from '#shared/domain/auth/issue-token';
+import { api } from '#shared/http/api';
+import { ok } from '#shared/http/responses';
+import { issueToken as route } from '#shared/routes/foundation';
+
+export const handler = api(route).handler(async ({ payload }) =>
+  ok(await issueToken(deps(), payload), { 'cache-control': 'no-store' }),
+);

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LocalBus, PutEventsEntry } from './bus.ts';
+import type { LocalQueue } from './queue.ts';
+
+/**
+ * A loopback endpoint that speaks the AWS JSON protocol for the SQS and EventBridge calls the service makes
+ * (SendMessage, SendMessageBatch, ChangeMessageVisibility, GetQueueAttributes, PutEvents), so the production SQS and
+ * EventBridge adapters run unchanged against the in-process queues and bus.
+ */
+export class AwsEmulator {
+  #server: Server;
+
+  constructor(
+    private readonly queues: Map<string, LocalQueue>,
+    private readonly bus: LocalBus,
+  ) {
+    this.#server = createServer((request, response) => {
+      void this.#handle(request, response);
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  queueUrl(name: string): string {
+    const { port } = this.#server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/000000000000/${name}`;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const target = String(request.headers['x-amz-target'] ?? '');
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    } catch {
+      return this.#reply(response, 400, '1.0', { __type: 'SerializationException', message: 'bad JSON' });
+    }
+    const [service, operation] = target.split('.');
+    if (service === 'AWSEvents' && operation === 'PutEvents') {
+      const results = this.bus.put((input.Entries as PutEventsEntry[]) ?? []);
+      const failed = results.filter((result) => result.ErrorCode).length;
+      return this.#reply(response, 200, '1.1', { FailedEntryCount: failed, Entries: results });
+    }
+    if (service !== 'AmazonSQS') {
+      return this.#reply(response, 400, '1.0', { __type: 'UnknownOperationException', message: target });
+    }
+    const queue = this.queues.get(String(input.QueueUrl ?? '').split('/').pop() ?? '');
+    if (!queue) {
+      return this.#reply(response, 400, '1.0', {
+        __type: 'com.amazonaws.sqs#QueueDoesNotExist',
+        message: 'The specified queue does not exist.',
+      });
+    }
+    const md5 = (body: string) => createHash('md5').update(body).digest('hex');
+    switch (operation) {
+      case 'SendMessage': {
+        const body = String(input.MessageBody);
+        const id = queue.send(body, Number(input.DelaySeconds ?? 0));
+        return this.#reply(response, 200, '1.0', { MessageId: id, MD5OfMessageBody: md5(body) });
+      }
+      case 'SendMessageBatch': {
+        const entries = (input.Entries as { Id: string; MessageBody: string; DelaySeconds?: number }[]) ?? [];
+        const Successful = entries.map((entry) => ({
+          Id: entry.Id,
+          MessageId: queue.send(entry.MessageBody, entry.DelaySeconds ?? 0),
+          MD5OfMessageBody: md5(entry.MessageBody),
+        }));
+        return this.#reply(response, 200, '1.0', { Successful, Failed: [] });
+      }
+      case 'ChangeMessageVisibility':
+        queue.changeVisibility(String(input.ReceiptHandle), Number(input.VisibilityTimeout ?? 0));
+        return this.#reply(response, 200, '1.0', {});
+      case 'GetQueueAttributes':
+        return this.#reply(response, 200, '1.0', {
+          Attributes: { ApproximateNumberOfMessages: String(queue.size), QueueArn: queue.arn },
+        });
+      default:
+        return this.#reply(response, 400, '1.0', { __type: 'UnsupportedOperation', message: operation });
+    }
+  }
+
+  #reply(response: ServerResponse, status: number, version: '1.0' | '1.1', body: unknown) {
+    response.writeHead(status, { 'content-type': `application/x-amz-json-${version}` });
+    response.end(JSON.stringify(body));
+  }
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers of every event type pass through here
+export type AnyHandler = (event: any, context: Context) => Promise<any>;
+
+const loaded = new Map<string, Promise<AnyHandler>>();
+
+/** Imports `functions/<name>/handler.ts`, the very module CDK bundles for the Lambda of that name. */
+export function loadFunction(name: string): Promise<AnyHandler> {
+  let handler = loaded.get(name);
+  if (!handler) {
+    const url = pathToFileURL(join(ROOT, 'functions', name, 'handler.ts')).href;
+    handler = import(url).then((module: { handler: AnyHandler }) => module.handler);
+    loaded.set(name, handler);
+  }
+  return handler;
+}
+
+/** A Lambda context for one local invocation with the given timeout. */
+export function lambdaContext(functionName: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Invokes a function module with a timeout, as the Lambda service would. */
+export async function invoke<T>(name: string, event: unknown, timeoutMs: number): Promise<T> {
+  const handler = await loadFunction(name);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([handler(event, lambdaContext(name, timeoutMs)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

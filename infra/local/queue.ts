@@ -1,0 +1,203 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+/**
+ * An in-process queue with the SQS semantics the service relies on: delays, a visibility timeout per receive,
+ * receive counts, redrive to a dead-letter queue once a message has been received more than maxReceiveCount times,
+ * and a Lambda-style consumer with batches and partial batch failures.
+ */
+export interface LocalQueueOptions {
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount?: number;
+  deadLetterQueue?: LocalQueue;
+}
+
+interface StoredMessage {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  firstReceivedAt?: number;
+  receiptHandle?: string;
+}
+
+export class LocalQueue {
+  readonly arn: string;
+  #messages = new Map<string, StoredMessage>();
+  #listeners = new Set<() => void>();
+  #now: () => number;
+
+  constructor(
+    readonly name: string,
+    readonly options: LocalQueueOptions,
+    now: () => number = Date.now,
+  ) {
+    this.arn = `arn:aws:sqs:local:000000000000:${name}`;
+    this.#now = now;
+  }
+
+  send(body: string, delaySeconds = 0): string {
+    const messageId = randomUUID();
+    const now = this.#now();
+    this.#messages.set(messageId, { messageId, body, sentAt: now, visibleAt: now + delaySeconds * 1000, receiveCount: 0 });
+    this.#notify();
+    return messageId;
+  }
+
+  /** Receives up to `max` visible messages; those past maxReceiveCount move to the dead-letter queue instead. */
+  receive(max: number): SQSRecord[] {
+    const now = this.#now();
+    const records: SQSRecord[] = [];
+    for (const message of this.#messages.values()) {
+      if (records.length >= max) break;
+      if (message.visibleAt > now) continue;
+      const { maxReceiveCount, deadLetterQueue } = this.options;
+      if (maxReceiveCount !== undefined && deadLetterQueue && message.receiveCount >= maxReceiveCount) {
+        this.#messages.delete(message.messageId);
+        deadLetterQueue.send(message.body);
+        continue;
+      }
+      message.receiveCount += 1;
+      message.firstReceivedAt ??= now;
+      message.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
+      message.receiptHandle = `${message.messageId}:${randomUUID()}`;
+      records.push(this.#toRecord(message));
+    }
+    return records;
+  }
+
+  /** Deletes a message; a stale receipt handle (the message was received again since) is ignored, as in SQS. */
+  delete(receiptHandle: string): void {
+    const messageId = receiptHandle.split(':')[0]!;
+    const message = this.#messages.get(messageId);
+    if (message?.receiptHandle === receiptHandle) this.#messages.delete(messageId);
+  }
+
+  changeVisibility(receiptHandle: string, seconds: number): void {
+    const message = this.#messages.get(receiptHandle.split(':')[0]!);
+    if (message?.receiptHandle !== receiptHandle) return;
+    message.visibleAt = this.#now() + seconds * 1000;
+    this.#notify();
+  }
+
+  /** Milliseconds until the next message becomes visible, or undefined when the queue is empty. */
+  nextVisibleInMs(): number | undefined {
+    let soonest: number | undefined;
+    for (const message of this.#messages.values()) soonest = Math.min(soonest ?? Infinity, message.visibleAt);
+    return soonest === undefined ? undefined : Math.max(0, soonest - this.#now());
+  }
+
+  get size(): number {
+    return this.#messages.size;
+  }
+
+  /** Message bodies currently held (visible or not), oldest first; for tests and operators. */
+  peek(): string[] {
+    return [...this.#messages.values()].map((message) => message.body);
+  }
+
+  onMessage(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #notify() {
+    for (const listener of this.#listeners) listener();
+  }
+
+  #toRecord(message: StoredMessage): SQSRecord {
+    return {
+      messageId: message.messageId,
+      receiptHandle: message.receiptHandle!,
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(message.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.arn,
+      awsRegion: 'local',
+    };
+  }
+}
+
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined | void>;
+
+export interface ConsumerOptions {
+  batchSize: number;
+  maxConcurrency: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Polls a queue like Lambda's event source mapping: a batch per invocation, up to maxConcurrency at once;
+ * a thrown error fails the whole batch; `batchItemFailures` fail only those records (an empty or unknown
+ * itemIdentifier fails the whole batch, as Lambda does); everything else is deleted.
+ */
+export class QueueConsumer {
+  #running = 0;
+  #stopped = false;
+  #timer: NodeJS.Timeout | undefined;
+  #unsubscribe: () => void;
+  #idle: (() => void)[] = [];
+
+  constructor(
+    private readonly queue: LocalQueue,
+    private readonly handler: SqsHandler,
+    private readonly options: ConsumerOptions,
+  ) {
+    this.#unsubscribe = queue.onMessage(() => this.#pump());
+    this.#pump();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe();
+    clearTimeout(this.#timer);
+    if (this.#running > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  #pump() {
+    if (this.#stopped) return;
+    while (this.#running < this.options.maxConcurrency) {
+      const records = this.queue.receive(this.options.batchSize);
+      if (records.length === 0) break;
+      this.#running += 1;
+      void this.#invoke(records).finally(() => {
+        this.#running -= 1;
+        if (this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        this.#pump();
+      });
+    }
+    this.#schedule();
+  }
+
+  #schedule() {
+    clearTimeout(this.#timer);
+    const wait = this.queue.nextVisibleInMs();
+    if (wait === undefined || this.#stopped) return;
+    this.#timer = setTimeout(() => this.#pump(), Math.max(wait, 5));
+    this.#timer.unref();
+  }
+
+  async #invoke(records: SQSRecord[]) {
+    let failed: Set<string>;
+    try {
+      const result = await this.handler({ Records: records });
+      const identifiers = (result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier);
+      const known = new Set(records.map((record) => record.messageId));
+      failed = identifiers.every((id) => typeof id === 'string' && known.has(id))
+        ? new Set(identifiers)
+        : new Set(known);
+    } catch (error) {
+      this.options.onError?.(error);
+      failed = new Set(records.map((record) => record.messageId));
+    }
+    for (const record of records) if (!failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
+  }
+}

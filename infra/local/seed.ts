@@ -1,0 +1,55 @@
+import type { Deps } from '#shared/config/deps';
+import type { Role } from '#shared/domain/auth/roles';
+import { ROLES } from '#shared/domain/auth/roles';
+import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
+
+export interface DemoSeed {
+  orgId: string;
+  credentials: Record<Role, { clientId: string; clientSecret: string }>;
+  channels: { eligible: string; unofficial: string; notOfficialBusinessAccount: string };
+}
+
+/** Phone-number id of the demo organisation's eligible channel, known to the WhatsApp simulator. */
+export const DEMO_PHONE_NUMBER_ID = '100000000000001';
+
+/**
+ * Seeds a demo organisation: one credential per role, an eligible WhatsApp channel, a non-official channel and an
+ * official channel without an Official Business Account.
+ */
+export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity'>): Promise<DemoSeed> {
+  const { orgId } = await createOrg(deps, { name: 'Demo Organisation' });
+  const credentials = {} as DemoSeed['credentials'];
+  for (const role of ROLES) {
+    const { clientId, clientSecret } = await createCredential(deps, { orgId, roles: [role] });
+    credentials[role] = { clientId, clientSecret };
+  }
+  const eligible = await createChannel(deps, {
+    orgId,
+    name: 'Demo WhatsApp (official)',
+    type: 'MESSAGING_OFFICIAL',
+    phoneNumber: '+4915100000001',
+    officialBusinessAccount: true,
+    phoneNumberId: DEMO_PHONE_NUMBER_ID,
+    accessToken: 'local-simulator-access-token',
+  });
+  const unofficial = await createChannel(deps, {
+    orgId,
+    name: 'Demo WhatsApp (unofficial)',
+    type: 'MESSAGING_UNOFFICIAL',
+    phoneNumber: '+4915100000002',
+  });
+  const notOba = await createChannel(deps, {
+    orgId,
+    name: 'Demo WhatsApp (official, no OBA)',
+    type: 'MESSAGING_OFFICIAL',
+    phoneNumber: '+4915100000003',
+    officialBusinessAccount: false,
+    phoneNumberId: '100000000000003',
+    accessToken: 'local-simulator-access-token',
+  });
+  return {
+    orgId,
+    credentials,
+    channels: { eligible: eligible.channelId, unofficial: unofficial.channelId, notOfficialBusinessAccount: notOba.channelId },
+  };
+}

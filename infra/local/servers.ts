@@ -1,0 +1,80 @@
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import { TABLE_INDEXES, TABLE_KEYS } from '#shared/adapters/dynamodb/table';
+
+export interface RunningServer {
+  endpoint: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const listen = (server: Server, port: number) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+/** dynalite on loopback; `path` persists the data (LevelDB), none keeps it in memory. */
+export async function startDynamo(options: { port: number; path?: string }): Promise<RunningServer> {
+  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const port = await listen(server, options.port);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Creates the service table unless it exists: the same keys and indexes the CDK stack declares. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  const attributes = new Set<string>([TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey]);
+  for (const index of TABLE_INDEXES) {
+    attributes.add(index.partitionKey);
+    attributes.add(index.sortKey);
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE_INDEXES.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+}
+
+/** s3rver on loopback, file-backed in `directory`, with the report bucket created. */
+export async function startS3(options: { port: number; directory: string; bucket: string }): Promise<RunningServer> {
+  const server = new S3rver({
+    port: options.port,
+    address: '127.0.0.1',
+    silent: true,
+    directory: options.directory,
+    configureBuckets: [{ name: options.bucket }],
+  });
+  const { port } = await server.run();
+  return { endpoint: `http://127.0.0.1:${port}`, port, close: () => server.close() };
+}

@@ -1,0 +1,245 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ScheduledEvent } from 'aws-lambda';
+import { newKeySet } from '#shared/auth/key-set';
+import { deps, resetDeps } from '#shared/config/deps';
+import { type Config, loadConfig, resetConfig } from '#shared/config/env';
+import { QUEUES, SCHEDULES } from '#shared/events/catalog';
+import { logger } from '#shared/observability/logger';
+import { BASE_PATH } from '#shared/routes/route';
+import { AwsEmulator } from './aws-emulator.ts';
+import { LocalBus } from './bus.ts';
+import { HttpFront } from './http-front.ts';
+import { invoke, loadFunction } from './lambda.ts';
+import { LocalQueue, QueueConsumer } from './queue.ts';
+import { type DemoSeed, seedDemo } from './seed.ts';
+import { ensureTable, type RunningServer, startDynamo, startS3 } from './servers.ts';
+import { GRAPH_VERSION, WhatsAppSimulator } from './simulator/server.ts';
+
+export interface LocalStackOptions {
+  /** Environment to read configuration from (CONTRACT §10); defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Seed the demo organisation when the data dir is new (default true). */
+  seed?: boolean;
+}
+
+export interface StackInfo {
+  pid: number;
+  apiUrl: string;
+  ports: { api: number; dynamodb: number; s3: number; simulator: number | null; aws: number };
+  endpoints: { dynamodb: string; s3: string; sqs: string; eventbridge: string; graph: string };
+  tableName: string;
+  startedAt: string;
+}
+
+export interface LocalStack {
+  /** e.g. http://127.0.0.1:3000/api/wp-crm */
+  apiUrl: string;
+  info: StackInfo;
+  config: Config;
+  dataDir: string;
+  demo: DemoSeed | undefined;
+  bus: LocalBus;
+  queues: Map<string, LocalQueue>;
+  simulator: WhatsAppSimulator | undefined;
+  /** Runs every sweeper once, now. */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let running = false;
+
+/**
+ * Starts the whole service in this process: dynalite, s3rver, the in-process queues and bus behind an AWS-protocol
+ * endpoint, the WhatsApp simulator, the queue consumers and sweepers, and the HTTP front on the API port.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  if (running) throw new Error('a local stack is already running in this process');
+  running = true;
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    return await start(options, cleanups);
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    running = false;
+    throw error;
+  }
+}
+
+async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)[]): Promise<LocalStack> {
+  const sourceEnv = options.env ?? process.env;
+  const base = loadConfig(sourceEnv);
+  const inMemory = base.local.dataDir === ':memory:';
+  const dataDir = inMemory ? await mkdtemp(join(tmpdir(), 'wpcrm-')) : resolve(base.local.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+
+  const dynamo = await startDynamo({ port: base.local.dynamoPort, path: inMemory ? undefined : join(dataDir, 'dynamodb') });
+  cleanups.push(dynamo.close);
+  const s3 = await startS3({ port: base.local.s3Port, directory: join(dataDir, 's3'), bucket: base.aws.reportsBucket });
+  cleanups.push(s3.close);
+
+  const keysFile = join(dataDir, 'jwt-keys.json');
+  if (!existsSync(keysFile)) {
+    await writeFile(keysFile, JSON.stringify(await newKeySet(), null, 2), { mode: 0o600 });
+    await chmod(keysFile, 0o600);
+  }
+
+  const queues = new Map<string, LocalQueue>();
+  for (const def of QUEUES) {
+    const dlq = new LocalQueue(`${def.name}-dlq`, { visibilityTimeoutSeconds: 30 });
+    queues.set(dlq.name, dlq);
+    queues.set(
+      def.name,
+      new LocalQueue(def.name, {
+        visibilityTimeoutSeconds: def.timeoutSeconds * 6,
+        maxReceiveCount: def.maxReceiveCount,
+        deadLetterQueue: dlq,
+      }),
+    );
+  }
+  const bus = new LocalBus(queues);
+  const emulator = new AwsEmulator(queues, bus);
+  const awsEndpoint = await emulator.listen();
+  cleanups.push(() => emulator.close());
+
+  const userGraphUrl = sourceEnv.WHATSAPP_GRAPH_URL;
+  let simulator: WhatsAppSimulator | undefined;
+  let simulatorPort: number | null = null;
+  if (!userGraphUrl) {
+    simulator = new WhatsAppSimulator({ appSecret: base.whatsapp.appSecret });
+    simulatorPort = await simulator.listen(base.local.simulatorPort);
+    cleanups.push(() => simulator!.close());
+  }
+  const graphUrl = userGraphUrl ?? `http://127.0.0.1:${simulatorPort}/${GRAPH_VERSION}`;
+
+  const front = new HttpFront();
+  const apiPort = await front.listen(base.local.port);
+  cleanups.push(() => front.close());
+  const apiUrl = `http://127.0.0.1:${apiPort}${BASE_PATH}`;
+
+  const handlerEnv: Record<string, string> = {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    ...definedOnly(sourceEnv),
+    AWS_REGION: base.aws.region,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    TABLE_NAME: base.aws.tableName,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    S3_ENDPOINT: s3.endpoint,
+    SQS_ENDPOINT: awsEndpoint,
+    EVENTBRIDGE_ENDPOINT: awsEndpoint,
+    WHATSAPP_GRAPH_URL: graphUrl,
+    WPCRM_S3_PUBLIC_URL: sourceEnv.WPCRM_S3_PUBLIC_URL ?? s3.endpoint,
+    JWT_KEYS_FILE: keysFile,
+    WPCRM_WEBHOOK_URL: `${apiUrl}/network/whatsapp/webhook`,
+  };
+  for (const def of QUEUES) handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);
+  Object.assign(process.env, handlerEnv);
+  resetConfig();
+  resetDeps();
+  const cfg = loadConfig(process.env);
+  if (simulator) simulator.options.webhookUrl = handlerEnv.WPCRM_WEBHOOK_URL;
+
+  await ensureTable(
+    new DynamoDBClient({ region: cfg.aws.region, endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    cfg.aws.tableName,
+  );
+
+  const demo = options.seed === false ? undefined : await loadOrSeedDemo(dataDir, inMemory);
+
+  const consumers: QueueConsumer[] = [];
+  for (const def of QUEUES) {
+    await loadFunction(def.consumer);
+    consumers.push(
+      new QueueConsumer(queues.get(def.name)!, (event) => invoke(def.consumer, event, def.timeoutSeconds * 1000), {
+        batchSize: def.batchSize,
+        maxConcurrency: def.maxConcurrency,
+        onError: (error) => logger.warn('queue batch failed', { queue: def.name, error: error as Error }),
+      }),
+    );
+  }
+  cleanups.push(async () => {
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
+  });
+
+  const sweep = async () => {
+    for (const schedule of SCHEDULES) {
+      await invoke(schedule.fn, scheduledEvent(schedule.name), 60_000).catch((error: unknown) =>
+        logger.warn('sweeper failed', { sweeper: schedule.name, error: error as Error }),
+      );
+    }
+  };
+  let sweeping: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    sweeping ??= sweep().finally(() => {
+      sweeping = undefined;
+    });
+  }, cfg.sweepIntervalMs);
+  timer.unref();
+  cleanups.push(async () => {
+    clearInterval(timer);
+    await sweeping;
+  });
+
+  const info: StackInfo = {
+    pid: process.pid,
+    apiUrl,
+    ports: { api: apiPort, dynamodb: dynamo.port, s3: s3.port, simulator: simulatorPort, aws: Number(new URL(awsEndpoint).port) },
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, sqs: awsEndpoint, eventbridge: awsEndpoint, graph: graphUrl },
+    tableName: cfg.aws.tableName,
+    startedAt: new Date().toISOString(),
+  };
+  const stackFile = join(dataDir, 'stack.json');
+  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
+  if (!inMemory) cleanups.push(() => rm(stackFile, { force: true }));
+
+  return {
+    apiUrl,
+    info,
+    config: cfg,
+    dataDir,
+    demo,
+    bus,
+    queues,
+    simulator,
+    sweep,
+    close: async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+      cleanups.length = 0;
+      running = false;
+    },
+  };
+}
+
+export const queueUrlVariable = (name: string) => `${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`;
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+async function loadOrSeedDemo(dataDir: string, inMemory: boolean): Promise<DemoSeed> {
+  const file = join(dataDir, 'demo.json');
+  if (!inMemory && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DemoSeed;
+  const demo = await seedDemo(deps());
+  if (!inMemory) await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}
+
+function scheduledEvent(name: string): ScheduledEvent {
+  return {
+    version: '0',
+    id: crypto.randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region: 'local',
+    resources: [`arn:aws:events:local:000000000000:rule/${name}`],
+    detail: {},
+  } as ScheduledEvent;
+}
+

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { importJWK, type JWK, type JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
+import * as v from 'valibot';
+import { type Principal, ROLES, type Role } from '#shared/domain/auth/roles';
+import { UnauthorizedError } from '#shared/errors';
+import type { KeyStore } from '#shared/ports/key-store';
+import { logger } from '#shared/observability/logger';
+
+/** RFC 9068-style access tokens (CONTRACT §2): ES256, `typ: at+jwt`, every claim required, 30 s leeway. */
+export const TOKEN_TYPE = 'at+jwt';
+const ALGORITHM = 'ES256';
+const CLOCK_TOLERANCE_SECONDS = 30;
+/** Longer tokens are refused before any parsing (RELIABILITY A-11). */
+const MAX_TOKEN_LENGTH = 4096;
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const Claims = v.object({
+  sub: v.pipe(v.string(), v.minLength(1)),
+  org: v.pipe(v.string(), v.regex(ORG_ID)),
+  roles: v.array(v.string()),
+  jti: v.pipe(v.string(), v.minLength(1)),
+});
+
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+export async function signAccessToken(
+  keys: KeyStore,
+  settings: TokenSettings,
+  subject: { clientId: string; orgId: string; roles: Role[] },
+  now: Date,
+): Promise<string> {
+  const { kid, privateJwk } = await keys.signingKey();
+  const key = await importJWK(privateJwk, ALGORITHM);
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  return new SignJWT({ org: subject.orgId, roles: subject.roles })
+    .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(subject.clientId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + settings.ttlSeconds)
+    .setJti(randomUUID())
+    .sign(key);
+}
+
+/**
+ * Verifies a bearer token and returns its principal, or throws UnauthorizedError. Keys are looked up only by `kid`
+ * in our own key set: `jku`, `x5u` and embedded `jwk` headers are never followed.
+ */
+export async function verifyAccessToken(
+  keys: KeyStore,
+  settings: TokenSettings,
+  token: string,
+  now: Date,
+): Promise<Principal> {
+  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) throw new UnauthorizedError('the token is malformed');
+  try {
+    const { payload } = await jwtVerify(token, (header) => resolveKey(keys, header), {
+      algorithms: [ALGORITHM],
+      typ: TOKEN_TYPE,
+      issuer: settings.issuer,
+      audience: settings.audience,
+      requiredClaims: ['iss', 'aud', 'sub', 'org', 'roles', 'iat', 'exp', 'jti'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      maxTokenAge: settings.ttlSeconds,
+      currentDate: now,
+    });
+    const claims = v.parse(Claims, payload);
+    const roles = claims.roles.filter((role): role is Role => (ROLES as readonly string[]).includes(role));
+    return { clientId: claims.sub, orgId: claims.org, roles, tokenId: claims.jti };
+  } catch (error) {
+    if (error instanceof UnauthorizedError) throw error;
+    throw new UnauthorizedError('the token is not valid');
+  }
+}
+
+async function resolveKey(keys: KeyStore, header: JWTHeaderParameters) {
+  const kid = header.kid;
+  if (typeof kid !== 'string' || kid.length === 0 || kid.length > 128) throw new UnauthorizedError();
+  let matches = (await keys.verificationKeys()).filter((key) => key.kid === kid);
+  if (matches.length === 0) {
+    await keys.refresh();
+    matches = (await keys.verificationKeys()).filter((key) => key.kid === kid);
+  }
+  if (matches.length > 1) {
+    logger.error('two verification keys share one kid; refusing the token', { kid });
+    throw new UnauthorizedError();
+  }
+  const [jwk] = matches as [JWK | undefined];
+  if (!jwk) throw new UnauthorizedError();
+  return importJWK({ ...jwk, alg: ALGORITHM }, ALGORITHM);
+}

@@ -1,0 +1,161 @@
+import * as v from 'valibot';
+
+/**
+ * All configuration, read from the environment once and validated here (CONTRACT §10). Every variable has a
+ * working local default; the CDK stack sets the AWS values explicitly. An invalid value fails the cold start.
+ */
+const int = (fallback: number, min = 0) =>
+  v.pipe(
+    v.optional(v.string(), String(fallback)),
+    v.regex(/^\d+$/, 'must be a non-negative integer'),
+    v.transform(Number),
+    v.minValue(min, `must be at least ${min}`),
+  );
+const bool = (fallback: boolean) =>
+  v.pipe(
+    v.optional(v.picklist(['true', 'false'], 'must be true or false'), String(fallback) as 'true' | 'false'),
+    v.transform((value) => value === 'true'),
+  );
+const text = (fallback: string) => v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty')), fallback);
+const optionalText = v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty')));
+const url = (fallback: string) => v.optional(v.pipe(v.string(), v.url('must be a URL')), fallback);
+const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be a URL')));
+
+const rateLimit = v.pipe(
+  v.optional(v.string(), '30/60'),
+  v.regex(/^[1-9]\d*\/[1-9]\d*$/, 'must look like <requests>/<seconds>, e.g. 30/60'),
+  v.transform((value) => {
+    const [limit, windowSeconds] = value.split('/').map(Number) as [number, number];
+    return { limit, windowSeconds };
+  }),
+);
+
+const retrySchedule = v.pipe(
+  v.optional(v.string(), '5,300,1800,7200,18000,36000,36000'),
+  v.regex(/^\d+(,\d+)*$/, 'must be comma-separated seconds, e.g. 5,300,1800'),
+  v.transform((value) => value.split(',').map(Number)),
+);
+
+const EnvSchema = v.object({
+  WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret'),
+  WHATSAPP_VERIFY_TOKEN: text('local-whatsapp-verify-token'),
+  WHATSAPP_GRAPH_URL: url('https://graph.facebook.com/v23.0'),
+  JWT_ISSUER: text('https://wp-crm.local'),
+  JWT_AUDIENCE: text('wp-crm-api'),
+  TOKEN_TTL_SECONDS: int(3600, 60),
+  GROUP_CREATE_RATE_LIMIT: rateLimit,
+  GROUP_CONFIRMATION_TIMEOUT_SECONDS: int(600, 1),
+  REPORT_WINDOW_SECONDS: int(300),
+  REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
+  REPORT_RETENTION_SECONDS: int(604800, 1),
+  REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  WPCRM_SWEEP_INTERVAL_MS: int(5000, 10),
+  WPCRM_S3_PUBLIC_URL: optionalUrl,
+  /** The local stack (npm start) and the wpcrm command. */
+  PORT: int(3000),
+  WPCRM_DATA_DIR: text('.wpcrm'),
+  WPCRM_DYNAMODB_PORT: int(8000),
+  WPCRM_S3_PORT: int(4569),
+  WPCRM_SIMULATOR_PORT: int(4580),
+  /** Wiring, set by the CDK stack or by the local stack. */
+  REPORTS_BUCKET: text('wpcrm-reports'),
+  AWS_REGION: text('eu-west-1'),
+  TABLE_NAME: text('wpcrm'),
+  DYNAMODB_ENDPOINT: optionalUrl,
+  SQS_ENDPOINT: optionalUrl,
+  EVENTBRIDGE_ENDPOINT: optionalUrl,
+  S3_ENDPOINT: optionalUrl,
+  EVENT_BUS_NAME: text('wpcrm'),
+  /** Local: a JSON file holding the signing keys. AWS: a Secrets Manager secret (private) and an SSM parameter (public). */
+  JWT_KEYS_FILE: optionalText,
+  JWT_SIGNING_SECRET_ID: optionalText,
+  JWT_PUBLIC_KEYS_PARAMETER: optionalText,
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(env: v.InferOutput<typeof EnvSchema>) {
+  return {
+    whatsapp: {
+      appSecret: env.WHATSAPP_APP_SECRET,
+      verifyToken: env.WHATSAPP_VERIFY_TOKEN,
+      graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''),
+    },
+    jwt: {
+      issuer: env.JWT_ISSUER,
+      audience: env.JWT_AUDIENCE,
+      ttlSeconds: env.TOKEN_TTL_SECONDS,
+      keysFile: env.JWT_KEYS_FILE,
+      signingSecretId: env.JWT_SIGNING_SECRET_ID,
+      publicKeysParameter: env.JWT_PUBLIC_KEYS_PARAMETER,
+    },
+    groups: {
+      createRateLimit: env.GROUP_CREATE_RATE_LIMIT,
+      confirmationTimeoutSeconds: env.GROUP_CONFIRMATION_TIMEOUT_SECONDS,
+    },
+    reports: {
+      windowSeconds: env.REPORT_WINDOW_SECONDS,
+      processingTimeoutSeconds: env.REPORT_PROCESSING_TIMEOUT_SECONDS,
+      retentionSeconds: env.REPORT_RETENTION_SECONDS,
+      downloadUrlTtlSeconds: env.REPORT_DOWNLOAD_URL_TTL_SECONDS,
+      s3PublicUrl: env.WPCRM_S3_PUBLIC_URL,
+    },
+    webhooks: {
+      retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE_SECONDS,
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    },
+    sweepIntervalMs: env.WPCRM_SWEEP_INTERVAL_MS,
+    local: {
+      port: env.PORT,
+      dataDir: env.WPCRM_DATA_DIR,
+      dynamoPort: env.WPCRM_DYNAMODB_PORT,
+      s3Port: env.WPCRM_S3_PORT,
+      simulatorPort: env.WPCRM_SIMULATOR_PORT,
+    },
+    aws: {
+      region: env.AWS_REGION,
+      tableName: env.TABLE_NAME,
+      eventBusName: env.EVENT_BUS_NAME,
+      reportsBucket: env.REPORTS_BUCKET,
+      endpoints: {
+        dynamodb: env.DYNAMODB_ENDPOINT,
+        sqs: env.SQS_ENDPOINT,
+        eventbridge: env.EVENTBRIDGE_ENDPOINT,
+        s3: env.S3_ENDPOINT,
+      },
+    },
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses and validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = v.safeParse(EnvSchema, env);
+  if (!result.success) {
+    throw new ConfigError(
+      result.issues.map((issue) => `${issue.path?.map((item) => String(item.key)).join('.') ?? '?'} ${issue.message}`),
+    );
+  }
+  return toConfig(result.output);
+}
+
+let cached: Config | undefined;
+
+/** The process-wide configuration, read on first use. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** Forgets the cached configuration; the local stack calls it after setting the environment. */
+export function resetConfig(): void {
+  cached = undefined;
+}

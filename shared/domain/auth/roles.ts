@@ -1,0 +1,14 @@
+export const ROLES = ['ACCOUNT_OWNER', 'CRM_ADMIN', 'CRM_BOT', 'CRM_AGENT'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ANY_ROLE: readonly Role[] = ROLES;
+export const ADMINS: readonly Role[] = ['ACCOUNT_OWNER', 'CRM_ADMIN'];
+export const ADMINS_AND_BOTS: readonly Role[] = ['ACCOUNT_OWNER', 'CRM_ADMIN', 'CRM_BOT'];
+
+/** The caller, as proven by a verified access token. */
+export interface Principal {
+  clientId: string;
+  orgId: string;
+  roles: Role[];
+  tokenId: string;
+}

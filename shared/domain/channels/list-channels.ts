@@ -1,0 +1,20 @@
+import { publicChannel } from '#shared/domain/orgs/model';
+import type { ChannelStore } from '#shared/ports/identity-store';
+import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
+
+/**
+ * Lists an organisation's channels, oldest first.
+ * 1. Decode the cursor, bound to this organisation and listing.
+ * 2. Read one page and return the public view (never network credentials) and the next cursor.
+ */
+export async function listChannels(
+  deps: { identity: ChannelStore },
+  input: { orgId: string; limit: number; cursor?: string },
+) {
+  const binding = ['channels', input.orgId];
+  const page = await deps.identity.listChannels(input.orgId, {
+    limit: input.limit,
+    startKey: decodeCursor(input.cursor, binding),
+  });
+  return { channels: page.items.map(publicChannel), nextCursor: encodeCursor(page.nextKey, binding) };
+}

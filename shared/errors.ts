@@ -1,0 +1,148 @@
+/**
+ * Errors the domain raises on purpose. Each carries a stable code from the contract's registry (CONTRACT §1);
+ * `shared/http/problem.ts` is the one place that turns a code into an HTTP status.
+ */
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'MALFORMED_JSON'
+  | 'UNAUTHORIZED'
+  | 'ORG_MISMATCH'
+  | 'INVALID_CLIENT'
+  | 'FORBIDDEN'
+  | 'ROUTE_NOT_FOUND'
+  | 'CHANNEL_NOT_FOUND'
+  | 'REQUEST_NOT_FOUND'
+  | 'CHAT_NOT_FOUND'
+  | 'REPORT_NOT_FOUND'
+  | 'WEBHOOK_NOT_FOUND'
+  | 'DELIVERY_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'IDEMPOTENCY_KEY_IN_USE'
+  | 'REPORT_RATE_LIMITED'
+  | 'REPORT_NOT_READY'
+  | 'REPORT_FAILED'
+  | 'DELIVERY_IN_PROGRESS'
+  | 'REPORT_EXPIRED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'CHANNEL_NOT_ELIGIBLE'
+  | 'NOT_A_GROUP'
+  | 'CHANNEL_NOT_SUPPORTED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'WEBHOOK_URL_NOT_ALLOWED'
+  | 'NETWORK_REJECTED'
+  | 'RATE_LIMITED'
+  | 'TOO_MANY_ATTEMPTS'
+  | 'INTERNAL'
+  | 'NETWORK_UNAVAILABLE';
+
+/** One validation problem: a JSON Pointer into the body, or `#/query/<name>`, `#/path/<name>`, `#/header/<name>`. */
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
+export interface DomainErrorOptions {
+  /** Extra members of the problem document (e.g. `reason`, `networkCode`, `reportId`). Never secrets. */
+  extensions?: Record<string, unknown>;
+  /** Seconds the caller should wait; becomes `Retry-After`. */
+  retryAfterSeconds?: number;
+  errors?: FieldError[];
+  cause?: unknown;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly extensions: Record<string, unknown>;
+  readonly retryAfterSeconds: number | undefined;
+  readonly errors: FieldError[] | undefined;
+
+  constructor(code: ErrorCode, detail: string, options: DomainErrorOptions = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.extensions = options.extensions ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.errors = options.errors;
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(errors: FieldError[], detail = 'the request is not valid') {
+    super('VALIDATION_FAILED', detail, { errors });
+  }
+}
+
+export class MalformedJsonError extends DomainError {
+  constructor() {
+    super('MALFORMED_JSON', 'the request body is not valid JSON');
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(detail = 'a valid bearer token is required') {
+    super('UNAUTHORIZED', detail);
+  }
+}
+
+export class OrgMismatchError extends DomainError {
+  constructor() {
+    super('ORG_MISMATCH', 'the organisation in the path does not match the token');
+  }
+}
+
+export class InvalidClientError extends DomainError {
+  constructor() {
+    super('INVALID_CLIENT', 'the client credentials are not valid');
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor() {
+    super('FORBIDDEN', 'the token has no role that allows this operation');
+  }
+}
+
+export class RouteNotFoundError extends DomainError {
+  constructor(method: string, path: string) {
+    super('ROUTE_NOT_FOUND', `no route for ${method} ${path}`);
+  }
+}
+
+export class MethodNotAllowedError extends DomainError {
+  readonly allow: string[];
+  constructor(method: string, allow: string[]) {
+    super('METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${allow.join(', ')}`);
+    this.allow = allow;
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  constructor(limitBytes: number) {
+    super('PAYLOAD_TOO_LARGE', `the request body is larger than ${limitBytes} bytes`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor() {
+    super('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+  }
+}
+
+export class TooManyAttemptsError extends DomainError {
+  constructor(retryAfterSeconds: number) {
+    super('TOO_MANY_ATTEMPTS', 'too many failed attempts for this client; try again later', { retryAfterSeconds });
+  }
+}
+
+export class ChannelNotFoundError extends DomainError {
+  constructor(channelId: string) {
+    super('CHANNEL_NOT_FOUND', `channel ${channelId} does not exist in this organisation`);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('RATE_LIMITED', detail, { retryAfterSeconds });
+  }
+}

@@ -1,0 +1,44 @@
+import type { EventPattern } from './pattern.ts';
+
+/** The `source` of every event this service publishes. */
+export const EVENT_SOURCE = 'wp-crm';
+
+/** Event `detail-type`s: the contract's names (CONTRACT §7). */
+export const EVENT_TYPES = ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The service's queues, with the settings both deployments apply. */
+export interface QueueDef {
+  /** Logical name; the CDK construct id is derived from it. */
+  name: string;
+  /** The consumer function folder under functions/. */
+  consumer: string;
+  batchSize: number;
+  /** Function timeout; the queue's visibility timeout is 6× this (AWS guidance). */
+  timeoutSeconds: number;
+  maxReceiveCount: number;
+  maxConcurrency: number;
+}
+
+export const QUEUES: QueueDef[] = [];
+
+/** Bus rules, defined once: the local bus applies them, the CDK stack turns them into EventBridge rules. */
+export interface BusRule {
+  id: string;
+  description: string;
+  pattern: EventPattern;
+  /** The queue (by logical name) the matching events go to. */
+  targetQueue: string;
+}
+
+export const BUS_RULES: BusRule[] = [];
+
+/** Scheduled functions (sweepers): EventBridge schedules on AWS, timers at WPCRM_SWEEP_INTERVAL_MS locally. */
+export interface ScheduleDef {
+  name: string;
+  fn: string;
+  /** The AWS schedule rate in minutes. */
+  everyMinutes: number;
+}
+
+export const SCHEDULES: ScheduleDef[] = [];

@@ -1,0 +1,131 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { InferOutput } from 'valibot';
+import { verifyAccessToken } from '#shared/auth/access-token';
+import { deps } from '#shared/config/deps';
+import type { Principal } from '#shared/domain/auth/roles';
+import {
+  DomainError,
+  ForbiddenError,
+  MalformedJsonError,
+  OrgMismatchError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '#shared/errors';
+import { logger } from '#shared/observability/logger';
+import type { RouteDef } from '#shared/routes/route';
+import { problemResponse } from './problem.ts';
+import type { HttpResult } from './responses.ts';
+import { parseOrThrow } from './validation.ts';
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+type Out<S> = S extends import('valibot').GenericSchema ? InferOutput<S> : undefined;
+
+/** What the middleware adds to the API Gateway event before the handler runs. */
+export interface ApiRequest<R extends RouteDef> {
+  requestId: string;
+  auth: R['auth'] extends 'public' ? Principal | undefined : Principal;
+  /** The organisation of the path, already proven equal to the token's. */
+  orgId: string;
+  payload: Out<R['body']>;
+  query: Out<R['query']>;
+  params: Out<R['params']>;
+  /** The exact body text (for signed webhooks). */
+  rawBody: string;
+}
+
+export type ApiEvent<R extends RouteDef> = APIGatewayProxyEventV2 & ApiRequest<R>;
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;.*)?$/i;
+const BEARER = /^Bearer ([^\s,]+)$/;
+
+/**
+ * The one ordered list of checks for every HTTP function (CONTRACT §1): authentication (401) → organisation (401)
+ * → role (403) → media type, size and body/query (415 / 413 / 400). Its onError turns anything thrown later into
+ * a problem document, and every response gets `X-Request-Id`.
+ */
+export function httpApi<R extends RouteDef>(route: R): MiddlewareObj<ApiEvent<R>, HttpResult> {
+  return {
+    before: async (request) => {
+      const event = request.event;
+      event.requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
+      logger.setCorrelationId(event.requestId);
+      const headers = event.headers ?? {};
+
+      if (route.auth !== 'public') {
+        const auth = await authenticate(headers.authorization);
+        if (route.orgParam) {
+          const pathOrg = event.pathParameters?.[route.orgParam];
+          if (pathOrg !== auth.orgId) throw new OrgMismatchError();
+          event.orgId = pathOrg;
+        }
+        if (!auth.roles.some((role) => route.auth.includes(role))) throw new ForbiddenError();
+        event.auth = auth;
+        logger.appendKeys({ orgId: auth.orgId, clientId: auth.clientId });
+      }
+
+      event.rawBody = readBody(event);
+      if (route.body || route.rawBody) {
+        if (Buffer.byteLength(event.rawBody, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      }
+      if (route.body) {
+        const contentType = headers['content-type'];
+        if (event.rawBody.length === 0 && contentType === undefined) {
+          throw new ValidationError([{ pointer: '', message: 'a JSON body is required' }]);
+        }
+        if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(event.rawBody);
+        } catch {
+          throw new MalformedJsonError();
+        }
+        event.payload = parseOrThrow(route.body, parsed, '') as Out<R['body']>;
+      }
+      if (route.query) {
+        event.query = parseOrThrow(route.query, event.queryStringParameters ?? {}, '#/query') as Out<R['query']>;
+      }
+      if (route.params) {
+        const { [route.orgParam ?? '']: _org, ...rest } = event.pathParameters ?? {};
+        event.params = parseOrThrow(route.params, rest, '#/path') as Out<R['params']>;
+      }
+    },
+    after: async (request) => {
+      if (request.response) {
+        request.response.headers = { ...request.response.headers, 'x-request-id': request.event.requestId };
+      }
+    },
+    onError: async (request) => {
+      const requestId = request.event.requestId ?? request.event.requestContext?.requestId ?? 'unknown';
+      if (request.error instanceof DomainError) {
+        logger.info('request refused', { code: request.error.code });
+      } else {
+        logger.error('unhandled error', { error: request.error as Error });
+      }
+      request.response = problemResponse(request.error, requestId);
+    },
+  };
+}
+
+async function authenticate(header: string | undefined): Promise<Principal> {
+  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  if (!token) throw new UnauthorizedError();
+  const { keys, config, clock } = deps();
+  return verifyAccessToken(keys, config.jwt, token, clock.now());
+}
+
+function readBody(event: APIGatewayProxyEventV2): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/** Starts an HTTP function for `route`: Powertools context first, then the route's checks. */
+export function api<R extends RouteDef>(route: R) {
+  return middy<APIGatewayProxyEventV2, HttpResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpApi(route));
+}

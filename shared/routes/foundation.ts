@@ -1,0 +1,68 @@
+import { ANY_ROLE } from '#shared/domain/auth/roles';
+import { Health, Jwks, TokenRequest, TokenResponse } from '#shared/schemas/auth';
+import { ChannelList } from '#shared/schemas/channels';
+import { ListQuery } from '#shared/schemas/common';
+import { defineRoute } from './route.ts';
+
+export const issueToken = defineRoute({
+  operationId: 'issueToken',
+  method: 'POST',
+  path: '/token',
+  fn: 'issue-token',
+  summary: 'Exchange client credentials for an access token',
+  tag: 'auth',
+  auth: 'public',
+  body: TokenRequest,
+  responses: {
+    200: { description: 'An ES256 access token bound to one organisation', schema: TokenResponse },
+    401: { description: 'INVALID_CLIENT: unknown client or wrong secret (the same answer for both)' },
+    429: { description: 'TOO_MANY_ATTEMPTS: more than 10 failures for this client id within 15 minutes' },
+  },
+});
+
+export const getJwks = defineRoute({
+  operationId: 'getJwks',
+  method: 'GET',
+  path: '/.well-known/jwks.json',
+  fn: 'get-jwks',
+  summary: 'Public keys that verify access tokens',
+  tag: 'auth',
+  auth: 'public',
+  responses: { 200: { description: 'JSON Web Key Set (several keys during a rotation)', schema: Jwks } },
+});
+
+export const getHealth = defineRoute({
+  operationId: 'getHealth',
+  method: 'GET',
+  path: '/health',
+  fn: 'get-health',
+  summary: 'Liveness',
+  tag: 'ops',
+  auth: 'public',
+  responses: { 200: { description: 'The service answers', schema: Health } },
+});
+
+export const getOpenApi = defineRoute({
+  operationId: 'getOpenApi',
+  method: 'GET',
+  path: '/openapi.json',
+  fn: 'get-openapi',
+  summary: 'This API as an OpenAPI 3.1 document',
+  tag: 'ops',
+  auth: 'public',
+  responses: { 200: { description: 'OpenAPI 3.1 document' } },
+});
+
+export const listChannels = defineRoute({
+  operationId: 'listChannels',
+  method: 'GET',
+  path: '/channels/{orgId}',
+  fn: 'list-channels',
+  summary: "List the organisation's channels",
+  tag: 'channels',
+  auth: ANY_ROLE,
+  orgParam: 'orgId',
+  query: ListQuery,
+  responses: { 200: { description: 'Channels, oldest first; network credentials are never included', schema: ChannelList } },
+});
+

@@ -1,0 +1,38 @@
+import type { GenericSchema } from 'valibot';
+import type { Role } from '#shared/domain/auth/roles';
+
+export const BASE_PATH = '/api/wp-crm';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * One API route, defined once: the HTTP front of the local stack and the CDK stack route with it, the handler's
+ * middleware takes its roles and schemas from it, and the OpenAPI document is generated from it.
+ */
+export interface RouteDef {
+  operationId: string;
+  method: HttpMethod;
+  /** Path below BASE_PATH in API Gateway syntax, e.g. `/channels/{orgId}`. */
+  path: string;
+  /** The folder of the Lambda entry point under functions/. */
+  fn: string;
+  summary: string;
+  tag: string;
+  /** `public` needs no token; otherwise the roles that may call it. */
+  auth: 'public' | readonly Role[];
+  /** The path parameter that must equal the token's organisation. */
+  orgParam?: 'orgId' | 'organisationId';
+  body?: GenericSchema;
+  query?: GenericSchema;
+  /** Path parameters other than the organisation. */
+  params?: GenericSchema;
+  /** The body is handed over as raw text (signed webhooks); no JSON parsing in the middleware. */
+  rawBody?: boolean;
+  /** Request headers the route reads, for the OpenAPI document. */
+  headers?: { name: string; description: string; required?: boolean }[];
+  responses: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
+}
+
+export const defineRoute = <R extends RouteDef>(route: R): R => route;
+
+export const routeKey = (route: Pick<RouteDef, 'method' | 'path'>) => `${route.method} ${BASE_PATH}${route.path}`;

@@ -1,0 +1,15 @@
+import * as v from 'valibot';
+import { CHANNEL_TYPES } from '#shared/domain/orgs/model';
+import { NextCursor, Timestamp } from './common.ts';
+
+export const ChannelView = v.object({
+  channelId: v.string(),
+  name: v.string(),
+  type: v.picklist(CHANNEL_TYPES),
+  phoneNumber: v.string(),
+  officialBusinessAccount: v.boolean(),
+  groupsEligible: v.boolean(),
+  createdAt: Timestamp,
+});
+
+export const ChannelList = v.object({ channels: v.array(ChannelView), nextCursor: NextCursor });

@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+const env = {
+  CDK_VALIDATION: 'false',
+  CDK_DISABLE_VERSION_CHECK: '1',
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  NODE_NO_WARNINGS: '1',
+  POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT',
+  POWERTOOLS_DEV: 'false',
+};
+
+export default defineConfig({
+  test: {
+    environment: 'node',
+    pool: 'forks',
+    env,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
+  },
+});
