@@ -4,6 +4,8 @@ import { startLocalStack } from './stack.ts';
 /** `npm start`: the whole service on this machine (CONTRACT §10). */
 async function main() {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // Local development may run on Node 20; the Lambda runtime is Node 22, where the SDK has nothing to warn about.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const stack = await startLocalStack();
   const { demo, apiUrl, info } = stack;
   if (demo) {
