@@ -55,7 +55,11 @@ export class AwsEmulator {
     if (service !== 'AmazonSQS') {
       return this.#reply(response, 400, '1.0', { __type: 'UnknownOperationException', message: target });
     }
-    const queue = this.queues.get(String(input.QueueUrl ?? '').split('/').pop() ?? '');
+    const queue = this.queues.get(
+      String(input.QueueUrl ?? '')
+        .split('/')
+        .pop() ?? '',
+    );
     if (!queue) {
       return this.#reply(response, 400, '1.0', {
         __type: 'com.amazonaws.sqs#QueueDoesNotExist',

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { PayloadTooLargeError } from '#shared/errors';
 import { notFoundRoute } from '#shared/http/fallback';
 import { problemResponse } from '#shared/http/problem';
 import { matchRoute } from '#shared/routes/match';
 import { routeKey } from '#shared/routes/route';
-import { PayloadTooLargeError } from '#shared/errors';
 import { invoke } from './lambda.ts';
 
 /** API Gateway's own payload limit; the handlers enforce the contract's 256 KiB themselves. */

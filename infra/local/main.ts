@@ -15,7 +15,9 @@ async function main() {
       console.log(`  ${role.padEnd(14)} clientId=${credential.clientId} clientSecret=${credential.clientSecret}`);
     }
     console.log('Demo channels:', JSON.stringify(demo.channels));
-    console.log(JSON.stringify({ demo: { orgId: demo.orgId, credentials: demo.credentials, channels: demo.channels } }));
+    console.log(
+      JSON.stringify({ demo: { orgId: demo.orgId, credentials: demo.credentials, channels: demo.channels } }),
+    );
     console.log('Try:');
     console.log(
       `  curl -s -X POST ${apiUrl}/token -H 'content-type: application/json' -d '${JSON.stringify({ clientId: owner.clientId, clientSecret: owner.clientSecret })}'`,

@@ -40,7 +40,13 @@ export class LocalQueue {
   send(body: string, delaySeconds = 0): string {
     const messageId = randomUUID();
     const now = this.#now();
-    this.#messages.set(messageId, { messageId, body, sentAt: now, visibleAt: now + delaySeconds * 1000, receiveCount: 0 });
+    this.#messages.set(messageId, {
+      messageId,
+      body,
+      sentAt: now,
+      visibleAt: now + delaySeconds * 1000,
+      receiveCount: 0,
+    });
     this.#notify();
     return messageId;
   }
@@ -126,7 +132,7 @@ export class LocalQueue {
   }
 }
 
-export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined | void>;
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 export interface ConsumerOptions {
   batchSize: number;

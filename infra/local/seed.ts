@@ -50,6 +50,10 @@ export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity'>): 
   return {
     orgId,
     credentials,
-    channels: { eligible: eligible.channelId, unofficial: unofficial.channelId, notOfficialBusinessAccount: notOba.channelId },
+    channels: {
+      eligible: eligible.channelId,
+      unofficial: unofficial.channelId,
+      notOfficialBusinessAccount: notOba.channelId,
+    },
   };
 }

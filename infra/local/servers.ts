@@ -1,6 +1,6 @@
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { TABLE_INDEXES, TABLE_KEYS } from '#shared/adapters/dynamodb/table';

@@ -16,7 +16,7 @@ import { HttpFront } from './http-front.ts';
 import { invoke, loadFunction } from './lambda.ts';
 import { LocalQueue, QueueConsumer } from './queue.ts';
 import { type DemoSeed, seedDemo } from './seed.ts';
-import { ensureTable, type RunningServer, startDynamo, startS3 } from './servers.ts';
+import { ensureTable, startDynamo, startS3 } from './servers.ts';
 import { GRAPH_VERSION, WhatsAppSimulator } from './simulator/server.ts';
 
 export interface LocalStackOptions {
@@ -77,7 +77,10 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   await mkdir(dataDir, { recursive: true });
   if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
-  const dynamo = await startDynamo({ port: base.local.dynamoPort, path: inMemory ? undefined : join(dataDir, 'dynamodb') });
+  const dynamo = await startDynamo({
+    port: base.local.dynamoPort,
+    path: inMemory ? undefined : join(dataDir, 'dynamodb'),
+  });
   cleanups.push(dynamo.close);
   const s3 = await startS3({ port: base.local.s3Port, directory: join(dataDir, 's3'), bucket: base.aws.reportsBucket });
   cleanups.push(s3.close);
@@ -145,7 +148,11 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   if (simulator) simulator.options.webhookUrl = handlerEnv.WPCRM_WEBHOOK_URL;
 
   await ensureTable(
-    new DynamoDBClient({ region: cfg.aws.region, endpoint: dynamo.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient({
+      region: cfg.aws.region,
+      endpoint: dynamo.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
     cfg.aws.tableName,
   );
 
@@ -188,8 +195,20 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   const info: StackInfo = {
     pid: process.pid,
     apiUrl,
-    ports: { api: apiPort, dynamodb: dynamo.port, s3: s3.port, simulator: simulatorPort, aws: Number(new URL(awsEndpoint).port) },
-    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, sqs: awsEndpoint, eventbridge: awsEndpoint, graph: graphUrl },
+    ports: {
+      api: apiPort,
+      dynamodb: dynamo.port,
+      s3: s3.port,
+      simulator: simulatorPort,
+      aws: Number(new URL(awsEndpoint).port),
+    },
+    endpoints: {
+      dynamodb: dynamo.endpoint,
+      s3: s3.endpoint,
+      sqs: awsEndpoint,
+      eventbridge: awsEndpoint,
+      graph: graphUrl,
+    },
     tableName: cfg.aws.tableName,
     startedAt: new Date().toISOString(),
   };
@@ -242,4 +261,3 @@ function scheduledEvent(name: string): ScheduledEvent {
     detail: {},
   } as ScheduledEvent;
 }
-

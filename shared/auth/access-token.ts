@@ -3,8 +3,8 @@ import { importJWK, type JWK, type JWTHeaderParameters, jwtVerify, SignJWT } fro
 import * as v from 'valibot';
 import { type Principal, ROLES, type Role } from '#shared/domain/auth/roles';
 import { UnauthorizedError } from '#shared/errors';
-import type { KeyStore } from '#shared/ports/key-store';
 import { logger } from '#shared/observability/logger';
+import type { KeyStore } from '#shared/ports/key-store';
 
 /** RFC 9068-style access tokens (CONTRACT §2): ES256, `typ: at+jwt`, every claim required, 30 s leeway. */
 export const TOKEN_TYPE = 'at+jwt';
@@ -59,7 +59,8 @@ export async function verifyAccessToken(
   token: string,
   now: Date,
 ): Promise<Principal> {
-  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) throw new UnauthorizedError('the token is malformed');
+  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token))
+    throw new UnauthorizedError('the token is malformed');
   try {
     const { payload } = await jwtVerify(token, (header) => resolveKey(keys, header), {
       algorithms: [ALGORITHM],

@@ -25,8 +25,7 @@ export async function hashClientSecret(secret: string): Promise<string> {
  * A hash of no real secret, verified against when the client id is unknown, so that an unknown client and a wrong
  * secret take the same time and give the same answer.
  */
-export const DECOY_HASH =
-  'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+export const DECOY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 export async function verifyClientSecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');

@@ -20,7 +20,9 @@ export function decodeCursor(cursor: string | undefined, binding: unknown): Reco
   if (cursor === undefined) return undefined;
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const text = Buffer.from(cursor, 'base64url').toString('utf8');
+    if (Buffer.from(text).toString('base64url') !== cursor) throw invalid();
+    decoded = JSON.parse(text);
   } catch {
     throw invalid();
   }

@@ -19,7 +19,9 @@ export function matchesPattern(pattern: EventPattern, event: Record<string, unkn
   return Object.entries(pattern).every(([field, expected]) => {
     const actual = event[field];
     if (!Array.isArray(expected)) {
-      return typeof actual === 'object' && actual !== null && matchesPattern(expected, actual as Record<string, unknown>);
+      return (
+        typeof actual === 'object' && actual !== null && matchesPattern(expected, actual as Record<string, unknown>)
+      );
     }
     return expected.some((candidate) => matchesValue(candidate, actual));
   });
@@ -29,7 +31,8 @@ function matchesValue(candidate: PatternValue, actual: unknown): boolean {
   const values = Array.isArray(actual) ? actual : [actual];
   if (candidate !== null && typeof candidate === 'object') {
     if ('exists' in candidate) return candidate.exists === (actual !== undefined);
-    if ('prefix' in candidate) return values.some((value) => typeof value === 'string' && value.startsWith(candidate.prefix));
+    if ('prefix' in candidate)
+      return values.some((value) => typeof value === 'string' && value.startsWith(candidate.prefix));
     const excluded = ([] as unknown[]).concat(candidate['anything-but']);
     return actual !== undefined && values.every((value) => !excluded.includes(value));
   }

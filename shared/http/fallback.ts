@@ -10,6 +10,8 @@ export async function notFoundRoute(event: APIGatewayProxyEventV2): Promise<Http
   const path = event.rawPath;
   const match = matchRoute(method, path);
   const error =
-    match.kind === 'method-not-allowed' ? new MethodNotAllowedError(method, match.allow) : new RouteNotFoundError(method, path);
+    match.kind === 'method-not-allowed'
+      ? new MethodNotAllowedError(method, match.allow)
+      : new RouteNotFoundError(method, path);
   return problemResponse(error, event.requestContext.requestId);
 }

@@ -65,7 +65,12 @@ export function problemResponse(error: unknown, requestId: string): APIGatewayPr
     type: problemType(code),
     title,
     status,
-    detail: known && !serverSide ? known.message : serverSide && code === 'NETWORK_UNAVAILABLE' ? 'NETWORK_UNAVAILABLE' : 'INTERNAL',
+    detail:
+      known && !serverSide
+        ? known.message
+        : serverSide && code === 'NETWORK_UNAVAILABLE'
+          ? 'NETWORK_UNAVAILABLE'
+          : 'INTERNAL',
     code,
     instance: requestId,
     ...(known && !serverSide ? known.extensions : {}),
@@ -78,7 +83,8 @@ export function problemResponse(error: unknown, requestId: string): APIGatewayPr
     if (status === 409 || status === 429) body.retryAfterSeconds ??= seconds;
   }
   if (status === 401) {
-    headers['www-authenticate'] = code === 'UNAUTHORIZED' ? 'Bearer realm="wp-crm", error="invalid_token"' : 'Bearer realm="wp-crm"';
+    headers['www-authenticate'] =
+      code === 'UNAUTHORIZED' ? 'Bearer realm="wp-crm", error="invalid_token"' : 'Bearer realm="wp-crm"';
   }
   if (error instanceof MethodNotAllowedError) headers.allow = error.allow.join(', ');
   return { statusCode: status, headers, body: JSON.stringify(body) };

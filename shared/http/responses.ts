@@ -10,7 +10,6 @@ export const json = (statusCode: number, body: unknown, headers: Record<string, 
 
 export const ok = (body: unknown, headers?: Record<string, string>) => json(200, body, headers);
 export const created = (body: unknown, location: string) => json(201, body, { location });
-export const accepted = (body: unknown, location?: string) =>
-  json(202, body, location ? { location } : {});
+export const accepted = (body: unknown, location?: string) => json(202, body, location ? { location } : {});
 export const noContent = (): HttpResult => ({ statusCode: 204, headers: {} });
 export const seeOther = (location: string): HttpResult => ({ statusCode: 303, headers: { location } });

@@ -5,7 +5,11 @@ import { ROUTES } from '#shared/routes/index';
 import { BASE_PATH, type RouteDef } from '#shared/routes/route';
 
 const convert = (schema: GenericSchema) => {
-  const { $schema, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' });
+  const { $schema, ...rest } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'ignore',
+  });
   return rest;
 };
 
@@ -36,7 +40,9 @@ function operation(route: RouteDef) {
     required: true,
     schema: { type: 'string' },
   }));
-  const query = route.query ? (convert(route.query) as { properties?: Record<string, unknown>; required?: string[] }) : {};
+  const query = route.query
+    ? (convert(route.query) as { properties?: Record<string, unknown>; required?: string[] })
+    : {};
   const queryParams = Object.entries(query.properties ?? {}).map(([name, schema]) => ({
     name,
     in: 'query',
@@ -54,15 +60,31 @@ function operation(route: RouteDef) {
   for (const [status, response] of Object.entries(route.responses)) {
     const isProblem = Number(status) >= 400;
     const contentType = response.contentType ?? (isProblem ? 'application/problem+json' : 'application/json');
-    const schema = response.schema ? convert(response.schema) : isProblem ? { $ref: '#/components/schemas/Problem' } : undefined;
-    responses[status] = { description: response.description, ...(schema ? { content: { [contentType]: { schema } } } : {}) };
+    const schema = response.schema
+      ? convert(response.schema)
+      : isProblem
+        ? { $ref: '#/components/schemas/Problem' }
+        : undefined;
+    responses[status] = {
+      description: response.description,
+      ...(schema ? { content: { [contentType]: { schema } } } : {}),
+    };
   }
   if (route.auth !== 'public') {
-    responses['401'] ??= { description: 'UNAUTHORIZED or ORG_MISMATCH', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
-    responses['403'] ??= { description: 'FORBIDDEN: no allowed role', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    responses['401'] ??= {
+      description: 'UNAUTHORIZED or ORG_MISMATCH',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+    responses['403'] ??= {
+      description: 'FORBIDDEN: no allowed role',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
   }
   if (route.body || route.query) {
-    responses['400'] ??= { description: 'VALIDATION_FAILED or MALFORMED_JSON', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    responses['400'] ??= {
+      description: 'VALIDATION_FAILED or MALFORMED_JSON',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
   }
   return {
     operationId: route.operationId,
@@ -92,7 +114,8 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'wp-crm groups & reports API',
       version: '1.0.0',
-      description: 'WhatsApp group chats on official channels, CRM reports and signed webhooks. Errors are RFC 9457 problem documents.',
+      description:
+        'WhatsApp group chats on official channels, CRM reports and signed webhooks. Errors are RFC 9457 problem documents.',
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (ES256, typ at+jwt)' } },

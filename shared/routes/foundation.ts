@@ -63,6 +63,7 @@ export const listChannels = defineRoute({
   auth: ANY_ROLE,
   orgParam: 'orgId',
   query: ListQuery,
-  responses: { 200: { description: 'Channels, oldest first; network credentials are never included', schema: ChannelList } },
+  responses: {
+    200: { description: 'Channels, oldest first; network credentials are never included', schema: ChannelList },
+  },
 });
-

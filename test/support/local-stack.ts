@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { Role } from '#shared/domain/auth/roles';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
+import type { Role } from '#shared/domain/auth/roles';
 
 /** Environment of a test stack: every port picked free, nothing kept on disk. */
 export const TEST_STACK_ENV = {
@@ -38,7 +38,11 @@ export function useLocalStack(env: Record<string, string> = {}): TestStack {
       const merged = new Headers(headers);
       if (token) merged.set('authorization', `Bearer ${token}`);
       if (json !== undefined) merged.set('content-type', 'application/json');
-      return fetch(`${stack.apiUrl}${path}`, { ...rest, headers: merged, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return fetch(`${stack.apiUrl}${path}`, {
+        ...rest,
+        headers: merged,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
     };
     handle.token = async (role) => {
       const response = await handle.call('/token', { method: 'POST', json: demo.credentials[role] });
@@ -53,7 +57,10 @@ export function useLocalStack(env: Record<string, string> = {}): TestStack {
 }
 
 /** Polls `check` until it returns without throwing, or fails with its last error after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T> | T, { timeoutMs = 10_000, intervalMs = 50 } = {}): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  { timeoutMs = 10_000, intervalMs = 50 } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

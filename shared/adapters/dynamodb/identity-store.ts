@@ -1,6 +1,13 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Channel, ClientCredential, Organisation } from '#shared/domain/orgs/model';
+import { epochSeconds } from '#shared/ports/clock';
 import type {
   ChannelStore,
   CredentialStore,
@@ -9,7 +16,6 @@ import type {
   Page,
   PageRequest,
 } from '#shared/ports/identity-store';
-import { epochSeconds } from '#shared/ports/clock';
 import { isConditionalCheckFailed } from './client.ts';
 import { keys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
@@ -38,7 +44,12 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
 
   async createChannel(channel: Channel): Promise<void> {
     const byPhone = channel.phoneNumberId ? keys.channelByPhoneNumberId(channel.phoneNumberId, channel.channelId) : {};
-    await this.#putNew({ ...keys.channel(channel.orgId, channel.channelId), ...byPhone, entity: 'CHANNEL', ...channel });
+    await this.#putNew({
+      ...keys.channel(channel.orgId, channel.channelId),
+      ...byPhone,
+      entity: 'CHANNEL',
+      ...channel,
+    });
   }
 
   async getChannel(orgId: string, channelId: string): Promise<Channel | undefined> {

@@ -1,6 +1,6 @@
+import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { publicChannel } from '#shared/domain/orgs/model';
 import type { ChannelStore } from '#shared/ports/identity-store';
-import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 
 /**
  * Lists an organisation's channels, oldest first.

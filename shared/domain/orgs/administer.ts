@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { generateClientSecret, hashClientSecret } from '#shared/auth/client-secret';
 import type { Role } from '#shared/domain/auth/roles';
-import type { Clock } from '#shared/ports/clock';
-import type { IdGenerator } from '#shared/ports/ids';
-import type { ChannelStore, CredentialStore, OrgStore } from '#shared/ports/identity-store';
 import { DomainError } from '#shared/errors';
+import type { Clock } from '#shared/ports/clock';
+import type { ChannelStore, CredentialStore, OrgStore } from '#shared/ports/identity-store';
+import type { IdGenerator } from '#shared/ports/ids';
 import type { Channel, ChannelType } from './model.ts';
 
 interface AdminDeps {

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '#shared/config/env';
+
+describe('loadConfig', () => {
+  it('has working local defaults for every variable of the contract', () => {
+    const config = loadConfig({});
+
+    expect(config.jwt.ttlSeconds).toBe(3600);
+    expect(config.groups.createRateLimit).toEqual({ limit: 30, windowSeconds: 60 });
+    expect(config.groups.confirmationTimeoutSeconds).toBe(600);
+    expect(config.reports).toMatchObject({
+      windowSeconds: 300,
+      processingTimeoutSeconds: 900,
+      retentionSeconds: 604800,
+      downloadUrlTtlSeconds: 900,
+    });
+    expect(config.webhooks.retryScheduleSeconds).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(config.whatsapp.graphUrl).toBe('https://graph.facebook.com/v23.0');
+    expect(config.local).toMatchObject({
+      port: 3000,
+      dataDir: '.wpcrm',
+      dynamoPort: 8000,
+      s3Port: 4569,
+      simulatorPort: 4580,
+    });
+  });
+
+  it('parses overrides', () => {
+    const config = loadConfig({
+      GROUP_CREATE_RATE_LIMIT: '5/10',
+      WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,2',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    });
+
+    expect(config.groups.createRateLimit).toEqual({ limit: 5, windowSeconds: 10 });
+    expect(config.webhooks).toEqual({ retryScheduleSeconds: [1, 2], allowPrivateTargets: true });
+  });
+
+  it('names every invalid variable at once', () => {
+    const attempt = () =>
+      loadConfig({ TOKEN_TTL_SECONDS: 'soon', GROUP_CREATE_RATE_LIMIT: '30', WHATSAPP_GRAPH_URL: 'not a url' });
+
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      const problems = (error as ConfigError).problems.join('\n');
+      expect(problems).toContain('TOKEN_TTL_SECONDS');
+      expect(problems).toContain('GROUP_CREATE_RATE_LIMIT');
+      expect(problems).toContain('WHATSAPP_GRAPH_URL');
+    }
+  });
+});
