@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import type { Config } from '#shared/config/env';
+import { invalid, stackNotRunning } from './errors.ts';
+
+/** Where a command reads and writes: the local stack's dynalite or a deployed stack's table. */
+export interface Target {
+  kind: 'local' | 'aws';
+  db: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** The part of `infra/local/stack.ts` `StackInfo` the command line needs. */
+const StackFile = v.object({
+  endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()) }),
+  tableName: v.pipe(v.string(), v.minLength(1)),
+});
+
+/**
+ * The running local stack (CONTRACT §10): `WPCRM_DYNAMODB_PORT` when set, else `$WPCRM_DATA_DIR/stack.json`.
+ * Port 0 only tells the stack to pick one, so it defers to stack.json too.
+ */
+export async function localTarget(config: Config, env: Record<string, string | undefined>): Promise<Target> {
+  const { endpoint, tableName } =
+    env.WPCRM_DYNAMODB_PORT !== undefined && config.local.dynamoPort !== 0
+      ? { endpoint: `http://127.0.0.1:${config.local.dynamoPort}`, tableName: config.aws.tableName }
+      : await readStackFile(join(resolve(config.local.dataDir), 'stack.json'));
+  // A stack killed without clean-up leaves its stack.json behind; only a listener proves it runs.
+  if (!(await answers(endpoint)))
+    throw stackNotRunning(`no local stack answers at ${endpoint}; start one with npm start`);
+  // dynalite accepts any signature; fixed dummy keys keep the SDK from looking up, or sending, real ones.
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  return { kind: 'local', db: createDocumentClient({ region: config.aws.region, endpoint, credentials }), tableName };
+}
+
+async function readStackFile(file: string) {
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw stackNotRunning(`no local stack: ${file} does not exist; start one with npm start or set WPCRM_DATA_DIR`);
+  });
+  const parsed = v.safeParse(StackFile, parseJson(text));
+  if (!parsed.success) throw stackNotRunning(`no local stack: ${file} is not a stack description`);
+  return { endpoint: parsed.output.endpoints.dynamodb, tableName: parsed.output.tableName };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function answers(endpoint: string, timeoutMs = 1_000): Promise<boolean> {
+  const { hostname, port } = new URL(endpoint);
+  return new Promise((done) => {
+    const socket = connect({ host: hostname, port: Number(port) || 80, timeout: timeoutMs });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.once('connect', () => finish(true));
+    socket.once('timeout', () => finish(false));
+    socket.once('error', () => finish(false));
+  });
+}
+
+/**
+ * A deployed stack (`--stack <name>`): its `TableName` output, read with the default AWS credentials and region.
+ * A stack that does not exist, or has no such output, is "not running" (exit 2) like a missing local stack.
+ */
+export async function deployedTarget(
+  stackName: string,
+  cfn = new CloudFormationClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
+  }),
+): Promise<Target> {
+  try {
+    const region = await cfn.config.region().catch(() => {
+      throw invalid(`--stack needs an AWS region; set AWS_REGION or a profile region`);
+    });
+    const { Stacks = [] } = await cfn.send(new DescribeStacksCommand({ StackName: stackName })).catch((error) => {
+      // CloudFormation answers ValidationError for a stack name it does not know.
+      const unknown = (error as Error).name === 'ValidationError';
+      throw unknown ? stackNotRunning(`stack ${stackName} does not exist in ${region}`) : error;
+    });
+    const tableName = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'TableName')?.OutputValue;
+    if (!tableName) throw stackNotRunning(`stack ${stackName} in ${region} has no TableName output`);
+    return { kind: 'aws', db: createDocumentClient({ region }), tableName };
+  } finally {
+    cfn.destroy();
+  }
+}
