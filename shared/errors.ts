@@ -43,6 +43,8 @@ export interface FieldError {
 }
 
 export interface DomainErrorOptions {
+  /** Overrides the code's usual status, where the contract says so (422 VALIDATION_FAILED for a semantic check). */
+  status?: number;
   /** Extra members of the problem document (e.g. `reason`, `networkCode`, `reportId`). Never secrets. */
   extensions?: Record<string, unknown>;
   /** Seconds the caller should wait; becomes `Retry-After`. */
@@ -56,6 +58,7 @@ export class DomainError extends Error {
   readonly extensions: Record<string, unknown>;
   readonly retryAfterSeconds: number | undefined;
   readonly errors: FieldError[] | undefined;
+  readonly status: number | undefined;
 
   constructor(code: ErrorCode, detail: string, options: DomainErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
@@ -64,6 +67,7 @@ export class DomainError extends Error {
     this.extensions = options.extensions ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.errors = options.errors;
+    this.status = options.status;
   }
 }
 
@@ -144,5 +148,41 @@ export class ChannelNotFoundError extends DomainError {
 export class RateLimitedError extends DomainError {
   constructor(detail: string, retryAfterSeconds: number) {
     super('RATE_LIMITED', detail, { retryAfterSeconds });
+  }
+}
+
+export class RequestNotFoundError extends DomainError {
+  constructor(requestId: string) {
+    super('REQUEST_NOT_FOUND', `request ${requestId} does not exist in this organisation`);
+  }
+}
+
+export class ChatNotFoundError extends DomainError {
+  constructor(chatId: string) {
+    super('CHAT_NOT_FOUND', `chat ${chatId} does not exist in this organisation`);
+  }
+}
+
+export class NotAGroupError extends DomainError {
+  constructor(chatId: string) {
+    super('NOT_A_GROUP', `chat ${chatId} is not a group`);
+  }
+}
+
+export class ChannelNotSupportedError extends DomainError {
+  constructor(channelId: string) {
+    super('CHANNEL_NOT_SUPPORTED', `channel ${channelId} cannot send messages through this service`);
+  }
+}
+
+export class NetworkRejectedError extends DomainError {
+  constructor(networkCode: number | undefined, message: string) {
+    super('NETWORK_REJECTED', `the messaging network refused the request: ${message}`, { extensions: { networkCode } });
+  }
+}
+
+export class NetworkUnavailableError extends DomainError {
+  constructor(retryAfterSeconds = 30) {
+    super('NETWORK_UNAVAILABLE', 'the messaging network is unavailable', { retryAfterSeconds });
   }
 }

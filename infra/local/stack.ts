@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ScheduledEvent } from 'aws-lambda';
+import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
 import { newKeySet } from '#shared/auth/key-set';
 import { deps, resetDeps } from '#shared/config/deps';
 import { type Config, loadConfig, resetConfig } from '#shared/config/env';
@@ -234,7 +235,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   };
 }
 
-export const queueUrlVariable = (name: string) => `${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`;
+export { queueUrlVariable };
 
 function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));

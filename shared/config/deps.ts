@@ -1,14 +1,26 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
+import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
+import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { EventBridgePublisher } from '#shared/adapters/eventbridge/event-publisher';
+import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
+import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
 import { type Config, config } from '#shared/config/env';
 import { type Clock, systemClock } from '#shared/ports/clock';
 import { type IdGenerator, ulidIds } from '#shared/ports/ids';
+import type { EventPublisher } from '#shared/ports/event-publisher';
+import type { JobQueue } from '#shared/ports/job-queue';
 import type { KeyStore } from '#shared/ports/key-store';
+import type { MessagingNetwork } from '#shared/ports/messaging-network';
 
 /**
  * The composition root: SDK clients and adapters, each built on first use and then kept for the life of the
@@ -21,7 +33,23 @@ export interface Deps {
   db: DynamoDBDocumentClient;
   identity: DynamoIdentityStore;
   keys: KeyStore;
+  groups: DynamoGroupRequestStore;
+  chats: DynamoChatStore;
+  limits: DynamoLimits;
+  queue: JobQueue;
+  events: EventPublisher;
+  network: MessagingNetwork;
+  secrets: SecretsManagerClient;
+  channelCredentials: ChannelCredentials;
 }
+
+/** SDK defaults for every AWS client: bounded retries and timeouts, the endpoint the stack configured. */
+const clientOptions = (region: string, endpoint: string | undefined) => ({
+  region,
+  endpoint,
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+});
 
 function lazy<T extends object>(factories: { [K in keyof T]: () => T[K] }): T {
   const target = {} as T;
@@ -47,6 +75,20 @@ function buildDeps(): Deps {
     ids: () => ulidIds(),
     db: () => createDocumentClient({ region: cfg.aws.region, endpoint: cfg.aws.endpoints.dynamodb }),
     identity: () => new DynamoIdentityStore(deps.db, cfg.aws.tableName),
+    groups: () => new DynamoGroupRequestStore(deps.db, cfg.aws.tableName),
+    chats: () => new DynamoChatStore(deps.db, cfg.aws.tableName),
+    limits: () => new DynamoLimits(deps.db, cfg.aws.tableName),
+    queue: () =>
+      new SqsJobQueue(new SQSClient(clientOptions(cfg.aws.region, cfg.aws.endpoints.sqs)), (name) => {
+        const url = cfg.queueUrls[name];
+        if (!url) throw new Error(`no URL configured for queue ${name}`);
+        return url;
+      }),
+    events: () =>
+      new EventBridgePublisher(new EventBridgeClient(clientOptions(cfg.aws.region, cfg.aws.endpoints.eventbridge)), cfg.aws.eventBusName),
+    network: () => new GraphMessagingNetwork({ baseUrl: cfg.whatsapp.graphUrl }),
+    secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
+    channelCredentials: () => new ChannelCredentials(() => deps.secrets),
     keys: () =>
       cfg.jwt.keysFile
         ? new FileKeyStore(cfg.jwt.keysFile)

@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
+import { QUEUES } from '#shared/events/catalog';
 
 /**
  * All configuration, read from the environment once and validated here (CONTRACT §10). Every variable has a
@@ -45,6 +47,10 @@ const EnvSchema = v.object({
   TOKEN_TTL_SECONDS: int(3600, 60),
   GROUP_CREATE_RATE_LIMIT: rateLimit,
   GROUP_CONFIRMATION_TIMEOUT_SECONDS: int(600, 1),
+  /** After an ambiguous create call, how long to wait before listing the number's groups (Meta creates asynchronously). */
+  GROUP_RECONCILE_SETTLE_SECONDS: int(30),
+  /** First backoff of a retried network call; doubles per attempt, capped at 15 minutes, ±20 % jitter. */
+  NETWORK_RETRY_BASE_SECONDS: int(5, 1),
   REPORT_WINDOW_SECONDS: int(300),
   REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
   REPORT_RETENTION_SECONDS: int(604800, 1),
@@ -76,8 +82,13 @@ const EnvSchema = v.object({
 
 export type Config = ReturnType<typeof toConfig>;
 
-function toConfig(env: v.InferOutput<typeof EnvSchema>) {
+function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, string | undefined>) {
   return {
+    /** Queue URLs by logical name (`<NAME>_QUEUE_URL`). */
+    queueUrls: Object.fromEntries(QUEUES.map((queue) => [queue.name, raw[queueUrlVariable(queue.name)]])) as Record<
+      string,
+      string | undefined
+    >,
     whatsapp: {
       appSecret: env.WHATSAPP_APP_SECRET,
       verifyToken: env.WHATSAPP_VERIFY_TOKEN,
@@ -94,6 +105,8 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>) {
     groups: {
       createRateLimit: env.GROUP_CREATE_RATE_LIMIT,
       confirmationTimeoutSeconds: env.GROUP_CONFIRMATION_TIMEOUT_SECONDS,
+      reconcileSettleSeconds: env.GROUP_RECONCILE_SETTLE_SECONDS,
+      retryBaseSeconds: env.NETWORK_RETRY_BASE_SECONDS,
     },
     reports: {
       windowSeconds: env.REPORT_WINDOW_SECONDS,
@@ -144,7 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       result.issues.map((issue) => `${issue.path?.map((item) => String(item.key)).join('.') ?? '?'} ${issue.message}`),
     );
   }
-  return toConfig(result.output);
+  return toConfig(result.output, env);
 }
 
 let cached: Config | undefined;

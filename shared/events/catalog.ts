@@ -20,7 +20,12 @@ export interface QueueDef {
   maxConcurrency: number;
 }
 
-export const QUEUES: QueueDef[] = [];
+export const QUEUES: QueueDef[] = [
+  /** Group creation requests → group-worker, which calls Meta. Retries back off through the visibility timeout. */
+  { name: 'group-requests', consumer: 'group-worker', batchSize: 5, timeoutSeconds: 30, maxReceiveCount: 10, maxConcurrency: 5 },
+  /** Outbound chat messages → message-sender. */
+  { name: 'outbound-messages', consumer: 'message-sender', batchSize: 10, timeoutSeconds: 30, maxReceiveCount: 5, maxConcurrency: 5 },
+];
 
 /** Bus rules, defined once: the local bus applies them, the CDK stack turns them into EventBridge rules. */
 export interface BusRule {
@@ -41,4 +46,7 @@ export interface ScheduleDef {
   everyMinutes: number;
 }
 
-export const SCHEDULES: ScheduleDef[] = [];
+export const SCHEDULES: ScheduleDef[] = [
+  /** Times out unconfirmed group requests, re-enqueues stranded ones, republishes unannounced final states. */
+  { name: 'group-sweeper', fn: 'group-sweeper', everyMinutes: 1 },
+];

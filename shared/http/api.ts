@@ -34,8 +34,12 @@ export interface ApiRequest<R extends RouteDef> {
   payload: Out<R['body']>;
   query: Out<R['query']>;
   params: Out<R['params']>;
-  /** The exact body text (for signed webhooks). */
+  /** The body as text. */
   rawBody: string;
+  /** The exact body bytes (signed webhooks are verified over these). */
+  rawBodyBytes: Buffer;
+  /** The validated Idempotency-Key header, on routes that take one. */
+  idempotencyKey: string | undefined;
 }
 
 export type ApiEvent<R extends RouteDef> = APIGatewayProxyEventV2 & ApiRequest<R>;
@@ -68,9 +72,10 @@ export function httpApi<R extends RouteDef>(route: R): MiddlewareObj<ApiEvent<R>
         logger.appendKeys({ orgId: auth.orgId, clientId: auth.clientId });
       }
 
-      event.rawBody = readBody(event);
+      event.rawBodyBytes = readBody(event);
+      event.rawBody = event.rawBodyBytes.toString('utf8');
       if (route.body || route.rawBody) {
-        if (Buffer.byteLength(event.rawBody, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+        if (event.rawBodyBytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
       }
       if (route.body) {
         const contentType = headers['content-type'];
@@ -86,6 +91,7 @@ export function httpApi<R extends RouteDef>(route: R): MiddlewareObj<ApiEvent<R>
         }
         event.payload = parseOrThrow(route.body, parsed, '') as Out<R['body']>;
       }
+      if (route.idempotent) event.idempotencyKey = idempotencyKey(headers['idempotency-key']);
       if (route.query) {
         event.query = parseOrThrow(route.query, event.queryStringParameters ?? {}, '#/query') as Out<R['query']>;
       }
@@ -118,9 +124,19 @@ async function authenticate(header: string | undefined): Promise<Principal> {
   return verifyAccessToken(keys, config.jwt, token, clock.now());
 }
 
-function readBody(event: APIGatewayProxyEventV2): string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+function readBody(event: APIGatewayProxyEventV2): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
+
+function idempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new ValidationError([{ pointer: '#/header/idempotency-key', message: 'must be 1–255 printable ASCII characters' }]);
+  }
+  return value;
 }
 
 /** Starts an HTTP function for `route`: Powertools context first, then the route's checks. */

@@ -59,7 +59,8 @@ export interface ProblemDocument {
 export function problemResponse(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
   const known = error instanceof DomainError ? error : undefined;
   const code: ErrorCode = known?.code ?? 'INTERNAL';
-  const { status, title } = PROBLEMS[code];
+  const { title } = PROBLEMS[code];
+  const status = known?.status ?? PROBLEMS[code].status;
   const serverSide = status >= 500;
   const body: ProblemDocument = {
     type: problemType(code),

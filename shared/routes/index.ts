@@ -1,4 +1,5 @@
 import * as foundation from './foundation.ts';
+import * as groups from './groups.ts';
 import type { RouteDef } from './route.ts';
 
 /** Every route of the API. */
@@ -8,4 +9,5 @@ export const ROUTES: RouteDef[] = [
   foundation.getHealth,
   foundation.getOpenApi,
   foundation.listChannels,
+  ...Object.values(groups),
 ];

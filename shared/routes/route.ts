@@ -26,6 +26,8 @@ export interface RouteDef {
   query?: GenericSchema;
   /** Path parameters other than the organisation. */
   params?: GenericSchema;
+  /** The route takes an optional Idempotency-Key header (CONTRACT §4). */
+  idempotent?: boolean;
   /** The body is handed over as raw text (signed webhooks); no JSON parsing in the middleware. */
   rawBody?: boolean;
   /** Request headers the route reads, for the OpenAPI document. */

@@ -1,0 +1,9 @@
+import { deps } from '#shared/config/deps';
+import { decideJoinRequests } from '#shared/domain/chats/group-members';
+import { api } from '#shared/http/api';
+import { ok } from '#shared/http/responses';
+import { rejectJoinRequests as route } from '#shared/routes/groups';
+
+export const handler = api(route).handler(async ({ orgId, params, payload }) =>
+  ok(await decideJoinRequests(deps(), { orgId, ...params, ...payload, decision: 'reject' })),
+);

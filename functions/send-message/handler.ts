@@ -1,0 +1,9 @@
+import { deps } from '#shared/config/deps';
+import { sendMessage } from '#shared/domain/chats/chats';
+import { api } from '#shared/http/api';
+import { accepted } from '#shared/http/responses';
+import { sendMessage as route } from '#shared/routes/groups';
+
+export const handler = api(route).handler(async ({ auth, payload }) =>
+  accepted(await sendMessage(deps(), { orgId: auth.orgId, ...payload, sender: auth })),
+);

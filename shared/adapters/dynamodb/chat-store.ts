@@ -1,0 +1,211 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Chat, JoinRequest, Message, MessageStatus } from '#shared/domain/chats/chat';
+import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
+import type { PageRequest } from '#shared/ports/identity-store';
+import { isConditionalCheckFailed } from './client.ts';
+import { chatKeys, withoutKeys } from './keys.ts';
+import { queryPage } from './paging.ts';
+
+const MAX_VERSION_CONFLICTS = 5;
+
+export class DynamoChatStore implements ChatStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createChat(chat: Chat): Promise<boolean> {
+    return this.#putNew({
+      ...chatKeys.chat(chat.orgId, chat.chatId),
+      ...chatKeys.chatTimeIndex(chat.orgId, chat.updatedAt, chat.chatId),
+      entity: 'CHAT',
+      recordType: 'CHAT',
+      version: 1,
+      ...chat,
+    });
+  }
+
+  async getChat(orgId: string, chatId: string): Promise<Chat | undefined> {
+    const item = await this.#get(chatKeys.chat(orgId, chatId));
+    return item ? this.#toChat(item) : undefined;
+  }
+
+  async updateChat(orgId: string, chatId: string, change: (chat: Chat) => Partial<Chat> | undefined): Promise<Chat | undefined> {
+    for (let attempt = 0; attempt < MAX_VERSION_CONFLICTS; attempt++) {
+      const item = await this.#get(chatKeys.chat(orgId, chatId));
+      if (!item) return undefined;
+      const chat = this.#toChat(item);
+      const changes = change(chat);
+      if (!changes) return chat;
+      const next: Chat = { ...chat, ...changes };
+      const version = Number(item.version ?? 0);
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...chatKeys.chat(orgId, chatId),
+              ...chatKeys.chatTimeIndex(orgId, next.updatedAt, chatId),
+              entity: 'CHAT',
+              recordType: 'CHAT',
+              version: version + 1,
+              ...next,
+            },
+            ConditionExpression: item.version === undefined ? 'attribute_not_exists(version)' : 'version = :version',
+            ...(item.version === undefined ? {} : { ExpressionAttributeValues: { ':version': version } }),
+          }),
+        );
+        return next;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    }
+    throw new Error(`chat ${chatId} kept changing; giving up after ${MAX_VERSION_CONFLICTS} attempts`);
+  }
+
+  async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void> {
+    await this.db.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...chatKeys.externalChat(externalChatId), entity: 'WAGROUP', ...link } }),
+    );
+  }
+
+  async findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined> {
+    return this.#get(chatKeys.externalChat(externalChatId)) as Promise<ExternalChatLink | undefined>;
+  }
+
+  async createMessage(message: Message): Promise<boolean> {
+    return this.#putNew({ ...chatKeys.message(message.orgId, message.chatId, message.messageId), entity: 'MESSAGE', ...message });
+  }
+
+  async getMessage(orgId: string, chatId: string, messageId: string): Promise<Message | undefined> {
+    return this.#get(chatKeys.message(orgId, chatId, messageId)) as Promise<Message | undefined>;
+  }
+
+  listMessages(orgId: string, chatId: string, page: PageRequest) {
+    const PK = chatKeys.conversation(orgId, chatId);
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': 'MSG#' },
+        ScanIndexForward: true,
+      },
+      page,
+      { PK },
+      (item) => withoutKeys<Message>(item),
+    );
+  }
+
+  async updateMessage(
+    orgId: string,
+    chatId: string,
+    messageId: string,
+    condition: { from: MessageStatus[] } | { sendingSince: string | null },
+    changes: Partial<Pick<Message, 'status' | 'error' | 'networkMessageId' | 'sendingSince'>> & { clearSending?: boolean },
+  ): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    for (const field of ['status', 'error', 'networkMessageId', 'sendingSince'] as const) {
+      if (changes[field] === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = changes[field];
+      sets.push(`#${field} = :${field}`);
+    }
+    let conditionExpression: string;
+    if ('from' in condition) {
+      conditionExpression = `#status IN (${condition.from.map((_, index) => `:from${index}`).join(', ')})`;
+      condition.from.forEach((status, index) => {
+        values[`:from${index}`] = status;
+      });
+    } else if (condition.sendingSince === null) {
+      conditionExpression = '#status = :queued AND attribute_not_exists(sendingSince)';
+      values[':queued'] = 'queued';
+    } else {
+      conditionExpression = 'sendingSince = :expectedSending';
+      values[':expectedSending'] = condition.sendingSince;
+    }
+    const update = `${sets.length ? `SET ${sets.join(', ')}` : ''}${changes.clearSending ? ' REMOVE sendingSince' : ''}`.trim();
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: chatKeys.message(orgId, chatId, messageId),
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(PK) AND ${conditionExpression}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void> {
+    await this.db.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link } }),
+    );
+  }
+
+  async findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined> {
+    return this.#get(chatKeys.networkMessage(networkMessageId)) as Promise<MessageLink | undefined>;
+  }
+
+  async putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...chatKeys.joinRequest(orgId, chatId, joinRequest.joinRequestId), entity: 'JOINREQ', ...joinRequest },
+      }),
+    );
+  }
+
+  async deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: chatKeys.joinRequest(orgId, chatId, joinRequestId) }));
+  }
+
+  listJoinRequests(orgId: string, chatId: string, page: PageRequest) {
+    const PK = chatKeys.conversation(orgId, chatId);
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': 'JOINREQ#' },
+      },
+      page,
+      { PK },
+      (item) => withoutKeys<JoinRequest>(item),
+    );
+  }
+
+  #toChat(item: Record<string, unknown>): Chat {
+    const { version, recordType, ...rest } = withoutKeys<Record<string, unknown>>(item);
+    return rest as unknown as Chat;
+  }
+
+  async #get(key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
+    const result = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return result.Item ? withoutKeys<Record<string, unknown>>(result.Item) : undefined;
+  }
+
+  async #putNew(item: Record<string, unknown>): Promise<boolean> {
+    try {
+      await this.db.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { epochSeconds } from '#shared/ports/clock';
+import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
+import { isConditionalCheckFailed } from './client.ts';
+import { limitKeys } from './keys.ts';
+
+/** Idempotency keys and rate windows. Expiry is decided from stored timestamps; `ttl` only cleans up. */
+export class DynamoLimits implements IdempotencyStore, RateLimiter {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async claim(
+    orgId: string,
+    key: string,
+    fingerprint: string,
+    now: Date,
+    inFlightSeconds: number,
+    keepSeconds: number,
+  ): Promise<IdempotencyClaim> {
+    const nowMs = now.getTime();
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...limitKeys.idempotency(orgId, key),
+            entity: 'IDEMPOTENCY',
+            state: 'IN_PROGRESS',
+            fingerprint,
+            lockedUntilMs: nowMs + inFlightSeconds * 1000,
+            expiresAtMs: nowMs + keepSeconds * 1000,
+            ttl: epochSeconds(now) + keepSeconds,
+          },
+          ConditionExpression:
+            'attribute_not_exists(PK) OR (#state = :inProgress AND lockedUntilMs <= :now) OR expiresAtMs <= :now',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowMs },
+        }),
+      );
+      return { outcome: 'claimed' };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const result = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: limitKeys.idempotency(orgId, key), ConsistentRead: true }),
+    );
+    const item = result.Item;
+    if (!item) return this.claim(orgId, key, fingerprint, now, inFlightSeconds, keepSeconds);
+    if (item.state === 'COMPLETED') {
+      return { outcome: 'completed', fingerprint: item.fingerprint, response: JSON.parse(item.response) as StoredResponse };
+    }
+    return { outcome: 'in-progress', fingerprint: item.fingerprint };
+  }
+
+  async complete(orgId: string, key: string, fingerprint: string, response: StoredResponse, now: Date, keepSeconds: number) {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: limitKeys.idempotency(orgId, key),
+        UpdateExpression: 'SET #state = :completed, #response = :response, expiresAtMs = :expires, #ttl = :ttl',
+        ConditionExpression: 'fingerprint = :fingerprint',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':response': JSON.stringify(response),
+          ':expires': now.getTime() + keepSeconds * 1000,
+          ':ttl': epochSeconds(now) + keepSeconds,
+          ':fingerprint': fingerprint,
+        },
+      }),
+    );
+  }
+
+  async release(orgId: string, key: string, fingerprint: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: limitKeys.idempotency(orgId, key),
+          ConditionExpression: '#state = :inProgress AND fingerprint = :fingerprint',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':fingerprint': fingerprint },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  /** One conditional ADD per request: correct under any concurrency, no read-then-write. */
+  async take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date) {
+    const nowSeconds = now.getTime() / 1000;
+    const windowStart = Math.floor(nowSeconds / windowSeconds) * windowSeconds;
+    const retryAfterSeconds = Math.max(1, Math.ceil(windowStart + windowSeconds - nowSeconds));
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          UpdateExpression: 'ADD hits :one SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': windowStart + windowSeconds * 2 },
+        }),
+      );
+      return { allowed: true, retryAfterSeconds };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return { allowed: false, retryAfterSeconds };
+    }
+  }
+}

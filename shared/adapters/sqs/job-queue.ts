@@ -1,0 +1,32 @@
+import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { JobQueue } from '#shared/ports/job-queue';
+
+/** SQS queues by logical name; the URLs come from `<NAME>_QUEUE_URL` variables set by the stack. */
+export class SqsJobQueue implements JobQueue {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly urls: (queue: string) => string,
+  ) {}
+
+  async send(queue: string, body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: this.urls(queue),
+        MessageBody: JSON.stringify(body),
+        DelaySeconds: options.delaySeconds === undefined ? undefined : Math.min(900, Math.max(0, Math.round(options.delaySeconds))),
+      }),
+    );
+  }
+
+  async retryAfter(queue: string, receiptHandle: string, seconds: number): Promise<void> {
+    await this.client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.urls(queue),
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(seconds))),
+      }),
+    );
+  }
+}
+
+export const queueUrlVariable = (name: string) => `${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`;

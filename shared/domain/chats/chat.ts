@@ -1,0 +1,72 @@
+/** A chat: the CHAT record of CONTRACT §9, plus the group fields for groups. */
+export interface Participant {
+  phoneNumber: string | null;
+  userId: string | null;
+  joinedAt: string;
+}
+
+export interface Chat {
+  chatId: string;
+  orgId: string;
+  name: string;
+  chatType: 'INDIVIDUAL' | 'GROUP';
+  channelId: string;
+  externalChatId?: string;
+  isArchived: boolean;
+  isResolved: boolean;
+  isHighPriority: boolean;
+  autopilot: boolean;
+  botJourneyStatus?: 'ACTIVE' | 'AGENT_TRANSFERRED' | 'CLOSED' | 'COMPLETED';
+  lastMessageFrom?: 'GUEST' | 'AGENT' | 'BOT';
+  assignedUserIds: string[];
+  assignedTeamIds: string[];
+  primaryAssigneeUserId?: string;
+  contactIds: string[];
+  stateMachineIds: string[];
+  currentStateIds: string[];
+  labelIds: string[];
+  externalItems: string[];
+  createdAt: string;
+  updatedAt: string;
+  inviteLink?: string;
+  participants?: Participant[];
+  requireJoinApproval?: boolean;
+}
+
+export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
+
+export interface Message {
+  messageId: string;
+  chatId: string;
+  orgId: string;
+  direction: 'INBOUND' | 'OUTBOUND';
+  from: string;
+  text: string;
+  status: MessageStatus;
+  error?: { code: string; message: string };
+  /** Meta's wamid. */
+  networkMessageId?: string;
+  /** Set while the send call's outcome is unknown. */
+  sendingSince?: string;
+  createdAt: string;
+}
+
+/** Status order for Meta's notifications: a later notification never moves a message backwards. */
+export const STATUS_RANK: Record<MessageStatus, number> = { queued: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
+
+export interface JoinRequest {
+  joinRequestId: string;
+  phoneNumber: string | null;
+  userId: string | null;
+  createdAt: string;
+}
+
+export function messageView(message: Message) {
+  const { messageId, chatId, direction, from, text, status, error, createdAt } = message;
+  return { messageId, chatId, direction, from, text, status, ...(error ? { error } : {}), createdAt };
+}
+
+export function chatView(chat: Chat) {
+  const { orgId, ...view } = chat;
+  return view;
+}

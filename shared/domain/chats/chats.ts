@@ -1,0 +1,104 @@
+import type { Role } from '#shared/domain/auth/roles';
+import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
+import { ChannelNotSupportedError, ChatNotFoundError, DomainError } from '#shared/errors';
+import { logger } from '#shared/observability/logger';
+import type { ChatStore } from '#shared/ports/chat-store';
+import type { Clock } from '#shared/ports/clock';
+import type { ChannelStore } from '#shared/ports/identity-store';
+import type { IdGenerator } from '#shared/ports/ids';
+import type { JobQueue } from '#shared/ports/job-queue';
+import { type Chat, chatView, messageView } from './chat.ts';
+
+export const OUTBOUND_MESSAGES_QUEUE = 'outbound-messages';
+
+interface ChatDeps {
+  clock: Clock;
+  chats: ChatStore;
+}
+
+async function requireChat(deps: ChatDeps, orgId: string, chatId: string): Promise<Chat> {
+  const chat = await deps.chats.getChat(orgId, chatId);
+  if (!chat) throw new ChatNotFoundError(chatId);
+  return chat;
+}
+
+export async function getChat(deps: ChatDeps, input: { orgId: string; chatId: string }) {
+  return chatView(await requireChat(deps, input.orgId, input.chatId));
+}
+
+/** The conversation, oldest first, with a cursor bound to the organisation and chat. */
+export async function listMessages(deps: ChatDeps, input: { orgId: string; chatId: string; limit: number; cursor?: string }) {
+  await requireChat(deps, input.orgId, input.chatId);
+  const binding = ['messages', input.orgId, input.chatId];
+  const page = await deps.chats.listMessages(input.orgId, input.chatId, {
+    limit: input.limit,
+    startKey: decodeCursor(input.cursor, binding),
+  });
+  return { messages: page.items.map(messageView), nextCursor: encodeCursor(page.nextKey, binding) };
+}
+
+/**
+ * Queues a text message to a chat.
+ * 1. The chat must exist (404) on a channel that sends through the network (422 CHANNEL_NOT_SUPPORTED).
+ * 2. Store the message `queued`, queue it for the sender, and mark the chat as last written by us.
+ */
+export async function sendMessage(
+  deps: ChatDeps & { ids: IdGenerator; identity: ChannelStore; queue: JobQueue },
+  input: { orgId: string; chatId: string; text: string; sender: { clientId: string; roles: Role[] } },
+) {
+  const chat = await requireChat(deps, input.orgId, input.chatId);
+  const channel = await deps.identity.getChannel(input.orgId, chat.channelId);
+  if (!channel || channel.type !== 'MESSAGING_OFFICIAL' || !channel.phoneNumberId || !chat.externalChatId) {
+    throw new ChannelNotSupportedError(chat.channelId);
+  }
+  const now = deps.clock.now().toISOString();
+  const messageId = deps.ids.next('msg');
+  await deps.chats.createMessage({
+    messageId,
+    chatId: chat.chatId,
+    orgId: input.orgId,
+    direction: 'OUTBOUND',
+    from: input.sender.clientId,
+    text: input.text,
+    status: 'queued',
+    createdAt: now,
+  });
+  await deps.queue.send(OUTBOUND_MESSAGES_QUEUE, { orgId: input.orgId, chatId: chat.chatId, messageId });
+  const lastMessageFrom = input.sender.roles.includes('CRM_BOT') && input.sender.roles.length === 1 ? 'BOT' : 'AGENT';
+  await deps.chats.updateChat(input.orgId, chat.chatId, () => ({ lastMessageFrom, updatedAt: now }));
+  logger.info('message queued', { chatId: chat.chatId, messageId });
+  return { messageId, status: 'queued' as const };
+}
+
+/**
+ * Replaces a chat's assignment: each list given replaces the old one, an omitted one stays; the primary assignee
+ * must be among the assigned users afterwards (422 VALIDATION_FAILED).
+ */
+export async function assignChat(
+  deps: ChatDeps,
+  input: { orgId: string; chatId: string; userIds?: string[]; teamIds?: string[]; primaryUserId?: string | null },
+) {
+  const unique = (ids: string[] | undefined) => (ids ? [...new Set(ids)] : undefined);
+  const updated = await deps.chats.updateChat(input.orgId, input.chatId, (chat) => {
+    const assignedUserIds = unique(input.userIds) ?? chat.assignedUserIds;
+    const assignedTeamIds = unique(input.teamIds) ?? chat.assignedTeamIds;
+    const primary = input.primaryUserId === undefined ? chat.primaryAssigneeUserId : (input.primaryUserId ?? undefined);
+    if (primary !== undefined && !assignedUserIds.includes(primary)) {
+      if (input.primaryUserId === undefined) {
+        return { assignedUserIds, assignedTeamIds, primaryAssigneeUserId: undefined, updatedAt: deps.clock.now().toISOString() };
+      }
+      throw new DomainError('VALIDATION_FAILED', 'primaryUserId must be one of the assigned users', {
+        status: 422,
+        errors: [{ pointer: '/primaryUserId', message: 'is not among the assigned users' }],
+      });
+    }
+    return { assignedUserIds, assignedTeamIds, primaryAssigneeUserId: primary, updatedAt: deps.clock.now().toISOString() };
+  });
+  if (!updated) throw new ChatNotFoundError(input.chatId);
+  return {
+    chatId: updated.chatId,
+    assignedUserIds: updated.assignedUserIds,
+    assignedTeamIds: updated.assignedTeamIds,
+    primaryAssigneeUserId: updated.primaryAssigneeUserId ?? null,
+  };
+}

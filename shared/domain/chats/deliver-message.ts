@@ -1,0 +1,81 @@
+import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import type { Config } from '#shared/config/env';
+import { logger } from '#shared/observability/logger';
+import type { ChatStore } from '#shared/ports/chat-store';
+import type { Clock } from '#shared/ports/clock';
+import type { ChannelStore } from '#shared/ports/identity-store';
+import { type MessagingNetwork, NetworkError } from '#shared/ports/messaging-network';
+import { backoffSeconds, RetryLater } from '#shared/queue/retry';
+
+export interface DeliverMessageDeps {
+  config: Pick<Config, 'groups'>;
+  clock: Clock;
+  chats: ChatStore;
+  identity: ChannelStore;
+  network: MessagingNetwork;
+  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+}
+
+/**
+ * Sends one queued message to the network (the message sender's job). At most once: a message is marked
+ * `sendingSince` before the call, so a redelivery after an unknown outcome never sends it a second time.
+ * 1. Skip a message that is gone or no longer queued.
+ * 2. Mark it sending (conditional), POST /{phoneNumberId}/messages (a group: `recipient_type: group`).
+ * 3. Sent → `sent` with Meta's id (status notifications then move it on); not sent → back to queued and retried
+ *    with backoff; refused (e.g. 131020, a group with no members) → `failed` with Meta's code and message;
+ *    unknown outcome → `failed` with NETWORK_TIMEOUT rather than risk a duplicate.
+ */
+export async function deliverMessage(
+  deps: DeliverMessageDeps,
+  job: { orgId: string; chatId: string; messageId: string },
+  receiveCount: number,
+): Promise<void> {
+  const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
+  if (!message || message.status !== 'queued') return;
+  if (message.sendingSince) {
+    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: message.sendingSince }, {
+      status: 'failed',
+      error: { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' },
+      clearSending: true,
+    });
+    return;
+  }
+  const chat = await deps.chats.getChat(job.orgId, job.chatId);
+  const channel = chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined;
+  if (!chat?.externalChatId || !channel) {
+    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { from: ['queued'] }, {
+      status: 'failed',
+      error: { code: 'CHANNEL_NOT_SUPPORTED', message: 'the chat cannot be reached through the network' },
+    });
+    return;
+  }
+  const network = await deps.channelCredentials.forChannel(channel);
+  const since = deps.clock.now().toISOString();
+  if (!(await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: null }, { sendingSince: since }))) return;
+  const to = chat.chatType === 'GROUP' ? { groupId: chat.externalChatId } : { phoneNumber: chat.externalChatId };
+  try {
+    const { networkMessageId } = await deps.network.sendText(network, to, message.text);
+    await deps.chats.linkNetworkMessage(networkMessageId, { orgId: job.orgId, chatId: job.chatId, messageId: job.messageId });
+    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: since }, {
+      status: 'sent',
+      networkMessageId,
+      clearSending: true,
+    });
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    if (error.kind === 'not-sent') {
+      await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: since }, { clearSending: true });
+      throw new RetryLater(backoffSeconds(deps.config.groups.retryBaseSeconds, receiveCount, error.details.retryAfterSeconds), error.message);
+    }
+    const failure =
+      error.kind === 'rejected'
+        ? { code: String(error.code ?? 'NETWORK_REJECTED'), message: error.message }
+        : { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };
+    logger.warn('message not sent', { messageId: job.messageId, code: failure.code });
+    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: since }, {
+      status: 'failed',
+      error: failure,
+      clearSending: true,
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
+import { ChatNotFoundError, NetworkRejectedError, NetworkUnavailableError, NotAGroupError } from '#shared/errors';
+import type { ChatStore } from '#shared/ports/chat-store';
+import type { Clock } from '#shared/ports/clock';
+import type { ChannelStore } from '#shared/ports/identity-store';
+import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
+import type { Chat } from './chat.ts';
+
+export interface GroupMemberDeps {
+  clock: Clock;
+  chats: ChatStore;
+  identity: ChannelStore;
+  network: MessagingNetwork;
+  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+}
+
+interface GroupContext {
+  chat: Chat & { externalChatId: string };
+  network: NetworkChannel;
+}
+
+/** The group chat and its network credentials: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
+async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+  const chat = await deps.chats.getChat(orgId, chatId);
+  if (!chat) throw new ChatNotFoundError(chatId);
+  if (chat.chatType !== 'GROUP' || !chat.externalChatId) throw new NotAGroupError(chatId);
+  const channel = await deps.identity.getChannel(orgId, chat.channelId);
+  if (!channel) throw new NotAGroupError(chatId);
+  return { chat: chat as GroupContext['chat'], network: await deps.channelCredentials.forChannel(channel) };
+}
+
+/** A refusal by the network → 422 NETWORK_REJECTED with its code; no answer → 503 NETWORK_UNAVAILABLE. */
+async function call<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    if (error.kind === 'rejected') throw new NetworkRejectedError(error.code, error.message);
+    throw new NetworkUnavailableError(error.details.retryAfterSeconds ?? 30);
+  }
+}
+
+export async function listParticipants(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
+  const { chat } = await requireGroup(deps, input.orgId, input.chatId);
+  return { participants: chat.participants ?? [] };
+}
+
+/**
+ * Invites numbers by sending each Meta's group invite-link template (a business cannot add members). Each number
+ * gets its own outcome; only a network that answers none of them is a 503.
+ */
+export async function inviteParticipants(deps: GroupMemberDeps, input: { orgId: string; chatId: string; phoneNumbers: string[] }) {
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const outcomes = await Promise.allSettled(
+    input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
+  );
+  if (outcomes.every((outcome) => outcome.status === 'rejected' && !isRefusal(outcome.reason))) {
+    const first = outcomes[0] as PromiseRejectedResult;
+    if (first.reason instanceof NetworkError) throw new NetworkUnavailableError(first.reason.details.retryAfterSeconds ?? 30);
+    throw first.reason;
+  }
+  return {
+    invitations: outcomes.map((outcome, index) => {
+      const phoneNumber = input.phoneNumbers[index]!;
+      if (outcome.status === 'fulfilled') return { phoneNumber, status: 'sent' as const, messageId: outcome.value.networkMessageId };
+      const reason = outcome.reason as Error;
+      const code = reason instanceof NetworkError && reason.kind === 'rejected' ? String(reason.code ?? 'NETWORK_REJECTED') : 'NETWORK_UNAVAILABLE';
+      return { phoneNumber, status: 'failed' as const, error: { code, message: reason.message } };
+    }),
+  };
+}
+
+const isRefusal = (reason: unknown) => reason instanceof NetworkError && reason.kind === 'rejected';
+
+/** Asks the network to remove participants; the participant list follows its notification. */
+export async function removeParticipants(
+  deps: GroupMemberDeps,
+  input: { orgId: string; chatId: string; phoneNumbers?: string[]; userIds?: string[] },
+) {
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const users = [...(input.phoneNumbers ?? []).map((phone) => phone.replace(/^\+/, '')), ...(input.userIds ?? [])];
+  await call(() => deps.network.removeParticipants(network, chat.externalChatId, users));
+  return { status: 'pending' as const, phoneNumbers: input.phoneNumbers ?? [], userIds: input.userIds ?? [] };
+}
+
+export async function getInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const inviteLink = await call(() => deps.network.getInviteLink(network, chat.externalChatId));
+  if (inviteLink !== chat.inviteLink) await deps.chats.updateChat(input.orgId, input.chatId, () => ({ inviteLink }));
+  return { inviteLink };
+}
+
+export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const inviteLink = await call(() => deps.network.resetInviteLink(network, chat.externalChatId));
+  await deps.chats.updateChat(input.orgId, input.chatId, () => ({ inviteLink, updatedAt: deps.clock.now().toISOString() }));
+  return { inviteLink };
+}
+
+export async function listJoinRequests(
+  deps: GroupMemberDeps,
+  input: { orgId: string; chatId: string; limit: number; cursor?: string },
+) {
+  await requireGroup(deps, input.orgId, input.chatId);
+  const binding = ['join-requests', input.orgId, input.chatId];
+  const page = await deps.chats.listJoinRequests(input.orgId, input.chatId, {
+    limit: input.limit,
+    startKey: decodeCursor(input.cursor, binding),
+  });
+  return { joinRequests: page.items, nextCursor: encodeCursor(page.nextKey, binding) };
+}
+
+/** Approves or rejects join requests in bulk; each id gets its own outcome, and handled ones leave the list. */
+export async function decideJoinRequests(
+  deps: GroupMemberDeps,
+  input: { orgId: string; chatId: string; joinRequestIds: string[]; decision: 'approve' | 'reject' },
+) {
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const ids = [...new Set(input.joinRequestIds)];
+  const outcome = await call(() =>
+    input.decision === 'approve'
+      ? deps.network.approveJoinRequests(network, chat.externalChatId, ids)
+      : deps.network.rejectJoinRequests(network, chat.externalChatId, ids),
+  );
+  for (const id of outcome.succeeded) await deps.chats.deleteJoinRequest(input.orgId, input.chatId, id);
+  return {
+    succeeded: outcome.succeeded,
+    failed: outcome.failed.map((failure) => ({
+      joinRequestId: failure.joinRequestId,
+      error: { code: String(failure.code ?? 'NETWORK_REJECTED'), message: failure.message },
+    })),
+  };
+}

@@ -1,0 +1,72 @@
+import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { logger } from '#shared/observability/logger';
+import type { ChannelStore } from '#shared/ports/identity-store';
+import { type OutcomeDeps, completeGroup, failGroup, networkFailure } from './outcomes.ts';
+
+/** One `group_create` object of a `group_lifecycle_update`, with the number it was reported for. */
+export interface HeldGroupCreate {
+  phoneNumberId: string;
+  group: {
+    request_id?: string;
+    group_id?: string;
+    subject?: string;
+    invite_link?: string;
+    errors?: { code?: number; message?: string; title?: string }[];
+  };
+}
+
+export interface ApplyGroupCreateDeps extends OutcomeDeps {
+  identity: ChannelStore;
+  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+}
+
+/**
+ * Applies Meta's answer to a group creation (CONTRACT §5).
+ * 1. Find our request through Meta's request_id. Not linked yet → keep the notification (the worker applies it once
+ *    it links the id); re-check the link afterwards, so a link written meanwhile is not missed.
+ * 2. Ignore a notification reported for another number than the request's (a cross-tenant or forged id).
+ * 3. Errors → `failed` with Meta's code and message; success → the chat, `created`, `group.created`.
+ */
+export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, held: HeldGroupCreate): Promise<void> {
+  const networkRequestId = held.group.request_id;
+  if (!networkRequestId) {
+    logger.warn('group_create notification without request_id ignored', { groupId: held.group.group_id });
+    return;
+  }
+  let link = await deps.groups.findNetworkRequest(networkRequestId);
+  if (!link) {
+    await deps.groups.holdConfirmation(networkRequestId, held, deps.clock.now());
+    link = await deps.groups.findNetworkRequest(networkRequestId);
+    if (!link) {
+      logger.warn('group_create notification for an unknown request id kept until the request catches up', {
+        networkRequestId,
+      });
+      return;
+    }
+  }
+  if (link.phoneNumberId !== held.phoneNumberId) {
+    logger.warn('security: group_create notification for another number than the request’s ignored', {
+      networkRequestId,
+      reportedFor: held.phoneNumberId,
+    });
+    return;
+  }
+  const request = await deps.groups.get(link.orgId, link.requestId);
+  if (!request) return;
+  const errors = held.group.errors ?? [];
+  if (errors.length > 0) {
+    const [first] = errors;
+    await failGroup(deps, request, networkFailure(first?.code, first?.message ?? first?.title ?? 'group creation failed'));
+    return;
+  }
+  const groupId = held.group.group_id;
+  if (!groupId) {
+    logger.warn('group_create success without group_id ignored', { networkRequestId });
+    return;
+  }
+  const channel = await deps.identity.getChannel(request.orgId, request.channelId);
+  if (!channel) return;
+  const network = await deps.channelCredentials.forChannel(channel);
+  const inviteLink = held.group.invite_link ?? (await deps.network.getInviteLink(network, groupId));
+  await completeGroup(deps, request, { groupId, inviteLink, phoneNumberId: held.phoneNumberId }, network);
+}

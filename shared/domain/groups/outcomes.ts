@@ -1,0 +1,128 @@
+import type { Chat } from '#shared/domain/chats/chat';
+import { eventIdFor } from '#shared/events/domain-event';
+import { logger } from '#shared/observability/logger';
+import type { ChatStore } from '#shared/ports/chat-store';
+import type { Clock } from '#shared/ports/clock';
+import type { EventPublisher } from '#shared/ports/event-publisher';
+import type { GroupRequestStore } from '#shared/ports/group-request-store';
+import type { MessagingNetwork, NetworkChannel } from '#shared/ports/messaging-network';
+import { chatIdFor, type GroupRequest, type GroupRequestError, OPEN_STATUSES } from './group-request.ts';
+
+export interface OutcomeDeps {
+  clock: Clock;
+  groups: GroupRequestStore;
+  chats: ChatStore;
+  events: EventPublisher;
+  network: MessagingNetwork;
+}
+
+export interface CreatedGroup {
+  groupId: string;
+  inviteLink: string;
+  phoneNumberId: string;
+}
+
+/** The event a final request announces. */
+export function finalEvent(request: GroupRequest) {
+  const common = { request_id: request.requestId, organisation_id: request.orgId, channel_id: request.channelId };
+  if (request.status === 'created') {
+    return {
+      eventId: eventIdFor('group.created', request.requestId),
+      type: 'group.created' as const,
+      organisationId: request.orgId,
+      occurredAt: request.updatedAt,
+      data: { ...common, chat_id: request.chatId, subject: request.subject, invite_link: request.inviteLink },
+    };
+  }
+  return {
+    eventId: eventIdFor('group.creation_failed', request.requestId),
+    type: 'group.creation_failed' as const,
+    organisationId: request.orgId,
+    occurredAt: request.updatedAt,
+    data: { ...common, error: request.error },
+  };
+}
+
+/** Publishes the final state's event, then stamps it; a crash in between leaves it to the sweeper. */
+export async function announce(deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'events'>, request: GroupRequest) {
+  await deps.events.publish([finalEvent(request)]);
+  await deps.groups.markPublished(request.orgId, request.requestId, deps.clock.now().toISOString());
+}
+
+/**
+ * The network confirmed the group.
+ * 1. Store the GROUP chat under an id derived from the request's (a repeat finds it stored).
+ * 2. Move the request to `created` (only from pending/creating).
+ * 3. Announce `group.created` — only by the call that made the transition, so replays publish nothing.
+ * A request that already failed stays failed, and the group the network made anyway is deleted.
+ */
+export async function completeGroup(deps: OutcomeDeps, request: GroupRequest, group: CreatedGroup, channel: NetworkChannel) {
+  if (request.status === 'failed') {
+    logger.warn('confirmation for a failed group request; deleting the orphan group', {
+      requestId: request.requestId,
+      groupId: group.groupId,
+    });
+    await deps.network.deleteGroup(channel, group.groupId);
+    return;
+  }
+  if (request.status === 'created') return;
+  const now = deps.clock.now().toISOString();
+  const chatId = chatIdFor(request.requestId);
+  const chat: Chat = {
+    chatId,
+    orgId: request.orgId,
+    name: request.subject,
+    chatType: 'GROUP',
+    channelId: request.channelId,
+    externalChatId: group.groupId,
+    isArchived: false,
+    isResolved: false,
+    isHighPriority: false,
+    autopilot: false,
+    assignedUserIds: [],
+    assignedTeamIds: [],
+    contactIds: [],
+    stateMachineIds: [],
+    currentStateIds: [],
+    labelIds: [],
+    externalItems: [],
+    createdAt: now,
+    updatedAt: now,
+    inviteLink: group.inviteLink,
+    participants: [],
+    requireJoinApproval: request.requireJoinApproval,
+  };
+  await deps.chats.createChat(chat);
+  await deps.chats.linkExternalChat(group.groupId, { orgId: request.orgId, chatId, phoneNumberId: group.phoneNumberId });
+  const created = await deps.groups.transition(request.orgId, request.requestId, OPEN_STATUSES, 'created', {
+    now,
+    chatId,
+    inviteLink: group.inviteLink,
+  });
+  if (created) {
+    await announce(deps, created);
+    return;
+  }
+  const current = await deps.groups.get(request.orgId, request.requestId);
+  if (current?.status === 'failed') await completeGroup(deps, current, group, channel);
+}
+
+/** The request failed: move it to `failed` (only from pending/creating) and announce `group.creation_failed` once. */
+export async function failGroup(
+  deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'events'>,
+  request: GroupRequest,
+  error: GroupRequestError,
+) {
+  const failed = await deps.groups.transition(request.orgId, request.requestId, OPEN_STATUSES, 'failed', {
+    now: deps.clock.now().toISOString(),
+    error,
+  });
+  if (failed) await announce(deps, failed);
+  return failed;
+}
+
+/** Meta's code as the request's error code; 131215 (number not eligible) is our CHANNEL_NOT_ELIGIBLE. */
+export function networkFailure(code: number | undefined, message: string): GroupRequestError {
+  if (code === 131215) return { code: 'CHANNEL_NOT_ELIGIBLE', message };
+  return { code: code === undefined ? 'NETWORK_REJECTED' : String(code), message };
+}

@@ -1,0 +1,131 @@
+import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import type { Config } from '#shared/config/env';
+import { logger } from '#shared/observability/logger';
+import type { ChannelStore } from '#shared/ports/identity-store';
+import { NetworkError, type NetworkChannel, type NetworkGroup } from '#shared/ports/messaging-network';
+import { backoffSeconds, RetryLater } from '#shared/queue/retry';
+import { ineligibility } from './create-group.ts';
+import type { GroupRequest } from './group-request.ts';
+import { type OutcomeDeps, completeGroup, failGroup, networkFailure } from './outcomes.ts';
+import { applyGroupCreateNotification, type HeldGroupCreate } from './apply-group-create.ts';
+
+export interface ProcessGroupRequestDeps extends OutcomeDeps {
+  config: Pick<Config, 'groups'>;
+  identity: ChannelStore;
+  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+}
+
+/** Allowed clock skew between our submission time and Meta's `created_at` when matching a listed group. */
+const RECONCILE_SKEW_MS = 60_000;
+
+/**
+ * Submits one group request to the network (the group worker's job). Safe to run any number of times.
+ * 1. Skip a request that is gone or final; fail one whose channel can no longer host groups.
+ * 2. `pending` → `creating` by conditional write.
+ * 3. A previous call whose outcome is unknown (`submittedAt` set, no Meta request_id): once the settle time has
+ *    passed, list the number's groups; a matching group completes the request, otherwise the marker is cleared
+ *    and the request is submitted again. One request never makes two groups.
+ * 4. Mark the submission, POST /{phoneNumberId}/groups, link Meta's request_id to the request, and apply a
+ *    confirmation that arrived before the link.
+ * 5. Not sent → clear the marker and retry with backoff; ambiguous → retry (reconcile) after the settle time;
+ *    rejected → fail the request with Meta's code and message.
+ */
+export async function processGroupRequest(
+  deps: ProcessGroupRequestDeps,
+  message: { orgId: string; requestId: string },
+  receiveCount: number,
+): Promise<void> {
+  let request = await deps.groups.get(message.orgId, message.requestId);
+  if (!request || request.status === 'created' || request.status === 'failed') return;
+  const channel = await deps.identity.getChannel(request.orgId, request.channelId);
+  const reason = channel ? ineligibility(channel) : 'NOT_FOUND';
+  if (!channel || reason) {
+    await failGroup(deps, request, { code: 'CHANNEL_NOT_ELIGIBLE', message: `the channel cannot host groups (${reason})` });
+    return;
+  }
+  const network = await deps.channelCredentials.forChannel(channel);
+  const now = () => deps.clock.now();
+
+  if (request.status === 'pending') {
+    request = (await deps.groups.transition(request.orgId, request.requestId, ['pending'], 'creating', { now: now().toISOString() })) ??
+      (await deps.groups.get(request.orgId, request.requestId));
+    if (!request || request.status !== 'creating') return;
+  }
+  if (request.networkRequestId) return;
+
+  const { reconcileSettleSeconds, retryBaseSeconds } = deps.config.groups;
+  if (request.submittedAt) {
+    const waited = (now().getTime() - Date.parse(request.submittedAt)) / 1000;
+    if (waited < reconcileSettleSeconds) {
+      throw new RetryLater(reconcileSettleSeconds - waited, 'the last create call has an unknown outcome; reconciling later');
+    }
+    const existing = await reconcile(deps, request, network, receiveCount);
+    if (existing) {
+      const inviteLink = await withRetry(() => deps.network.getInviteLink(network, existing.groupId), retryBaseSeconds, receiveCount);
+      logger.info('reconciled a group request with an existing group', { requestId: request.requestId, groupId: existing.groupId });
+      await completeGroup(deps, request, { groupId: existing.groupId, inviteLink, phoneNumberId: network.phoneNumberId }, network);
+      return;
+    }
+    if (!(await deps.groups.markSubmission(request.orgId, request.requestId, request.submittedAt, undefined, now().toISOString()))) return;
+  }
+
+  const marker = now().toISOString();
+  if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, marker, marker))) return;
+  let networkRequestId: string;
+  try {
+    ({ networkRequestId } = await deps.network.createGroup(network, {
+      subject: request.subject,
+      description: request.description,
+      joinApprovalMode: request.requireJoinApproval ? 'approval_required' : 'auto_approve',
+    }));
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    if (error.kind === 'not-sent') {
+      await deps.groups.markSubmission(request.orgId, request.requestId, marker, undefined, now().toISOString());
+      throw new RetryLater(backoffSeconds(retryBaseSeconds, receiveCount, error.details.retryAfterSeconds), error.message);
+    }
+    if (error.kind === 'ambiguous') {
+      throw new RetryLater(Math.max(reconcileSettleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)), error.message);
+    }
+    await failGroup(deps, request, networkFailure(error.code, error.message));
+    return;
+  }
+
+  await deps.groups.linkNetworkRequest({
+    networkRequestId,
+    orgId: request.orgId,
+    requestId: request.requestId,
+    phoneNumberId: network.phoneNumberId,
+  });
+  await deps.groups.setNetworkRequestId(request.orgId, request.requestId, networkRequestId, now().toISOString());
+  const held = (await deps.groups.heldConfirmation(networkRequestId)) as HeldGroupCreate | undefined;
+  if (held) await applyGroupCreateNotification(deps, held);
+}
+
+/** A group of the number with the request's subject, created since the submission and not yet linked to a chat. */
+async function reconcile(
+  deps: ProcessGroupRequestDeps,
+  request: GroupRequest,
+  network: NetworkChannel,
+  receiveCount: number,
+): Promise<NetworkGroup | undefined> {
+  const groups = await withRetry(() => deps.network.listGroups(network), deps.config.groups.retryBaseSeconds, receiveCount);
+  const since = Date.parse(request.submittedAt!) - RECONCILE_SKEW_MS;
+  for (const group of groups) {
+    if (group.subject.trim() !== request.subject.trim()) continue;
+    if (group.createdAt && Date.parse(group.createdAt) < since) continue;
+    if (await deps.chats.findExternalChat(group.groupId)) continue;
+    return group;
+  }
+  return undefined;
+}
+
+/** A read that failed in any way is simply retried later: reads have no effect to reconcile. */
+async function withRetry<T>(call: () => Promise<T>, baseSeconds: number, receiveCount: number): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    throw new RetryLater(backoffSeconds(baseSeconds, receiveCount, error.details.retryAfterSeconds), error.message);
+  }
+}

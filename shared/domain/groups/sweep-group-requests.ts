@@ -1,0 +1,43 @@
+import type { Config } from '#shared/config/env';
+import { logger } from '#shared/observability/logger';
+import type { JobQueue } from '#shared/ports/job-queue';
+import { GROUP_REQUESTS_QUEUE } from './create-group.ts';
+import { announce, failGroup, type OutcomeDeps } from './outcomes.ts';
+
+/** A pending request not picked up within this time was probably never queued (or its message was lost). */
+export const REQUEUE_AFTER_SECONDS = 60;
+const BATCH = 100;
+const REPUBLISH_AFTER_SECONDS = 30;
+
+/**
+ * The group sweeper (scheduled):
+ * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS → `failed` with CONFIRMATION_TIMEOUT.
+ * 2. Requests still `pending` after a minute → queued again (the worker is idempotent).
+ * 3. Final requests whose event was never published → published and stamped.
+ */
+export async function sweepGroupRequests(deps: OutcomeDeps & { config: Pick<Config, 'groups'>; queue: JobQueue }) {
+  const now = deps.clock.now().getTime();
+  const timeoutMs = deps.config.groups.confirmationTimeoutSeconds * 1000;
+  let timedOut = 0;
+  let requeued = 0;
+  for (const request of await deps.groups.listOpen(BATCH)) {
+    const age = now - Date.parse(request.createdAt);
+    if (age >= timeoutMs) {
+      if (await failGroup(deps, request, { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' })) {
+        timedOut += 1;
+      }
+    } else if (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) {
+      await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
+      requeued += 1;
+    }
+  }
+  // The call that made a request final announces it; only stragglers older than that call's run are republished.
+  const unpublished = (await deps.groups.listUnpublished(BATCH)).filter(
+    (request) => now - Date.parse(request.updatedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
+  );
+  for (const request of unpublished) await announce(deps, request);
+  if (timedOut + requeued + unpublished.length > 0) {
+    logger.info('group sweep', { timedOut, requeued, republished: unpublished.length });
+  }
+  return { timedOut, requeued, republished: unpublished.length };
+}

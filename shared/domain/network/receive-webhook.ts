@@ -1,0 +1,47 @@
+import { timingSafeEqual } from 'node:crypto';
+import * as v from 'valibot';
+import { verifyMetaSignature } from '#shared/auth/meta-signature';
+import type { Config } from '#shared/config/env';
+import { type ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
+import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
+import { toFieldErrors } from '#shared/http/validation';
+import { logger } from '#shared/observability/logger';
+import { applyNetworkNotification } from './apply-notification.ts';
+import { Notification } from './notification.ts';
+
+/**
+ * Meta's webhook (CONTRACT §5).
+ * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing changes.
+ * 2. Parse and validate the envelope (400 for a signed but unusable payload).
+ * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
+ */
+export async function receiveNetworkWebhook(
+  deps: ApplyGroupCreateDeps & { config: Pick<Config, 'whatsapp'> },
+  input: { body: Buffer; signature: string | undefined },
+): Promise<void> {
+  if (!verifyMetaSignature(input.body, input.signature, deps.config.whatsapp.appSecret)) {
+    logger.warn('security: network webhook with a missing or wrong signature refused');
+    throw new UnauthorizedError('the X-Hub-Signature-256 signature is missing or wrong');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(input.body.toString('utf8'));
+  } catch {
+    throw new MalformedJsonError();
+  }
+  const parsed = v.safeParse(Notification, json);
+  if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.issues, ''), 'not a WhatsApp notification');
+  await applyNetworkNotification(deps, parsed.output);
+}
+
+/** Meta's subscription handshake: echo `hub.challenge` when the verify token matches. */
+export function verifyWebhookSubscription(
+  deps: { config: Pick<Config, 'whatsapp'> },
+  query: { 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string },
+): string {
+  const expected = Buffer.from(deps.config.whatsapp.verifyToken);
+  const given = Buffer.from(query['hub.verify_token'] ?? '');
+  const valid = given.length === expected.length && timingSafeEqual(given, expected);
+  if (query['hub.mode'] !== 'subscribe' || !valid || query['hub.challenge'] === undefined) throw new ForbiddenError();
+  return query['hub.challenge'];
+}

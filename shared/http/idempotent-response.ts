@@ -1,0 +1,23 @@
+import { type IdempotentResult, idempotent } from '#shared/domain/idempotency/idempotent';
+import type { Clock } from '#shared/ports/clock';
+import type { IdempotencyStore } from '#shared/ports/idempotency-store';
+import { json, type HttpResult } from './responses.ts';
+
+/** Runs `action` under the request's Idempotency-Key and answers with its (possibly replayed) response. */
+export async function idempotentResponse(
+  deps: { clock: Clock; limits: IdempotencyStore },
+  request: { orgId: string; idempotencyKey: string | undefined; operation: string; payload: unknown },
+  action: () => Promise<{ statusCode: number; body: unknown; location?: string }>,
+): Promise<HttpResult> {
+  const result: IdempotentResult = await idempotent(
+    deps,
+    { orgId: request.orgId, key: request.idempotencyKey, operation: request.operation, body: request.payload },
+    async () => {
+      const { statusCode, body, location } = await action();
+      const headers: Record<string, string> = location ? { location } : {};
+      return { statusCode, body, headers };
+    },
+  );
+  const headers = { ...result.response.headers, ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}) };
+  return json(result.response.statusCode, result.response.body, headers);
+}

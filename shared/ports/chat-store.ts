@@ -1,0 +1,49 @@
+import type { Chat, JoinRequest, Message, MessageStatus, Participant } from '#shared/domain/chats/chat';
+import type { Page, PageRequest } from './identity-store.ts';
+
+export interface ExternalChatLink {
+  orgId: string;
+  chatId: string;
+  phoneNumberId: string;
+}
+
+export interface MessageLink {
+  orgId: string;
+  chatId: string;
+  messageId: string;
+}
+
+export interface ChatStore {
+  /** Stores a new chat; returns false when a chat with that id exists (nothing changes). */
+  createChat(chat: Chat): Promise<boolean>;
+  getChat(orgId: string, chatId: string): Promise<Chat | undefined>;
+  /** Applies `change` to the chat with an optimistic version check, retrying on a concurrent change. */
+  updateChat(orgId: string, chatId: string, change: (chat: Chat) => Partial<Chat> | undefined): Promise<Chat | undefined>;
+  linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void>;
+  findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined>;
+
+  /** Stores a message; returns false when it exists (a replayed inbound message). */
+  createMessage(message: Message): Promise<boolean>;
+  getMessage(orgId: string, chatId: string, messageId: string): Promise<Message | undefined>;
+  /** Oldest first. */
+  listMessages(orgId: string, chatId: string, page: PageRequest): Promise<Page<Message>>;
+  /**
+   * Moves a message's status forward in one conditional write: only from one of `from` (or, for `rankBelow`, from
+   * any status ranked lower). Returns false when the condition does not hold.
+   */
+  updateMessage(
+    orgId: string,
+    chatId: string,
+    messageId: string,
+    condition: { from: MessageStatus[] } | { sendingSince: string | null },
+    changes: Partial<Pick<Message, 'status' | 'error' | 'networkMessageId' | 'sendingSince'>> & { clearSending?: boolean },
+  ): Promise<boolean>;
+  linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void>;
+  findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined>;
+
+  putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void>;
+  deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void>;
+  listJoinRequests(orgId: string, chatId: string, page: PageRequest): Promise<Page<JoinRequest>>;
+}
+
+export type { Participant };

@@ -1,0 +1,28 @@
+/** A stored successful answer, replayed for a repeated Idempotency-Key. */
+export interface StoredResponse {
+  statusCode: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export type IdempotencyClaim =
+  | { outcome: 'claimed' }
+  | { outcome: 'completed'; fingerprint: string; response: StoredResponse }
+  | { outcome: 'in-progress'; fingerprint: string };
+
+export interface IdempotencyStore {
+  /**
+   * Claims (orgId, key) for a request with `fingerprint`, in one conditional write: it succeeds when the key is new,
+   * its in-flight marker expired, or its stored answer expired. Otherwise returns what holds the key.
+   */
+  claim(orgId: string, key: string, fingerprint: string, now: Date, inFlightSeconds: number, keepSeconds: number): Promise<IdempotencyClaim>;
+  complete(orgId: string, key: string, fingerprint: string, response: StoredResponse, now: Date, keepSeconds: number): Promise<void>;
+  /** Frees a key whose first call failed. */
+  release(orgId: string, key: string, fingerprint: string): Promise<void>;
+}
+
+/** A fixed-window counter per (scope, organisation). */
+export interface RateLimiter {
+  /** Counts one request; returns false (with the seconds until the window ends) when the limit is reached. */
+  take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+}

@@ -1,0 +1,270 @@
+import { ADMINS_AND_BOTS, ANY_ROLE } from '#shared/domain/auth/roles';
+import { ListQuery } from '#shared/schemas/common';
+import {
+  AssignmentBody,
+  AssignmentView,
+  ChatParams,
+  ChatView,
+  CreateGroupBody,
+  GroupAccepted,
+  GroupRequestView,
+  InviteLink,
+  InviteParticipantsBody,
+  Invitations,
+  JoinRequestIdsBody,
+  JoinRequestList,
+  JoinRequestOutcome,
+  MessageList,
+  MessageQueued,
+  ParticipantList,
+  RemoveParticipantsBody,
+  RequestParams,
+  SendMessageBody,
+  WebhookVerifyQuery,
+} from '#shared/schemas/groups';
+import { defineRoute } from './route.ts';
+
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  description: '1–255 printable ASCII characters; a retry with the same key and body replays the first answer (24 h)',
+};
+const MEMBER_ERRORS = {
+  404: { description: 'CHAT_NOT_FOUND' },
+  422: { description: 'NOT_A_GROUP, or NETWORK_REJECTED with networkCode' },
+  503: { description: 'NETWORK_UNAVAILABLE (Retry-After)' },
+};
+
+export const createGroup = defineRoute({
+  operationId: 'createGroup',
+  method: 'POST',
+  path: '/groups/{orgId}',
+  fn: 'create-group',
+  summary: 'Request a group chat on an official WhatsApp channel (asynchronous)',
+  tag: 'groups',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  body: CreateGroupBody,
+  idempotent: true,
+  headers: [IDEMPOTENCY_HEADER],
+  responses: {
+    202: { description: 'Accepted; poll statusUrl (also in Location)', schema: GroupAccepted },
+    404: { description: 'CHANNEL_NOT_FOUND' },
+    409: { description: 'IDEMPOTENCY_KEY_IN_USE' },
+    422: { description: 'CHANNEL_NOT_ELIGIBLE (reason) or IDEMPOTENCY_KEY_REUSED' },
+    429: { description: 'RATE_LIMITED (Retry-After)' },
+  },
+});
+
+export const getGroupCreationStatus = defineRoute({
+  operationId: 'getGroupCreationStatus',
+  method: 'GET',
+  path: '/groups/{orgId}/creation-status/{requestId}',
+  fn: 'get-group-status',
+  summary: 'Poll a group creation request',
+  tag: 'groups',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: RequestParams,
+  responses: { 200: { description: 'The request', schema: GroupRequestView }, 404: { description: 'REQUEST_NOT_FOUND' } },
+});
+
+export const verifyNetworkWebhook = defineRoute({
+  operationId: 'verifyNetworkWebhook',
+  method: 'GET',
+  path: '/network/whatsapp/webhook',
+  fn: 'verify-network-webhook',
+  summary: "Meta's webhook verification handshake",
+  tag: 'network',
+  auth: 'public',
+  query: WebhookVerifyQuery,
+  responses: {
+    200: { description: 'hub.challenge, as text', contentType: 'text/plain' },
+    403: { description: 'FORBIDDEN: wrong hub.verify_token' },
+  },
+});
+
+export const receiveNetworkWebhook = defineRoute({
+  operationId: 'receiveNetworkWebhook',
+  method: 'POST',
+  path: '/network/whatsapp/webhook',
+  fn: 'receive-network-webhook',
+  summary: "Meta's signed notifications (X-Hub-Signature-256)",
+  tag: 'network',
+  auth: 'public',
+  rawBody: true,
+  headers: [{ name: 'X-Hub-Signature-256', description: 'sha256=<hex HMAC-SHA256 of the raw body, keyed by the app secret>', required: true }],
+  responses: {
+    200: { description: 'Stored' },
+    401: { description: 'UNAUTHORIZED: missing or wrong signature; nothing changed' },
+  },
+});
+
+export const getChat = defineRoute({
+  operationId: 'getChat',
+  method: 'GET',
+  path: '/chats/{orgId}/{chatId}',
+  fn: 'get-chat',
+  summary: 'Read a chat',
+  tag: 'chats',
+  auth: ANY_ROLE,
+  orgParam: 'orgId',
+  params: ChatParams,
+  responses: { 200: { description: 'The chat', schema: ChatView }, 404: { description: 'CHAT_NOT_FOUND' } },
+});
+
+export const listMessages = defineRoute({
+  operationId: 'listMessages',
+  method: 'GET',
+  path: '/chats/{orgId}/{chatId}/messages',
+  fn: 'list-messages',
+  summary: 'Read the conversation, oldest first',
+  tag: 'chats',
+  auth: ANY_ROLE,
+  orgParam: 'orgId',
+  params: ChatParams,
+  query: ListQuery,
+  responses: { 200: { description: 'Messages', schema: MessageList }, 404: { description: 'CHAT_NOT_FOUND' } },
+});
+
+export const sendMessage = defineRoute({
+  operationId: 'sendMessage',
+  method: 'POST',
+  path: '/messaging/send-message',
+  fn: 'send-message',
+  summary: 'Send a text message to a chat (asynchronous)',
+  tag: 'chats',
+  auth: ANY_ROLE,
+  body: SendMessageBody,
+  responses: {
+    202: { description: 'Queued; the outcome is recorded on the message', schema: MessageQueued },
+    404: { description: 'CHAT_NOT_FOUND' },
+    422: { description: 'CHANNEL_NOT_SUPPORTED' },
+  },
+});
+
+export const assignChat = defineRoute({
+  operationId: 'assignChat',
+  method: 'POST',
+  path: '/chat-assignments/{orgId}/{chatId}',
+  fn: 'assign-chat',
+  summary: 'Replace the users and teams assigned to a chat',
+  tag: 'chats',
+  auth: ANY_ROLE,
+  orgParam: 'orgId',
+  params: ChatParams,
+  body: AssignmentBody,
+  responses: {
+    200: { description: 'The assignment', schema: AssignmentView },
+    404: { description: 'CHAT_NOT_FOUND' },
+    422: { description: 'VALIDATION_FAILED: primaryUserId not among the assigned users' },
+  },
+});
+
+export const listParticipants = defineRoute({
+  operationId: 'listParticipants',
+  method: 'GET',
+  path: '/groups/{orgId}/{chatId}/participants',
+  fn: 'list-participants',
+  summary: "A group's participants",
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  responses: { 200: { description: 'Participants', schema: ParticipantList }, ...MEMBER_ERRORS },
+});
+
+export const inviteParticipants = defineRoute({
+  operationId: 'inviteParticipants',
+  method: 'POST',
+  path: '/groups/{orgId}/{chatId}/participants',
+  fn: 'invite-participants',
+  summary: 'Send the invite link to 1–8 numbers (the network does not let a business add members)',
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  body: InviteParticipantsBody,
+  responses: { 202: { description: 'One invitation per number', schema: Invitations }, ...MEMBER_ERRORS },
+});
+
+export const removeParticipants = defineRoute({
+  operationId: 'removeParticipants',
+  method: 'DELETE',
+  path: '/groups/{orgId}/{chatId}/participants',
+  fn: 'remove-participants',
+  summary: 'Remove 1–8 participants',
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  body: RemoveParticipantsBody,
+  responses: { 202: { description: 'Removal requested; the participant list follows the network' }, ...MEMBER_ERRORS },
+});
+
+export const getInviteLink = defineRoute({
+  operationId: 'getInviteLink',
+  method: 'GET',
+  path: '/groups/{orgId}/{chatId}/invite-link',
+  fn: 'get-invite-link',
+  summary: "The group's invite link",
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  responses: { 200: { description: 'Invite link', schema: InviteLink }, ...MEMBER_ERRORS },
+});
+
+export const resetInviteLink = defineRoute({
+  operationId: 'resetInviteLink',
+  method: 'POST',
+  path: '/groups/{orgId}/{chatId}/invite-link/reset',
+  fn: 'reset-invite-link',
+  summary: 'Replace the invite link; the old one stops working',
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  responses: { 200: { description: 'The new invite link', schema: InviteLink }, ...MEMBER_ERRORS },
+});
+
+export const listJoinRequests = defineRoute({
+  operationId: 'listJoinRequests',
+  method: 'GET',
+  path: '/groups/{orgId}/{chatId}/join-requests',
+  fn: 'list-join-requests',
+  summary: 'Pending join requests',
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  query: ListQuery,
+  responses: { 200: { description: 'Join requests', schema: JoinRequestList }, ...MEMBER_ERRORS },
+});
+
+export const approveJoinRequests = defineRoute({
+  operationId: 'approveJoinRequests',
+  method: 'POST',
+  path: '/groups/{orgId}/{chatId}/join-requests/approve',
+  fn: 'approve-join-requests',
+  summary: 'Approve join requests',
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  body: JoinRequestIdsBody,
+  responses: { 200: { description: 'Per-request outcome', schema: JoinRequestOutcome }, ...MEMBER_ERRORS },
+});
+
+export const rejectJoinRequests = defineRoute({
+  operationId: 'rejectJoinRequests',
+  method: 'POST',
+  path: '/groups/{orgId}/{chatId}/join-requests/reject',
+  fn: 'reject-join-requests',
+  summary: 'Reject join requests',
+  tag: 'group members',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  body: JoinRequestIdsBody,
+  responses: { 200: { description: 'Per-request outcome', schema: JoinRequestOutcome }, ...MEMBER_ERRORS },
+});

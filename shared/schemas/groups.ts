@@ -1,0 +1,125 @@
+import * as v from 'valibot';
+import { NextCursor, Timestamp } from './common.ts';
+
+const codePoints = (value: string) => [...value].length;
+
+export const CreateGroupBody = v.strictObject({
+  channelId: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256)),
+  subject: v.pipe(
+    v.string(),
+    v.trim(),
+    v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 128, 'must be 1–128 characters after trimming'),
+  ),
+  description: v.optional(v.pipe(v.string(), v.check((value) => codePoints(value) <= 2048, 'must be at most 2048 characters'))),
+  requireJoinApproval: v.optional(v.boolean(), true),
+});
+export type CreateGroupBody = v.InferOutput<typeof CreateGroupBody>;
+
+export const GroupAccepted = v.object({
+  requestId: v.string(),
+  status: v.literal('pending'),
+  statusUrl: v.string(),
+});
+
+const ErrorView = v.object({ code: v.string(), message: v.string() });
+
+export const GroupRequestView = v.object({
+  requestId: v.string(),
+  status: v.picklist(['pending', 'creating', 'created', 'failed']),
+  channelId: v.string(),
+  subject: v.string(),
+  chatId: v.optional(v.string()),
+  inviteLink: v.optional(v.string()),
+  error: v.optional(ErrorView),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const RequestParams = v.object({ requestId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)) });
+export const ChatParams = v.object({ chatId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)) });
+
+const E164 = v.pipe(v.string(), v.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +4915112345678'));
+const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
+
+export const ChatView = v.looseObject({
+  chatId: v.string(),
+  name: v.string(),
+  chatType: v.picklist(['INDIVIDUAL', 'GROUP']),
+  channelId: v.string(),
+  externalChatId: v.optional(v.string()),
+  assignedUserIds: v.array(v.string()),
+  assignedTeamIds: v.array(v.string()),
+  primaryAssigneeUserId: v.optional(v.string()),
+  inviteLink: v.optional(v.string()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const MessageView = v.object({
+  messageId: v.string(),
+  chatId: v.string(),
+  direction: v.picklist(['INBOUND', 'OUTBOUND']),
+  from: v.string(),
+  text: v.string(),
+  status: v.picklist(['queued', 'sent', 'delivered', 'read', 'failed']),
+  error: v.optional(ErrorView),
+  createdAt: Timestamp,
+});
+export const MessageList = v.object({ messages: v.array(MessageView), nextCursor: NextCursor });
+
+export const SendMessageBody = v.strictObject({
+  chatId: Id,
+  text: v.pipe(v.string(), v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 4096, 'must be 1–4096 characters')),
+});
+export const MessageQueued = v.object({ messageId: v.string(), status: v.literal('queued') });
+
+export const AssignmentBody = v.strictObject({
+  userIds: v.optional(v.pipe(v.array(Id), v.maxLength(100))),
+  teamIds: v.optional(v.pipe(v.array(Id), v.maxLength(100))),
+  primaryUserId: v.optional(v.nullable(Id)),
+});
+export const AssignmentView = v.object({
+  chatId: v.string(),
+  assignedUserIds: v.array(v.string()),
+  assignedTeamIds: v.array(v.string()),
+  primaryAssigneeUserId: v.nullable(v.string()),
+});
+
+export const ParticipantList = v.object({
+  participants: v.array(v.object({ phoneNumber: v.nullable(v.string()), userId: v.nullable(v.string()), joinedAt: Timestamp })),
+});
+export const InviteParticipantsBody = v.strictObject({
+  phoneNumbers: v.pipe(v.array(E164), v.minLength(1, 'must hold 1–8 numbers'), v.maxLength(8, 'must hold 1–8 numbers')),
+});
+export const Invitations = v.object({
+  invitations: v.array(
+    v.object({ phoneNumber: v.string(), status: v.picklist(['sent', 'failed']), messageId: v.optional(v.string()), error: v.optional(ErrorView) }),
+  ),
+});
+export const RemoveParticipantsBody = v.pipe(
+  v.strictObject({ phoneNumbers: v.optional(v.array(E164)), userIds: v.optional(v.array(Id)) }),
+  v.check((body) => {
+    const count = (body.phoneNumbers?.length ?? 0) + (body.userIds?.length ?? 0);
+    return count >= 1 && count <= 8;
+  }, 'phoneNumbers and userIds must hold 1–8 entries in all'),
+);
+export const InviteLink = v.object({ inviteLink: v.string() });
+export const JoinRequestList = v.object({
+  joinRequests: v.array(
+    v.object({ joinRequestId: v.string(), phoneNumber: v.nullable(v.string()), userId: v.nullable(v.string()), createdAt: Timestamp }),
+  ),
+  nextCursor: NextCursor,
+});
+export const JoinRequestIdsBody = v.strictObject({
+  joinRequestIds: v.pipe(v.array(Id), v.minLength(1, 'must hold 1–100 ids'), v.maxLength(100, 'must hold 1–100 ids')),
+});
+export const JoinRequestOutcome = v.object({
+  succeeded: v.array(v.string()),
+  failed: v.array(v.object({ joinRequestId: v.string(), error: ErrorView })),
+});
+
+export const WebhookVerifyQuery = v.looseObject({
+  'hub.mode': v.optional(v.string()),
+  'hub.verify_token': v.optional(v.string()),
+  'hub.challenge': v.optional(v.pipe(v.string(), v.maxLength(1024))),
+});
