@@ -4,4 +4,6 @@ import { api } from '#shared/http/api';
 import { ok } from '#shared/http/responses';
 import { listChannels as route } from '#shared/routes/foundation';
 
-export const handler = api(route).handler(async ({ orgId, query }) => ok(await listChannels(deps(), { orgId, ...query })));
+export const handler = api(route).handler(async ({ orgId, query }) =>
+  ok(await listChannels(deps(), { orgId, ...query })),
+);

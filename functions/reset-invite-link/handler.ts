@@ -4,4 +4,6 @@ import { api } from '#shared/http/api';
 import { ok } from '#shared/http/responses';
 import { resetInviteLink as route } from '#shared/routes/groups';
 
-export const handler = api(route).handler(async ({ orgId, params }) => ok(await resetInviteLink(deps(), { orgId, ...params })));
+export const handler = api(route).handler(async ({ orgId, params }) =>
+  ok(await resetInviteLink(deps(), { orgId, ...params })),
+);

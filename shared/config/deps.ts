@@ -3,21 +3,21 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
+import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
 import { EventBridgePublisher } from '#shared/adapters/eventbridge/event-publisher';
 import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
-import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
-import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
+import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
+import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 import { type Config, config } from '#shared/config/env';
 import { type Clock, systemClock } from '#shared/ports/clock';
-import { type IdGenerator, ulidIds } from '#shared/ports/ids';
 import type { EventPublisher } from '#shared/ports/event-publisher';
+import { type IdGenerator, ulidIds } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { KeyStore } from '#shared/ports/key-store';
 import type { MessagingNetwork } from '#shared/ports/messaging-network';
@@ -85,7 +85,10 @@ function buildDeps(): Deps {
         return url;
       }),
     events: () =>
-      new EventBridgePublisher(new EventBridgeClient(clientOptions(cfg.aws.region, cfg.aws.endpoints.eventbridge)), cfg.aws.eventBusName),
+      new EventBridgePublisher(
+        new EventBridgeClient(clientOptions(cfg.aws.region, cfg.aws.endpoints.eventbridge)),
+        cfg.aws.eventBusName,
+      ),
     network: () => new GraphMessagingNetwork({ baseUrl: cfg.whatsapp.graphUrl }),
     secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
     channelCredentials: () => new ChannelCredentials(() => deps.secrets),

@@ -22,9 +22,23 @@ export interface QueueDef {
 
 export const QUEUES: QueueDef[] = [
   /** Group creation requests → group-worker, which calls Meta. Retries back off through the visibility timeout. */
-  { name: 'group-requests', consumer: 'group-worker', batchSize: 5, timeoutSeconds: 30, maxReceiveCount: 10, maxConcurrency: 5 },
+  {
+    name: 'group-requests',
+    consumer: 'group-worker',
+    batchSize: 5,
+    timeoutSeconds: 30,
+    maxReceiveCount: 10,
+    maxConcurrency: 5,
+  },
   /** Outbound chat messages → message-sender. */
-  { name: 'outbound-messages', consumer: 'message-sender', batchSize: 10, timeoutSeconds: 30, maxReceiveCount: 5, maxConcurrency: 5 },
+  {
+    name: 'outbound-messages',
+    consumer: 'message-sender',
+    batchSize: 10,
+    timeoutSeconds: 30,
+    maxReceiveCount: 5,
+    maxConcurrency: 5,
+  },
 ];
 
 /** Bus rules, defined once: the local bus applies them, the CDK stack turns them into EventBridge rules. */

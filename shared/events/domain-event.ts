@@ -6,6 +6,11 @@ export const eventIdFor = (type: EventType, subjectId: string) =>
   `evt_${createHash('sha256').update(`${type}:${subjectId}`).digest('base64url').slice(0, 26)}`;
 
 /** The EventBridge `detail` of an event: the webhook body of CONTRACT §7 plus the event id. */
-export function eventDetail(event: { eventId: string; type: EventType; occurredAt: string; data: Record<string, unknown> }) {
+export function eventDetail(event: {
+  eventId: string;
+  type: EventType;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}) {
   return { event_id: event.eventId, type: event.type, timestamp: event.occurredAt, ...event.data };
 }

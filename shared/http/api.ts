@@ -134,7 +134,9 @@ const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
 function idempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(value)) {
-    throw new ValidationError([{ pointer: '#/header/idempotency-key', message: 'must be 1–255 printable ASCII characters' }]);
+    throw new ValidationError([
+      { pointer: '#/header/idempotency-key', message: 'must be 1–255 printable ASCII characters' },
+    ]);
   }
   return value;
 }

@@ -1,7 +1,7 @@
 import { type IdempotentResult, idempotent } from '#shared/domain/idempotency/idempotent';
 import type { Clock } from '#shared/ports/clock';
 import type { IdempotencyStore } from '#shared/ports/idempotency-store';
-import { json, type HttpResult } from './responses.ts';
+import { type HttpResult, json } from './responses.ts';
 
 /** Runs `action` under the request's Idempotency-Key and answers with its (possibly replayed) response. */
 export async function idempotentResponse(

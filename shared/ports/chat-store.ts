@@ -18,7 +18,11 @@ export interface ChatStore {
   createChat(chat: Chat): Promise<boolean>;
   getChat(orgId: string, chatId: string): Promise<Chat | undefined>;
   /** Applies `change` to the chat with an optimistic version check, retrying on a concurrent change. */
-  updateChat(orgId: string, chatId: string, change: (chat: Chat) => Partial<Chat> | undefined): Promise<Chat | undefined>;
+  updateChat(
+    orgId: string,
+    chatId: string,
+    change: (chat: Chat) => Partial<Chat> | undefined,
+  ): Promise<Chat | undefined>;
   linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void>;
   findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined>;
 
@@ -36,7 +40,9 @@ export interface ChatStore {
     chatId: string,
     messageId: string,
     condition: { from: MessageStatus[] } | { sendingSince: string | null },
-    changes: Partial<Pick<Message, 'status' | 'error' | 'networkMessageId' | 'sendingSince'>> & { clearSending?: boolean },
+    changes: Partial<Pick<Message, 'status' | 'error' | 'networkMessageId' | 'sendingSince'>> & {
+      clearSending?: boolean;
+    },
   ): Promise<boolean>;
   linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void>;
   findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined>;

@@ -24,7 +24,13 @@ export interface GroupRequestStore {
     changes: { now: string; chatId?: string; inviteLink?: string; error?: GroupRequestError; submittedAt?: string },
   ): Promise<GroupRequest | undefined>;
   /** Sets or clears `submittedAt` while the request is `creating` and the marker is still `expected`. */
-  markSubmission(orgId: string, requestId: string, expected: string | undefined, next: string | undefined, now: string): Promise<boolean>;
+  markSubmission(
+    orgId: string,
+    requestId: string,
+    expected: string | undefined,
+    next: string | undefined,
+    now: string,
+  ): Promise<boolean>;
   /** Records Meta's request_id on a `creating` request. */
   setNetworkRequestId(orgId: string, requestId: string, networkRequestId: string, now: string): Promise<void>;
   /** Stamps the final state's event as published. */

@@ -15,8 +15,22 @@ export interface IdempotencyStore {
    * Claims (orgId, key) for a request with `fingerprint`, in one conditional write: it succeeds when the key is new,
    * its in-flight marker expired, or its stored answer expired. Otherwise returns what holds the key.
    */
-  claim(orgId: string, key: string, fingerprint: string, now: Date, inFlightSeconds: number, keepSeconds: number): Promise<IdempotencyClaim>;
-  complete(orgId: string, key: string, fingerprint: string, response: StoredResponse, now: Date, keepSeconds: number): Promise<void>;
+  claim(
+    orgId: string,
+    key: string,
+    fingerprint: string,
+    now: Date,
+    inFlightSeconds: number,
+    keepSeconds: number,
+  ): Promise<IdempotencyClaim>;
+  complete(
+    orgId: string,
+    key: string,
+    fingerprint: string,
+    response: StoredResponse,
+    now: Date,
+    keepSeconds: number,
+  ): Promise<void>;
   /** Frees a key whose first call failed. */
   release(orgId: string, key: string, fingerprint: string): Promise<void>;
 }
@@ -24,5 +38,11 @@ export interface IdempotencyStore {
 /** A fixed-window counter per (scope, organisation). */
 export interface RateLimiter {
   /** Counts one request; returns false (with the seconds until the window ends) when the limit is reached. */
-  take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  take(
+    scope: string,
+    orgId: string,
+    limit: number,
+    windowSeconds: number,
+    now: Date,
+  ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
 }

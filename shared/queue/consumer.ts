@@ -25,7 +25,12 @@ export function sqsConsumer<S extends v.GenericSchema>(
       await work(body, receiveCount);
     } catch (error) {
       if (error instanceof RetryLater) {
-        logger.info('record retried later', { queue, messageId: record.messageId, delaySeconds: error.delaySeconds, reason: error.message });
+        logger.info('record retried later', {
+          queue,
+          messageId: record.messageId,
+          delaySeconds: error.delaySeconds,
+          reason: error.message,
+        });
         await deps().queue.retryAfter(queue, record.receiptHandle, error.delaySeconds);
       } else {
         logger.error('record failed', { queue, messageId: record.messageId, error: error as Error });
@@ -35,5 +40,7 @@ export function sqsConsumer<S extends v.GenericSchema>(
   };
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler((event: SQSEvent, context: Context) => processPartialResponse(event, recordHandler, processor, { context }));
+    .handler((event: SQSEvent, context: Context) =>
+      processPartialResponse(event, recordHandler, processor, { context }),
+    );
 }

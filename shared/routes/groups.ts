@@ -8,9 +8,9 @@ import {
   CreateGroupBody,
   GroupAccepted,
   GroupRequestView,
+  Invitations,
   InviteLink,
   InviteParticipantsBody,
-  Invitations,
   JoinRequestIdsBody,
   JoinRequestList,
   JoinRequestOutcome,
@@ -65,7 +65,10 @@ export const getGroupCreationStatus = defineRoute({
   auth: ADMINS_AND_BOTS,
   orgParam: 'orgId',
   params: RequestParams,
-  responses: { 200: { description: 'The request', schema: GroupRequestView }, 404: { description: 'REQUEST_NOT_FOUND' } },
+  responses: {
+    200: { description: 'The request', schema: GroupRequestView },
+    404: { description: 'REQUEST_NOT_FOUND' },
+  },
 });
 
 export const verifyNetworkWebhook = defineRoute({
@@ -92,7 +95,13 @@ export const receiveNetworkWebhook = defineRoute({
   tag: 'network',
   auth: 'public',
   rawBody: true,
-  headers: [{ name: 'X-Hub-Signature-256', description: 'sha256=<hex HMAC-SHA256 of the raw body, keyed by the app secret>', required: true }],
+  headers: [
+    {
+      name: 'X-Hub-Signature-256',
+      description: 'sha256=<hex HMAC-SHA256 of the raw body, keyed by the app secret>',
+      required: true,
+    },
+  ],
   responses: {
     200: { description: 'Stored' },
     401: { description: 'UNAUTHORIZED: missing or wrong signature; nothing changed' },

@@ -10,7 +10,12 @@ export const CreateGroupBody = v.strictObject({
     v.trim(),
     v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 128, 'must be 1–128 characters after trimming'),
   ),
-  description: v.optional(v.pipe(v.string(), v.check((value) => codePoints(value) <= 2048, 'must be at most 2048 characters'))),
+  description: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((value) => codePoints(value) <= 2048, 'must be at most 2048 characters'),
+    ),
+  ),
   requireJoinApproval: v.optional(v.boolean(), true),
 });
 export type CreateGroupBody = v.InferOutput<typeof CreateGroupBody>;
@@ -69,7 +74,10 @@ export const MessageList = v.object({ messages: v.array(MessageView), nextCursor
 
 export const SendMessageBody = v.strictObject({
   chatId: Id,
-  text: v.pipe(v.string(), v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 4096, 'must be 1–4096 characters')),
+  text: v.pipe(
+    v.string(),
+    v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 4096, 'must be 1–4096 characters'),
+  ),
 });
 export const MessageQueued = v.object({ messageId: v.string(), status: v.literal('queued') });
 
@@ -86,14 +94,21 @@ export const AssignmentView = v.object({
 });
 
 export const ParticipantList = v.object({
-  participants: v.array(v.object({ phoneNumber: v.nullable(v.string()), userId: v.nullable(v.string()), joinedAt: Timestamp })),
+  participants: v.array(
+    v.object({ phoneNumber: v.nullable(v.string()), userId: v.nullable(v.string()), joinedAt: Timestamp }),
+  ),
 });
 export const InviteParticipantsBody = v.strictObject({
   phoneNumbers: v.pipe(v.array(E164), v.minLength(1, 'must hold 1–8 numbers'), v.maxLength(8, 'must hold 1–8 numbers')),
 });
 export const Invitations = v.object({
   invitations: v.array(
-    v.object({ phoneNumber: v.string(), status: v.picklist(['sent', 'failed']), messageId: v.optional(v.string()), error: v.optional(ErrorView) }),
+    v.object({
+      phoneNumber: v.string(),
+      status: v.picklist(['sent', 'failed']),
+      messageId: v.optional(v.string()),
+      error: v.optional(ErrorView),
+    }),
   ),
 });
 export const RemoveParticipantsBody = v.pipe(
@@ -106,7 +121,12 @@ export const RemoveParticipantsBody = v.pipe(
 export const InviteLink = v.object({ inviteLink: v.string() });
 export const JoinRequestList = v.object({
   joinRequests: v.array(
-    v.object({ joinRequestId: v.string(), phoneNumber: v.nullable(v.string()), userId: v.nullable(v.string()), createdAt: Timestamp }),
+    v.object({
+      joinRequestId: v.string(),
+      phoneNumber: v.nullable(v.string()),
+      userId: v.nullable(v.string()),
+      createdAt: Timestamp,
+    }),
   ),
   nextCursor: NextCursor,
 });

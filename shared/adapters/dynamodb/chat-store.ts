@@ -36,7 +36,11 @@ export class DynamoChatStore implements ChatStore {
     return item ? this.#toChat(item) : undefined;
   }
 
-  async updateChat(orgId: string, chatId: string, change: (chat: Chat) => Partial<Chat> | undefined): Promise<Chat | undefined> {
+  async updateChat(
+    orgId: string,
+    chatId: string,
+    change: (chat: Chat) => Partial<Chat> | undefined,
+  ): Promise<Chat | undefined> {
     for (let attempt = 0; attempt < MAX_VERSION_CONFLICTS; attempt++) {
       const item = await this.#get(chatKeys.chat(orgId, chatId));
       if (!item) return undefined;
@@ -71,7 +75,10 @@ export class DynamoChatStore implements ChatStore {
 
   async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void> {
     await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...chatKeys.externalChat(externalChatId), entity: 'WAGROUP', ...link } }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...chatKeys.externalChat(externalChatId), entity: 'WAGROUP', ...link },
+      }),
     );
   }
 
@@ -80,7 +87,11 @@ export class DynamoChatStore implements ChatStore {
   }
 
   async createMessage(message: Message): Promise<boolean> {
-    return this.#putNew({ ...chatKeys.message(message.orgId, message.chatId, message.messageId), entity: 'MESSAGE', ...message });
+    return this.#putNew({
+      ...chatKeys.message(message.orgId, message.chatId, message.messageId),
+      entity: 'MESSAGE',
+      ...message,
+    });
   }
 
   async getMessage(orgId: string, chatId: string, messageId: string): Promise<Message | undefined> {
@@ -108,7 +119,9 @@ export class DynamoChatStore implements ChatStore {
     chatId: string,
     messageId: string,
     condition: { from: MessageStatus[] } | { sendingSince: string | null },
-    changes: Partial<Pick<Message, 'status' | 'error' | 'networkMessageId' | 'sendingSince'>> & { clearSending?: boolean },
+    changes: Partial<Pick<Message, 'status' | 'error' | 'networkMessageId' | 'sendingSince'>> & {
+      clearSending?: boolean;
+    },
   ): Promise<boolean> {
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = {};
@@ -132,7 +145,8 @@ export class DynamoChatStore implements ChatStore {
       conditionExpression = 'sendingSince = :expectedSending';
       values[':expectedSending'] = condition.sendingSince;
     }
-    const update = `${sets.length ? `SET ${sets.join(', ')}` : ''}${changes.clearSending ? ' REMOVE sendingSince' : ''}`.trim();
+    const update =
+      `${sets.length ? `SET ${sets.join(', ')}` : ''}${changes.clearSending ? ' REMOVE sendingSince' : ''}`.trim();
     try {
       await this.db.send(
         new UpdateCommand({
@@ -153,7 +167,10 @@ export class DynamoChatStore implements ChatStore {
 
   async linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void> {
     await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link } }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link },
+      }),
     );
   }
 
@@ -171,7 +188,9 @@ export class DynamoChatStore implements ChatStore {
   }
 
   async deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: chatKeys.joinRequest(orgId, chatId, joinRequestId) }));
+    await this.db.send(
+      new DeleteCommand({ TableName: this.tableName, Key: chatKeys.joinRequest(orgId, chatId, joinRequestId) }),
+    );
   }
 
   listJoinRequests(orgId: string, chatId: string, page: PageRequest) {
@@ -201,7 +220,9 @@ export class DynamoChatStore implements ChatStore {
 
   async #putNew(item: Record<string, unknown>): Promise<boolean> {
     try {
-      await this.db.send(new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+      await this.db.send(
+        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }),
+      );
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;

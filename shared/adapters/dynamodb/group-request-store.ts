@@ -1,4 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { GroupRequest, GroupRequestStatus } from '#shared/domain/groups/group-request';
 import { OPEN_STATUSES } from '#shared/domain/groups/group-request';
 import { epochSeconds } from '#shared/ports/clock';
@@ -45,10 +51,12 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
   ): Promise<GroupRequest | undefined> {
     const final = !OPEN_STATUSES.includes(to);
     const values: Record<string, unknown> = { ':to': to, ':now': changes.now };
+    const names: Record<string, string> = { '#status': 'status' };
     const sets = ['#status = :to', 'updatedAt = :now'];
     for (const field of ['chatId', 'inviteLink', 'error', 'submittedAt'] as const) {
       if (changes[field] === undefined) continue;
-      sets.push(`${field} = :${field}`);
+      sets.push(`#${field} = :${field}`);
+      names[`#${field}`] = field;
       values[`:${field}`] = changes[field];
     }
     if (final) {
@@ -68,7 +76,7 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
           Key: groupKeys.request(orgId, requestId),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: `attribute_exists(PK) AND #status IN (${fromNames.join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
@@ -87,14 +95,16 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     next: string | undefined,
     now: string,
   ): Promise<boolean> {
-    const condition =
-      expected === undefined ? 'attribute_not_exists(submittedAt)' : 'submittedAt = :expected';
+    const condition = expected === undefined ? 'attribute_not_exists(submittedAt)' : 'submittedAt = :expected';
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: groupKeys.request(orgId, requestId),
-          UpdateExpression: next === undefined ? 'REMOVE submittedAt SET updatedAt = :now' : 'SET submittedAt = :next, updatedAt = :now',
+          UpdateExpression:
+            next === undefined
+              ? 'REMOVE submittedAt SET updatedAt = :now'
+              : 'SET submittedAt = :next, updatedAt = :now',
           ConditionExpression: `#status = :creating AND ${condition}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -150,13 +160,20 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
 
   async linkNetworkRequest(link: NetworkRequestLink): Promise<void> {
     await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...groupKeys.networkRequest(link.networkRequestId), entity: 'WAREQ', ...link } }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...groupKeys.networkRequest(link.networkRequestId), entity: 'WAREQ', ...link },
+      }),
     );
   }
 
   async findNetworkRequest(networkRequestId: string): Promise<NetworkRequestLink | undefined> {
     const result = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: groupKeys.networkRequest(networkRequestId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: groupKeys.networkRequest(networkRequestId),
+        ConsistentRead: true,
+      }),
     );
     return result.Item ? withoutKeys<NetworkRequestLink>(result.Item) : undefined;
   }
@@ -178,7 +195,11 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
 
   async heldConfirmation(networkRequestId: string): Promise<unknown | undefined> {
     const result = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: groupKeys.heldConfirmation(networkRequestId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: groupKeys.heldConfirmation(networkRequestId),
+        ConsistentRead: true,
+      }),
     );
     return result.Item?.notification;
   }

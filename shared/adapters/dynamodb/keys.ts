@@ -21,7 +21,10 @@ export function withoutKeys<T>(item: Record<string, unknown>): T {
 export const groupKeys = {
   request: (orgId: string, requestId: string) => ({ PK: `ORG#${orgId}`, SK: `GRQ#${requestId}` }),
   /** Sparse index entries: a request is in OPEN while open, in UNPUBLISHED while final but unannounced. */
-  open: (createdAt: string, orgId: string, requestId: string) => ({ GSI1PK: 'GRQ#OPEN', GSI1SK: `${createdAt}#${orgId}#${requestId}` }),
+  open: (createdAt: string, orgId: string, requestId: string) => ({
+    GSI1PK: 'GRQ#OPEN',
+    GSI1SK: `${createdAt}#${orgId}#${requestId}`,
+  }),
   unpublished: (updatedAt: string, orgId: string, requestId: string) => ({
     GSI1PK: 'GRQ#UNPUBLISHED',
     GSI1SK: `${updatedAt}#${orgId}#${requestId}`,
@@ -32,7 +35,10 @@ export const groupKeys = {
 
 export const limitKeys = {
   idempotency: (orgId: string, key: string) => ({ PK: `IDEM#${orgId}#${key}`, SK: 'IDEM' }),
-  rateWindow: (scope: string, orgId: string, windowStart: number) => ({ PK: `RATE#${scope}#${orgId}`, SK: `W#${windowStart}` }),
+  rateWindow: (scope: string, orgId: string, windowStart: number) => ({
+    PK: `RATE#${scope}#${orgId}`,
+    SK: `W#${windowStart}`,
+  }),
 };
 
 export const chatKeys = {

@@ -1,4 +1,10 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '#shared/ports/clock';
 import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
 import { isConditionalCheckFailed } from './client.ts';
@@ -49,12 +55,23 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
     const item = result.Item;
     if (!item) return this.claim(orgId, key, fingerprint, now, inFlightSeconds, keepSeconds);
     if (item.state === 'COMPLETED') {
-      return { outcome: 'completed', fingerprint: item.fingerprint, response: JSON.parse(item.response) as StoredResponse };
+      return {
+        outcome: 'completed',
+        fingerprint: item.fingerprint,
+        response: JSON.parse(item.response) as StoredResponse,
+      };
     }
     return { outcome: 'in-progress', fingerprint: item.fingerprint };
   }
 
-  async complete(orgId: string, key: string, fingerprint: string, response: StoredResponse, now: Date, keepSeconds: number) {
+  async complete(
+    orgId: string,
+    key: string,
+    fingerprint: string,
+    response: StoredResponse,
+    now: Date,
+    keepSeconds: number,
+  ) {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,

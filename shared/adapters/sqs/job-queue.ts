@@ -13,7 +13,8 @@ export class SqsJobQueue implements JobQueue {
       new SendMessageCommand({
         QueueUrl: this.urls(queue),
         MessageBody: JSON.stringify(body),
-        DelaySeconds: options.delaySeconds === undefined ? undefined : Math.min(900, Math.max(0, Math.round(options.delaySeconds))),
+        DelaySeconds:
+          options.delaySeconds === undefined ? undefined : Math.min(900, Math.max(0, Math.round(options.delaySeconds))),
       }),
     );
   }

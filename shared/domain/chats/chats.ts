@@ -27,7 +27,10 @@ export async function getChat(deps: ChatDeps, input: { orgId: string; chatId: st
 }
 
 /** The conversation, oldest first, with a cursor bound to the organisation and chat. */
-export async function listMessages(deps: ChatDeps, input: { orgId: string; chatId: string; limit: number; cursor?: string }) {
+export async function listMessages(
+  deps: ChatDeps,
+  input: { orgId: string; chatId: string; limit: number; cursor?: string },
+) {
   await requireChat(deps, input.orgId, input.chatId);
   const binding = ['messages', input.orgId, input.chatId];
   const page = await deps.chats.listMessages(input.orgId, input.chatId, {
@@ -85,14 +88,24 @@ export async function assignChat(
     const primary = input.primaryUserId === undefined ? chat.primaryAssigneeUserId : (input.primaryUserId ?? undefined);
     if (primary !== undefined && !assignedUserIds.includes(primary)) {
       if (input.primaryUserId === undefined) {
-        return { assignedUserIds, assignedTeamIds, primaryAssigneeUserId: undefined, updatedAt: deps.clock.now().toISOString() };
+        return {
+          assignedUserIds,
+          assignedTeamIds,
+          primaryAssigneeUserId: undefined,
+          updatedAt: deps.clock.now().toISOString(),
+        };
       }
       throw new DomainError('VALIDATION_FAILED', 'primaryUserId must be one of the assigned users', {
         status: 422,
         errors: [{ pointer: '/primaryUserId', message: 'is not among the assigned users' }],
       });
     }
-    return { assignedUserIds, assignedTeamIds, primaryAssigneeUserId: primary, updatedAt: deps.clock.now().toISOString() };
+    return {
+      assignedUserIds,
+      assignedTeamIds,
+      primaryAssigneeUserId: primary,
+      updatedAt: deps.clock.now().toISOString(),
+    };
   });
   if (!updated) throw new ChatNotFoundError(input.chatId);
   return {

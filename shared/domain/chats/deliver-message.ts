@@ -33,49 +33,95 @@ export async function deliverMessage(
   const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
   if (!message || message.status !== 'queued') return;
   if (message.sendingSince) {
-    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: message.sendingSince }, {
-      status: 'failed',
-      error: { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' },
-      clearSending: true,
-    });
+    await deps.chats.updateMessage(
+      job.orgId,
+      job.chatId,
+      job.messageId,
+      { sendingSince: message.sendingSince },
+      {
+        status: 'failed',
+        error: { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' },
+        clearSending: true,
+      },
+    );
     return;
   }
   const chat = await deps.chats.getChat(job.orgId, job.chatId);
   const channel = chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined;
   if (!chat?.externalChatId || !channel) {
-    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { from: ['queued'] }, {
-      status: 'failed',
-      error: { code: 'CHANNEL_NOT_SUPPORTED', message: 'the chat cannot be reached through the network' },
-    });
+    await deps.chats.updateMessage(
+      job.orgId,
+      job.chatId,
+      job.messageId,
+      { from: ['queued'] },
+      {
+        status: 'failed',
+        error: { code: 'CHANNEL_NOT_SUPPORTED', message: 'the chat cannot be reached through the network' },
+      },
+    );
     return;
   }
   const network = await deps.channelCredentials.forChannel(channel);
   const since = deps.clock.now().toISOString();
-  if (!(await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: null }, { sendingSince: since }))) return;
+  if (
+    !(await deps.chats.updateMessage(
+      job.orgId,
+      job.chatId,
+      job.messageId,
+      { sendingSince: null },
+      { sendingSince: since },
+    ))
+  )
+    return;
   const to = chat.chatType === 'GROUP' ? { groupId: chat.externalChatId } : { phoneNumber: chat.externalChatId };
   try {
     const { networkMessageId } = await deps.network.sendText(network, to, message.text);
-    await deps.chats.linkNetworkMessage(networkMessageId, { orgId: job.orgId, chatId: job.chatId, messageId: job.messageId });
-    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: since }, {
-      status: 'sent',
-      networkMessageId,
-      clearSending: true,
+    await deps.chats.linkNetworkMessage(networkMessageId, {
+      orgId: job.orgId,
+      chatId: job.chatId,
+      messageId: job.messageId,
     });
+    await deps.chats.updateMessage(
+      job.orgId,
+      job.chatId,
+      job.messageId,
+      { sendingSince: since },
+      {
+        status: 'sent',
+        networkMessageId,
+        clearSending: true,
+      },
+    );
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'not-sent') {
-      await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: since }, { clearSending: true });
-      throw new RetryLater(backoffSeconds(deps.config.groups.retryBaseSeconds, receiveCount, error.details.retryAfterSeconds), error.message);
+      await deps.chats.updateMessage(
+        job.orgId,
+        job.chatId,
+        job.messageId,
+        { sendingSince: since },
+        { clearSending: true },
+      );
+      throw new RetryLater(
+        backoffSeconds(deps.config.groups.retryBaseSeconds, receiveCount, error.details.retryAfterSeconds),
+        error.message,
+      );
     }
     const failure =
       error.kind === 'rejected'
         ? { code: String(error.code ?? 'NETWORK_REJECTED'), message: error.message }
         : { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };
     logger.warn('message not sent', { messageId: job.messageId, code: failure.code });
-    await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, { sendingSince: since }, {
-      status: 'failed',
-      error: failure,
-      clearSending: true,
-    });
+    await deps.chats.updateMessage(
+      job.orgId,
+      job.chatId,
+      job.messageId,
+      { sendingSince: since },
+      {
+        status: 'failed',
+        error: failure,
+        clearSending: true,
+      },
+    );
   }
 }

@@ -50,22 +50,30 @@ export async function listParticipants(deps: GroupMemberDeps, input: { orgId: st
  * Invites numbers by sending each Meta's group invite-link template (a business cannot add members). Each number
  * gets its own outcome; only a network that answers none of them is a 503.
  */
-export async function inviteParticipants(deps: GroupMemberDeps, input: { orgId: string; chatId: string; phoneNumbers: string[] }) {
+export async function inviteParticipants(
+  deps: GroupMemberDeps,
+  input: { orgId: string; chatId: string; phoneNumbers: string[] },
+) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const outcomes = await Promise.allSettled(
     input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
   );
   if (outcomes.every((outcome) => outcome.status === 'rejected' && !isRefusal(outcome.reason))) {
     const first = outcomes[0] as PromiseRejectedResult;
-    if (first.reason instanceof NetworkError) throw new NetworkUnavailableError(first.reason.details.retryAfterSeconds ?? 30);
+    if (first.reason instanceof NetworkError)
+      throw new NetworkUnavailableError(first.reason.details.retryAfterSeconds ?? 30);
     throw first.reason;
   }
   return {
     invitations: outcomes.map((outcome, index) => {
       const phoneNumber = input.phoneNumbers[index]!;
-      if (outcome.status === 'fulfilled') return { phoneNumber, status: 'sent' as const, messageId: outcome.value.networkMessageId };
+      if (outcome.status === 'fulfilled')
+        return { phoneNumber, status: 'sent' as const, messageId: outcome.value.networkMessageId };
       const reason = outcome.reason as Error;
-      const code = reason instanceof NetworkError && reason.kind === 'rejected' ? String(reason.code ?? 'NETWORK_REJECTED') : 'NETWORK_UNAVAILABLE';
+      const code =
+        reason instanceof NetworkError && reason.kind === 'rejected'
+          ? String(reason.code ?? 'NETWORK_REJECTED')
+          : 'NETWORK_UNAVAILABLE';
       return { phoneNumber, status: 'failed' as const, error: { code, message: reason.message } };
     }),
   };
@@ -94,7 +102,10 @@ export async function getInviteLink(deps: GroupMemberDeps, input: { orgId: strin
 export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const inviteLink = await call(() => deps.network.resetInviteLink(network, chat.externalChatId));
-  await deps.chats.updateChat(input.orgId, input.chatId, () => ({ inviteLink, updatedAt: deps.clock.now().toISOString() }));
+  await deps.chats.updateChat(input.orgId, input.chatId, () => ({
+    inviteLink,
+    updatedAt: deps.clock.now().toISOString(),
+  }));
   return { inviteLink };
 }
 

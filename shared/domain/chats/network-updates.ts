@@ -1,8 +1,8 @@
+import type { GroupEvent, InboundMessage, StatusNotification } from '#shared/domain/network/notification';
+import { notificationTime } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
-import type { GroupEvent, InboundMessage, StatusNotification } from '#shared/domain/network/notification';
-import { notificationTime } from '#shared/domain/network/notification';
 import { type MessageStatus, type Participant, STATUS_RANK } from './chat.ts';
 import { inboundMessageId, phoneFromWaId } from './network-ids.ts';
 
@@ -45,8 +45,12 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
       }));
       await deps.chats.updateChat(orgId, chatId, (chat) => {
         const current = chat.participants ?? [];
-        const fresh = added.filter((participant) => !current.some((existing) => sameParticipant(existing, participant)));
-        return fresh.length ? { participants: [...current, ...fresh], updatedAt: laterOf(chat.updatedAt, at) } : undefined;
+        const fresh = added.filter(
+          (participant) => !current.some((existing) => sameParticipant(existing, participant)),
+        );
+        return fresh.length
+          ? { participants: [...current, ...fresh], updatedAt: laterOf(chat.updatedAt, at) }
+          : undefined;
       });
       return;
     }
@@ -58,8 +62,12 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
       }));
       await deps.chats.updateChat(orgId, chatId, (chat) => {
         const current = chat.participants ?? [];
-        const kept = current.filter((existing) => !removed.some((participant) => sameParticipant(existing, participant)));
-        return kept.length !== current.length ? { participants: kept, updatedAt: laterOf(chat.updatedAt, at) } : undefined;
+        const kept = current.filter(
+          (existing) => !removed.some((participant) => sameParticipant(existing, participant)),
+        );
+        return kept.length !== current.length
+          ? { participants: kept, updatedAt: laterOf(chat.updatedAt, at) }
+          : undefined;
       });
       return;
     }
@@ -108,12 +116,27 @@ export async function applyStatus(deps: NetworkUpdateDeps, status: StatusNotific
   const from =
     next === 'failed'
       ? (['queued', 'sent'] as MessageStatus[])
-      : (Object.keys(STATUS_RANK) as MessageStatus[]).filter((candidate) => STATUS_RANK[candidate] < STATUS_RANK[next] && candidate !== 'failed');
+      : (Object.keys(STATUS_RANK) as MessageStatus[]).filter(
+          (candidate) => STATUS_RANK[candidate] < STATUS_RANK[next] && candidate !== 'failed',
+        );
   const [first] = status.errors ?? [];
-  const moved = await deps.chats.updateMessage(link.orgId, link.chatId, link.messageId, { from }, {
-    status: next,
-    ...(next === 'failed' ? { error: { code: String(first?.code ?? 'NETWORK_REJECTED'), message: first?.message ?? first?.title ?? 'the network could not deliver the message' } } : {}),
-  });
+  const moved = await deps.chats.updateMessage(
+    link.orgId,
+    link.chatId,
+    link.messageId,
+    { from },
+    {
+      status: next,
+      ...(next === 'failed'
+        ? {
+            error: {
+              code: String(first?.code ?? 'NETWORK_REJECTED'),
+              message: first?.message ?? first?.title ?? 'the network could not deliver the message',
+            },
+          }
+        : {}),
+    },
+  );
   if (!moved) return;
   const at = notificationTime(status.timestamp, deps.clock.now()).toISOString();
   await deps.chats.updateChat(link.orgId, link.chatId, (chat) => ({ updatedAt: laterOf(chat.updatedAt, at) }));

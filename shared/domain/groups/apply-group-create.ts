@@ -1,7 +1,7 @@
 import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { logger } from '#shared/observability/logger';
 import type { ChannelStore } from '#shared/ports/identity-store';
-import { type OutcomeDeps, completeGroup, failGroup, networkFailure } from './outcomes.ts';
+import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './outcomes.ts';
 
 /** One `group_create` object of a `group_lifecycle_update`, with the number it was reported for. */
 export interface HeldGroupCreate {
@@ -56,7 +56,11 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
   const errors = held.group.errors ?? [];
   if (errors.length > 0) {
     const [first] = errors;
-    await failGroup(deps, request, networkFailure(first?.code, first?.message ?? first?.title ?? 'group creation failed'));
+    await failGroup(
+      deps,
+      request,
+      networkFailure(first?.code, first?.message ?? first?.title ?? 'group creation failed'),
+    );
     return;
   }
   const groupId = held.group.group_id;

@@ -4,9 +4,9 @@ import { ChannelNotFoundError, DomainError, RateLimitedError } from '#shared/err
 import { logger } from '#shared/observability/logger';
 import type { Clock } from '#shared/ports/clock';
 import type { GroupRequestStore } from '#shared/ports/group-request-store';
+import type { RateLimiter } from '#shared/ports/idempotency-store';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import type { IdGenerator } from '#shared/ports/ids';
-import type { RateLimiter } from '#shared/ports/idempotency-store';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { GroupRequest } from './group-request.ts';
 

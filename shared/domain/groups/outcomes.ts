@@ -56,7 +56,12 @@ export async function announce(deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'eve
  * 3. Announce `group.created` — only by the call that made the transition, so replays publish nothing.
  * A request that already failed stays failed, and the group the network made anyway is deleted.
  */
-export async function completeGroup(deps: OutcomeDeps, request: GroupRequest, group: CreatedGroup, channel: NetworkChannel) {
+export async function completeGroup(
+  deps: OutcomeDeps,
+  request: GroupRequest,
+  group: CreatedGroup,
+  channel: NetworkChannel,
+) {
   if (request.status === 'failed') {
     logger.warn('confirmation for a failed group request; deleting the orphan group', {
       requestId: request.requestId,
@@ -93,7 +98,11 @@ export async function completeGroup(deps: OutcomeDeps, request: GroupRequest, gr
     requireJoinApproval: request.requireJoinApproval,
   };
   await deps.chats.createChat(chat);
-  await deps.chats.linkExternalChat(group.groupId, { orgId: request.orgId, chatId, phoneNumberId: group.phoneNumberId });
+  await deps.chats.linkExternalChat(group.groupId, {
+    orgId: request.orgId,
+    chatId,
+    phoneNumberId: group.phoneNumberId,
+  });
   const created = await deps.groups.transition(request.orgId, request.requestId, OPEN_STATUSES, 'created', {
     now,
     chatId,

@@ -2,12 +2,12 @@ import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentia
 import type { Config } from '#shared/config/env';
 import { logger } from '#shared/observability/logger';
 import type { ChannelStore } from '#shared/ports/identity-store';
-import { NetworkError, type NetworkChannel, type NetworkGroup } from '#shared/ports/messaging-network';
+import { type NetworkChannel, NetworkError, type NetworkGroup } from '#shared/ports/messaging-network';
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
+import { applyGroupCreateNotification, type HeldGroupCreate } from './apply-group-create.ts';
 import { ineligibility } from './create-group.ts';
 import type { GroupRequest } from './group-request.ts';
-import { type OutcomeDeps, completeGroup, failGroup, networkFailure } from './outcomes.ts';
-import { applyGroupCreateNotification, type HeldGroupCreate } from './apply-group-create.ts';
+import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './outcomes.ts';
 
 export interface ProcessGroupRequestDeps extends OutcomeDeps {
   config: Pick<Config, 'groups'>;
@@ -40,15 +40,20 @@ export async function processGroupRequest(
   const channel = await deps.identity.getChannel(request.orgId, request.channelId);
   const reason = channel ? ineligibility(channel) : 'NOT_FOUND';
   if (!channel || reason) {
-    await failGroup(deps, request, { code: 'CHANNEL_NOT_ELIGIBLE', message: `the channel cannot host groups (${reason})` });
+    await failGroup(deps, request, {
+      code: 'CHANNEL_NOT_ELIGIBLE',
+      message: `the channel cannot host groups (${reason})`,
+    });
     return;
   }
   const network = await deps.channelCredentials.forChannel(channel);
   const now = () => deps.clock.now();
 
   if (request.status === 'pending') {
-    request = (await deps.groups.transition(request.orgId, request.requestId, ['pending'], 'creating', { now: now().toISOString() })) ??
-      (await deps.groups.get(request.orgId, request.requestId));
+    request =
+      (await deps.groups.transition(request.orgId, request.requestId, ['pending'], 'creating', {
+        now: now().toISOString(),
+      })) ?? (await deps.groups.get(request.orgId, request.requestId));
     if (!request || request.status !== 'creating') return;
   }
   if (request.networkRequestId) return;
@@ -57,16 +62,40 @@ export async function processGroupRequest(
   if (request.submittedAt) {
     const waited = (now().getTime() - Date.parse(request.submittedAt)) / 1000;
     if (waited < reconcileSettleSeconds) {
-      throw new RetryLater(reconcileSettleSeconds - waited, 'the last create call has an unknown outcome; reconciling later');
+      throw new RetryLater(
+        reconcileSettleSeconds - waited,
+        'the last create call has an unknown outcome; reconciling later',
+      );
     }
     const existing = await reconcile(deps, request, network, receiveCount);
     if (existing) {
-      const inviteLink = await withRetry(() => deps.network.getInviteLink(network, existing.groupId), retryBaseSeconds, receiveCount);
-      logger.info('reconciled a group request with an existing group', { requestId: request.requestId, groupId: existing.groupId });
-      await completeGroup(deps, request, { groupId: existing.groupId, inviteLink, phoneNumberId: network.phoneNumberId }, network);
+      const inviteLink = await withRetry(
+        () => deps.network.getInviteLink(network, existing.groupId),
+        retryBaseSeconds,
+        receiveCount,
+      );
+      logger.info('reconciled a group request with an existing group', {
+        requestId: request.requestId,
+        groupId: existing.groupId,
+      });
+      await completeGroup(
+        deps,
+        request,
+        { groupId: existing.groupId, inviteLink, phoneNumberId: network.phoneNumberId },
+        network,
+      );
       return;
     }
-    if (!(await deps.groups.markSubmission(request.orgId, request.requestId, request.submittedAt, undefined, now().toISOString()))) return;
+    if (
+      !(await deps.groups.markSubmission(
+        request.orgId,
+        request.requestId,
+        request.submittedAt,
+        undefined,
+        now().toISOString(),
+      ))
+    )
+      return;
   }
 
   const marker = now().toISOString();
@@ -82,10 +111,16 @@ export async function processGroupRequest(
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'not-sent') {
       await deps.groups.markSubmission(request.orgId, request.requestId, marker, undefined, now().toISOString());
-      throw new RetryLater(backoffSeconds(retryBaseSeconds, receiveCount, error.details.retryAfterSeconds), error.message);
+      throw new RetryLater(
+        backoffSeconds(retryBaseSeconds, receiveCount, error.details.retryAfterSeconds),
+        error.message,
+      );
     }
     if (error.kind === 'ambiguous') {
-      throw new RetryLater(Math.max(reconcileSettleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)), error.message);
+      throw new RetryLater(
+        Math.max(reconcileSettleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)),
+        error.message,
+      );
     }
     await failGroup(deps, request, networkFailure(error.code, error.message));
     return;
@@ -109,7 +144,11 @@ async function reconcile(
   network: NetworkChannel,
   receiveCount: number,
 ): Promise<NetworkGroup | undefined> {
-  const groups = await withRetry(() => deps.network.listGroups(network), deps.config.groups.retryBaseSeconds, receiveCount);
+  const groups = await withRetry(
+    () => deps.network.listGroups(network),
+    deps.config.groups.retryBaseSeconds,
+    receiveCount,
+  );
   const since = Date.parse(request.submittedAt!) - RECONCILE_SKEW_MS;
   for (const group of groups) {
     if (group.subject.trim() !== request.subject.trim()) continue;

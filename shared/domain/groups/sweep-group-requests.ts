@@ -23,7 +23,12 @@ export async function sweepGroupRequests(deps: OutcomeDeps & { config: Pick<Conf
   for (const request of await deps.groups.listOpen(BATCH)) {
     const age = now - Date.parse(request.createdAt);
     if (age >= timeoutMs) {
-      if (await failGroup(deps, request, { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' })) {
+      if (
+        await failGroup(deps, request, {
+          code: 'CONFIRMATION_TIMEOUT',
+          message: 'the network did not confirm the group in time',
+        })
+      ) {
         timedOut += 1;
       }
     } else if (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) {

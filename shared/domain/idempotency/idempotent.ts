@@ -37,7 +37,9 @@ export async function idempotent(
   action: () => Promise<StoredResponse>,
 ): Promise<IdempotentResult> {
   if (input.key === undefined) return { response: await action(), replayed: false };
-  const fingerprint = createHash('sha256').update(`${input.operation}\n${canonicalJson(input.body)}`).digest('base64url');
+  const fingerprint = createHash('sha256')
+    .update(`${input.operation}\n${canonicalJson(input.body)}`)
+    .digest('base64url');
   const claim = await deps.limits.claim(
     input.orgId,
     input.key,
@@ -63,7 +65,14 @@ export async function idempotent(
     throw error;
   }
   if (response.statusCode >= 200 && response.statusCode < 300) {
-    await deps.limits.complete(input.orgId, input.key, fingerprint, response, deps.clock.now(), IDEMPOTENCY_KEEP_SECONDS);
+    await deps.limits.complete(
+      input.orgId,
+      input.key,
+      fingerprint,
+      response,
+      deps.clock.now(),
+      IDEMPOTENCY_KEEP_SECONDS,
+    );
   } else {
     await deps.limits.release(input.orgId, input.key, fingerprint);
   }

@@ -5,7 +5,9 @@ import * as v from 'valibot';
  * what we act on is required, and every group/message object keeps its unknown keys.
  */
 const Errors = v.optional(
-  v.array(v.looseObject({ code: v.optional(v.number()), message: v.optional(v.string()), title: v.optional(v.string()) })),
+  v.array(
+    v.looseObject({ code: v.optional(v.number()), message: v.optional(v.string()), title: v.optional(v.string()) }),
+  ),
 );
 
 const Participant = v.looseObject({

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { Config } from '#shared/config/env';
-import { type ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
+import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
 import { toFieldErrors } from '#shared/http/validation';
 import { logger } from '#shared/observability/logger';

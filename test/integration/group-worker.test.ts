@@ -1,0 +1,270 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
+import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
+import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
+import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { loadConfig } from '#shared/config/env';
+import { applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
+import { createGroup } from '#shared/domain/groups/create-group';
+import { processGroupRequest } from '#shared/domain/groups/process-group-request';
+import { sweepGroupRequests } from '#shared/domain/groups/sweep-group-requests';
+import { createChannel, createOrg } from '#shared/domain/orgs/administer';
+import type { DomainEvent } from '#shared/ports/event-publisher';
+import { ulidIds } from '#shared/ports/ids';
+import { RetryLater } from '#shared/queue/retry';
+import { useDynamo } from '#test/support/dynamo';
+import { FakeNetwork } from '#test/support/fake-network';
+
+const table = useDynamo();
+const PHONE_NUMBER_ID = '555000111';
+
+function harness() {
+  const time = { now: new Date('2026-11-22T10:00:00.000Z') };
+  const network = new FakeNetwork(() => time.now);
+  const published: DomainEvent[] = [];
+  const queued: unknown[] = [];
+  const identity = new DynamoIdentityStore(table.db, table.tableName);
+  const deps = {
+    config: loadConfig({ GROUP_RECONCILE_SETTLE_SECONDS: '30', NETWORK_RETRY_BASE_SECONDS: '1' }),
+    clock: { now: () => time.now },
+    ids: ulidIds(),
+    identity,
+    groups: new DynamoGroupRequestStore(table.db, table.tableName),
+    chats: new DynamoChatStore(table.db, table.tableName),
+    limits: new DynamoLimits(table.db, table.tableName),
+    queue: { send: async (_: string, body: unknown) => void queued.push(body), retryAfter: async () => undefined },
+    events: { publish: async (events: DomainEvent[]) => void published.push(...events) },
+    network,
+    channelCredentials: new ChannelCredentials(() => {
+      throw new Error('no secrets in tests');
+    }),
+  };
+  const advance = (seconds: number) => {
+    time.now = new Date(time.now.getTime() + seconds * 1000);
+  };
+  return { deps, network, published, queued, advance };
+}
+
+async function newRequest(h: ReturnType<typeof harness>) {
+  const { orgId } = await createOrg(h.deps, { name: 'Org' });
+  const { channelId } = await createChannel(h.deps, {
+    orgId,
+    name: 'WA',
+    type: 'MESSAGING_OFFICIAL',
+    phoneNumber: '+4915100000001',
+    officialBusinessAccount: true,
+    phoneNumberId: `${PHONE_NUMBER_ID}-${orgId}`,
+    accessToken: 'token',
+  });
+  const { requestId } = await createGroup(h.deps, { orgId, channelId, subject: 'Team', requireJoinApproval: true });
+  return { orgId, channelId, requestId, phoneNumberId: `${PHONE_NUMBER_ID}-${orgId}` };
+}
+
+const success = (phoneNumberId: string, networkRequestId: string, groupId: string) => ({
+  phoneNumberId,
+  group: {
+    request_id: networkRequestId,
+    group_id: groupId,
+    subject: 'Team',
+    invite_link: `https://chat.whatsapp.com/${groupId}`,
+  },
+});
+
+describe('group request lifecycle', () => {
+  let h: ReturnType<typeof harness>;
+  beforeEach(() => {
+    h = harness();
+  });
+
+  it('submits once, then becomes created with a chat and one group.created on confirmation', async () => {
+    const { orgId, requestId, phoneNumberId } = await newRequest(h);
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    await processGroupRequest(h.deps, { orgId, requestId }, 2);
+    const creating = await h.deps.groups.get(orgId, requestId);
+    await applyGroupCreateNotification(
+      h.deps,
+      success(phoneNumberId, creating!.networkRequestId!, h.network.groupIdOf(1)),
+    );
+    await applyGroupCreateNotification(
+      h.deps,
+      success(phoneNumberId, creating!.networkRequestId!, h.network.groupIdOf(1)),
+    );
+
+    const created = await h.deps.groups.get(orgId, requestId);
+    expect(h.network.createCalls).toBe(1);
+    expect(creating?.status).toBe('creating');
+    expect(created).toMatchObject({
+      status: 'created',
+      inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
+    });
+    expect(created?.publishedAt).toBeDefined();
+    const chat = await h.deps.chats.getChat(orgId, created!.chatId!);
+    expect(chat).toMatchObject({
+      chatType: 'GROUP',
+      externalChatId: h.network.groupIdOf(1),
+      name: 'Team',
+      requireJoinApproval: true,
+    });
+    expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+    expect(h.published[0]!.data).toMatchObject({
+      request_id: requestId,
+      chat_id: created!.chatId,
+      organisation_id: orgId,
+    });
+  });
+
+  it('retries a call that certainly was not sent, making exactly one group (H-1)', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = ['not-sent', 'not-sent', 'ok'];
+
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 2)).rejects.toBeInstanceOf(RetryLater);
+    await processGroupRequest(h.deps, { orgId, requestId }, 3);
+
+    expect(h.network.createCalls).toBe(3);
+    expect(h.network.groups).toHaveLength(1);
+    expect((await h.deps.groups.get(orgId, requestId))?.networkRequestId).toBe(h.network.requestIdOf(3));
+  });
+
+  it('after a 500 waits, finds no group, and submits again (Graph 500 then success)', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = ['ambiguous-before', 'ok'];
+
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 2)).rejects.toThrow(/reconciling later/);
+    h.advance(31);
+    await processGroupRequest(h.deps, { orgId, requestId }, 3);
+
+    expect(h.network.createCalls).toBe(2);
+    expect(h.network.groups).toHaveLength(1);
+  });
+
+  it('reconciles a timeout after the group was made, without a second POST (H-5, F-5)', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = ['ambiguous-after'];
+
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    h.advance(31);
+    await processGroupRequest(h.deps, { orgId, requestId }, 2);
+
+    expect(h.network.createCalls).toBe(1);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'created',
+      inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
+    });
+    expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+  });
+
+  it("fails with Meta's code on a permanent refusal: 131215 → CHANNEL_NOT_ELIGIBLE", async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = [{ rejected: 131215, message: 'Number not eligible for Groups APIs' }];
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHANNEL_NOT_ELIGIBLE', message: 'Number not eligible for Groups APIs' },
+    });
+    expect(h.published.map((event) => event.type)).toEqual(['group.creation_failed']);
+  });
+
+  it('keeps a confirmation that arrives before the request id is linked, and applies it then', async () => {
+    const { orgId, requestId, phoneNumberId } = await newRequest(h);
+
+    await applyGroupCreateNotification(
+      h.deps,
+      success(phoneNumberId, h.network.requestIdOf(1), h.network.groupIdOf(1)),
+    );
+    const before = await h.deps.groups.get(orgId, requestId);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+
+    expect(before?.status).toBe('pending');
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'created' });
+  });
+
+  it('leaves a timed-out request failed when its confirmation arrives late, and deletes the orphan group', async () => {
+    const { orgId, requestId, phoneNumberId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    h.advance(601);
+
+    const sweep = await sweepGroupRequests(h.deps);
+    await applyGroupCreateNotification(
+      h.deps,
+      success(phoneNumberId, h.network.requestIdOf(1), h.network.groupIdOf(1)),
+    );
+
+    expect(sweep.timedOut).toBeGreaterThanOrEqual(1);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CONFIRMATION_TIMEOUT' },
+    });
+    expect(h.network.deleted).toEqual([h.network.groupIdOf(1)]);
+    expect(h.published.filter((event) => event.data.request_id === requestId).map((event) => event.type)).toEqual([
+      'group.creation_failed',
+    ]);
+  });
+
+  it("ignores a confirmation reported for another number than the request's (I-6)", async () => {
+    const { orgId, requestId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+
+    await applyGroupCreateNotification(
+      h.deps,
+      success('someone-elses-number', h.network.requestIdOf(1), h.network.groupIdOf(1)),
+    );
+
+    expect((await h.deps.groups.get(orgId, requestId))?.status).toBe('creating');
+    expect(h.published).toEqual([]);
+  });
+
+  it('applies a failure notification once, whatever arrives after it (I-5)', async () => {
+    const { orgId, requestId, phoneNumberId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    const failure = {
+      phoneNumberId,
+      group: {
+        request_id: h.network.requestIdOf(1),
+        errors: [{ code: 131211, message: 'Group create limit reached' }],
+      },
+    };
+
+    await applyGroupCreateNotification(h.deps, failure);
+    await applyGroupCreateNotification(h.deps, failure);
+    await applyGroupCreateNotification(
+      h.deps,
+      success(phoneNumberId, h.network.requestIdOf(1), h.network.groupIdOf(1)),
+    );
+
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'failed', error: { code: '131211' } });
+    expect(h.published.map((event) => event.type)).toEqual(['group.creation_failed']);
+  });
+
+  it('queues again a request left pending, and republishes a final state whose event was lost', async () => {
+    const { orgId, requestId, phoneNumberId } = await newRequest(h);
+    h.queued.length = 0;
+    h.advance(61);
+    const first = await sweepGroupRequests(h.deps);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    const lost = h.deps.events.publish;
+    h.deps.events.publish = async () => {
+      throw new Error('bus down');
+    };
+    await expect(
+      applyGroupCreateNotification(h.deps, success(phoneNumberId, h.network.requestIdOf(1), h.network.groupIdOf(1))),
+    ).rejects.toThrow('bus down');
+    h.deps.events.publish = lost;
+    h.advance(31);
+
+    const second = await sweepGroupRequests(h.deps);
+
+    expect(first.requeued).toBeGreaterThanOrEqual(1);
+    expect(h.queued).toContainEqual({ orgId, requestId });
+    expect(second.republished).toBeGreaterThanOrEqual(1);
+    expect(h.published.filter((event) => event.data.request_id === requestId).map((event) => event.type)).toEqual([
+      'group.created',
+    ]);
+    expect((await h.deps.groups.get(orgId, requestId))?.publishedAt).toBeDefined();
+  });
+});

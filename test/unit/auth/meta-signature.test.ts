@@ -1,0 +1,34 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { verifyMetaSignature } from '#shared/auth/meta-signature';
+
+const SECRET = 'app-secret';
+const body = Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[],"text":"café 🎉"}]}');
+const sign = (bytes: Buffer, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
+
+describe('verifyMetaSignature', () => {
+  it('accepts the HMAC of the exact bytes, non-ASCII included (I-2, I-4)', () => {
+    expect(verifyMetaSignature(body, sign(body), SECRET)).toBe(true);
+    expect(verifyMetaSignature(body, sign(body).toUpperCase().replace('SHA256=', 'sha256='), SECRET)).toBe(true);
+  });
+
+  it('refuses a re-serialised body under the original signature (I-4)', () => {
+    const reserialised = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 1));
+    const escaped = Buffer.from(body.toString().replace('é', '\\u00e9'));
+
+    expect(verifyMetaSignature(reserialised, sign(body), SECRET)).toBe(false);
+    expect(verifyMetaSignature(escaped, sign(body), SECRET)).toBe(false);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['wrong secret', sign(body, 'other')],
+    ['sha1 prefix', sign(body).replace('sha256=', 'sha1=')],
+    ['bare prefix', 'sha256='],
+    ['non-hex', `sha256=${'z'.repeat(64)}`],
+    ['63 hex characters', sign(body).slice(0, -1)],
+    ['two values', `${sign(body)},${sign(body)}`],
+  ])('refuses a %s signature without throwing (I-3)', (_, header) => {
+    expect(verifyMetaSignature(body, header, SECRET)).toBe(false);
+  });
+});
