@@ -142,7 +142,16 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     WPCRM_WEBHOOK_URL: `${apiUrl}/network/whatsapp/webhook`,
   };
   for (const def of QUEUES) handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);
+  const previousEnv = Object.fromEntries(Object.keys(handlerEnv).map((name) => [name, process.env[name]]));
   Object.assign(process.env, handlerEnv);
+  cleanups.push(async () => {
+    for (const [name, value] of Object.entries(previousEnv)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    resetConfig();
+    resetDeps();
+  });
   resetConfig();
   resetDeps();
   const cfg = loadConfig(process.env);
