@@ -46,6 +46,8 @@ export interface ChatStore {
   ): Promise<boolean>;
   linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void>;
   findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined>;
+  /** Links a wamid to a message unless it is linked already; returns the link that holds. */
+  claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink>;
 
   putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void>;
   deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void>;

@@ -174,6 +174,11 @@ export class DynamoChatStore implements ChatStore {
     );
   }
 
+  async claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink> {
+    if (await this.#putNew({ ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link })) return link;
+    return (await this.findNetworkMessage(networkMessageId)) ?? link;
+  }
+
   async findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined> {
     return this.#get(chatKeys.networkMessage(networkMessageId)) as Promise<MessageLink | undefined>;
   }

@@ -51,7 +51,7 @@ export async function sendMessage(
 ) {
   const chat = await requireChat(deps, input.orgId, input.chatId);
   const channel = await deps.identity.getChannel(input.orgId, chat.channelId);
-  if (!channel || channel.type !== 'MESSAGING_OFFICIAL' || !channel.phoneNumberId || !chat.externalChatId) {
+  if (channel?.type !== 'MESSAGING_OFFICIAL' || !channel.phoneNumberId || !chat.externalChatId) {
     throw new ChannelNotSupportedError(chat.channelId);
   }
   const now = deps.clock.now().toISOString();

@@ -31,7 +31,7 @@ export async function deliverMessage(
   receiveCount: number,
 ): Promise<void> {
   const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
-  if (!message || message.status !== 'queued') return;
+  if (message?.status !== 'queued') return;
   if (message.sendingSince) {
     await deps.chats.updateMessage(
       job.orgId,

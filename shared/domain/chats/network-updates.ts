@@ -3,11 +3,13 @@ import { notificationTime } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
+import type { IdGenerator } from '#shared/ports/ids';
 import { type MessageStatus, type Participant, STATUS_RANK } from './chat.ts';
-import { inboundMessageId, phoneFromWaId } from './network-ids.ts';
+import { phoneFromWaId } from './network-ids.ts';
 
 export interface NetworkUpdateDeps {
   clock: Clock;
+  ids: IdGenerator;
   chats: ChatStore;
 }
 
@@ -76,7 +78,11 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
   }
 }
 
-/** Stores an inbound group message once (its id derives from the wamid) and marks the chat as answered by a guest. */
+/**
+ * Stores an inbound group message once and marks the chat as written by a guest. The wamid is claimed first with a
+ * fresh, arrival-ordered message id (Meta's timestamps have one-second resolution); a replay finds the claim and
+ * reuses its id, so even a crash between the two writes ends with exactly one message.
+ */
 export async function applyInboundMessage(deps: NetworkUpdateDeps, message: InboundMessage): Promise<void> {
   const link = message.group_id ? await deps.chats.findExternalChat(message.group_id) : undefined;
   if (!link) {
@@ -84,8 +90,13 @@ export async function applyInboundMessage(deps: NetworkUpdateDeps, message: Inbo
     return;
   }
   const at = notificationTime(message.timestamp, deps.clock.now());
+  const { messageId } = await deps.chats.claimNetworkMessage(message.id, {
+    orgId: link.orgId,
+    chatId: link.chatId,
+    messageId: deps.ids.next('msg'),
+  });
   const stored = await deps.chats.createMessage({
-    messageId: inboundMessageId(message.id, at),
+    messageId,
     chatId: link.chatId,
     orgId: link.orgId,
     direction: 'INBOUND',

@@ -54,7 +54,7 @@ export async function processGroupRequest(
       (await deps.groups.transition(request.orgId, request.requestId, ['pending'], 'creating', {
         now: now().toISOString(),
       })) ?? (await deps.groups.get(request.orgId, request.requestId));
-    if (!request || request.status !== 'creating') return;
+    if (request?.status !== 'creating') return;
   }
   if (request.networkRequestId) return;
 

@@ -1,4 +1,9 @@
-import { applyInboundMessage, applyParticipantsUpdate, applyStatus } from '#shared/domain/chats/network-updates';
+import {
+  applyInboundMessage,
+  applyParticipantsUpdate,
+  applyStatus,
+  type NetworkUpdateDeps,
+} from '#shared/domain/chats/network-updates';
 import { type ApplyGroupCreateDeps, applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
 import { logger } from '#shared/observability/logger';
 import type { Notification } from './notification.ts';
@@ -7,7 +12,10 @@ import type { Notification } from './notification.ts';
  * Applies one verified Meta webhook notification (batched entries and changes). Every step is idempotent, so a
  * replay changes nothing; anything that cannot be stored throws, and the webhook answers 5xx so Meta retries.
  */
-export async function applyNetworkNotification(deps: ApplyGroupCreateDeps, notification: Notification): Promise<void> {
+export async function applyNetworkNotification(
+  deps: ApplyGroupCreateDeps & NetworkUpdateDeps,
+  notification: Notification,
+): Promise<void> {
   for (const entry of notification.entry) {
     for (const change of entry.changes) {
       const phoneNumberId = change.value.metadata?.phone_number_id ?? '';

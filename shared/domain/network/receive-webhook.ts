@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { Config } from '#shared/config/env';
+import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
 import { toFieldErrors } from '#shared/http/validation';
@@ -16,7 +17,7 @@ import { Notification } from './notification.ts';
  * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
  */
 export async function receiveNetworkWebhook(
-  deps: ApplyGroupCreateDeps & { config: Pick<Config, 'whatsapp'> },
+  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & { config: Pick<Config, 'whatsapp'> },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   if (!verifyMetaSignature(input.body, input.signature, deps.config.whatsapp.appSecret)) {
