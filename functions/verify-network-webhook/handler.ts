@@ -6,5 +6,5 @@ import { verifyNetworkWebhook as route } from '#shared/routes/groups';
 export const handler = api(route).handler(async ({ query }) => ({
   statusCode: 200,
   headers: { 'content-type': 'text/plain' },
-  body: verifyWebhookSubscription(deps(), query),
+  body: await verifyWebhookSubscription(deps(), query),
 }));

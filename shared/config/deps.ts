@@ -13,6 +13,7 @@ import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
 import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
 import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
+import { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 import { type Config, config } from '#shared/config/env';
 import { type Clock, systemClock } from '#shared/ports/clock';
@@ -41,6 +42,7 @@ export interface Deps {
   network: MessagingNetwork;
   secrets: SecretsManagerClient;
   channelCredentials: ChannelCredentials;
+  whatsappSecrets: WhatsAppSecrets;
 }
 
 /** SDK defaults for every AWS client: bounded retries and timeouts, the endpoint the stack configured. */
@@ -92,6 +94,12 @@ function buildDeps(): Deps {
     network: () => new GraphMessagingNetwork({ baseUrl: cfg.whatsapp.graphUrl }),
     secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
     channelCredentials: () => new ChannelCredentials(() => deps.secrets),
+    whatsappSecrets: () =>
+      new WhatsAppSecrets(
+        { appSecret: cfg.whatsapp.appSecret, verifyToken: cfg.whatsapp.verifyToken },
+        cfg.whatsapp.secretsId,
+        () => deps.secrets,
+      ),
     keys: () =>
       cfg.jwt.keysFile
         ? new FileKeyStore(cfg.jwt.keysFile)

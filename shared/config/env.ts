@@ -42,6 +42,8 @@ const EnvSchema = v.object({
   WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret'),
   WHATSAPP_VERIFY_TOKEN: text('local-whatsapp-verify-token'),
   WHATSAPP_GRAPH_URL: url('https://graph.facebook.com/v23.0'),
+  /** AWS: a Secrets Manager secret {"appSecret","verifyToken"} that replaces the two variables above. */
+  WHATSAPP_SECRETS_ID: optionalText,
   JWT_ISSUER: text('https://wp-crm.local'),
   JWT_AUDIENCE: text('wp-crm-api'),
   TOKEN_TTL_SECONDS: int(3600, 60),
@@ -92,6 +94,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     whatsapp: {
       appSecret: env.WHATSAPP_APP_SECRET,
       verifyToken: env.WHATSAPP_VERIFY_TOKEN,
+      secretsId: env.WHATSAPP_SECRETS_ID,
       graphUrl: env.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''),
     },
     jwt: {

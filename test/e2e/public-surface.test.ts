@@ -13,7 +13,9 @@ describe(`public surface of ${baseUrl}`, () => {
   });
 
   it('serves the JWKS without private key material', async () => {
-    const { keys } = (await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as { keys: Record<string, unknown>[] };
+    const { keys } = (await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as {
+      keys: Record<string, unknown>[];
+    };
 
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((key) => key.d === undefined)).toBe(true);

@@ -24,7 +24,9 @@ describe('local stack data dir', () => {
 
       const second = await startLocalStack({ env });
       try {
-        const channels = await fetch(`${second.apiUrl}/channels/${demo.orgId}`, { headers: { authorization: `Bearer ${accessToken}` } });
+        const channels = await fetch(`${second.apiUrl}/channels/${demo.orgId}`, {
+          headers: { authorization: `Bearer ${accessToken}` },
+        });
         const keysAfter = await (await fetch(`${second.apiUrl}/.well-known/jwks.json`)).json();
 
         expect(stackFile.apiUrl).toBe(first.apiUrl);

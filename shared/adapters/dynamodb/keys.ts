@@ -41,13 +41,25 @@ export const limitKeys = {
   }),
 };
 
-export const chatKeys = {
-  chat: (orgId: string, chatId: string) => ({ PK: `ORG#${orgId}`, SK: `CHAT#${chatId}` }),
-  /** The CRM time index of CHAT records (reports): newest first by updatedAt, ties by id. */
-  chatTimeIndex: (orgId: string, updatedAt: string, chatId: string) => ({
-    GSI2PK: `ORG#${orgId}#CHAT`,
-    GSI2SK: `${updatedAt}#${chatId}`,
+/**
+ * CRM records (CONTRACT §9): one partition per (organisation, kind), the record id as sort key, and the kind's time
+ * field in the GSI2 sort key, so a report reads newest first and its date filters become key conditions.
+ */
+export const crmKeys = {
+  record: (orgId: string, kind: string, id: string) => ({ PK: `ORG#${orgId}#${kind}`, SK: `REC#${id}` }),
+  timeIndex: (orgId: string, kind: string, time: string, id: string) => ({
+    GSI2PK: `ORG#${orgId}#${kind}`,
+    GSI2SK: `${time}#${id}`,
   }),
+  timeIndexPartition: (orgId: string, kind: string) => `ORG#${orgId}#${kind}`,
+  /** The chats that list a contact (edge items maintained when chats are written). */
+  contactChats: (orgId: string, contactId: string) => ({ PK: `ORG#${orgId}#CONTACT_CHATS`, SK: `REC#${contactId}` }),
+};
+
+export const chatKeys = {
+  chat: (orgId: string, chatId: string) => crmKeys.record(orgId, 'CHAT', chatId),
+  chatTimeIndex: (orgId: string, updatedAt: string, chatId: string) =>
+    crmKeys.timeIndex(orgId, 'CHAT', updatedAt, chatId),
   externalChat: (externalChatId: string) => ({ PK: `WAGROUP#${externalChatId}`, SK: 'LINK' }),
   conversation: (orgId: string, chatId: string) => `ORG#${orgId}#CHAT#${chatId}`,
   message: (orgId: string, chatId: string, messageId: string) => ({
@@ -58,5 +70,20 @@ export const chatKeys = {
   joinRequest: (orgId: string, chatId: string, joinRequestId: string) => ({
     PK: `ORG#${orgId}#CHAT#${chatId}`,
     SK: `JOINREQ#${joinRequestId}`,
+  }),
+};
+
+export const reportKeys = {
+  report: (orgId: string, reportId: string) => ({ PK: `ORG#${orgId}`, SK: `RPT#${reportId}` }),
+  reportPrefix: 'RPT#',
+  /** The (organisation, type) window: one conditional write claims it. */
+  window: (orgId: string, reportType: string) => ({ PK: `ORG#${orgId}`, SK: `RPTWIN#${reportType}` }),
+  open: (requestedAt: string, orgId: string, reportId: string) => ({
+    GSI1PK: 'RPT#OPEN',
+    GSI1SK: `${requestedAt}#${orgId}#${reportId}`,
+  }),
+  unpublished: (at: string, orgId: string, reportId: string) => ({
+    GSI1PK: 'RPT#UNPUBLISHED',
+    GSI1SK: `${at}#${orgId}#${reportId}`,
   }),
 };

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
+import type { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import { verifyMetaSignature } from '#shared/auth/meta-signature';
-import type { Config } from '#shared/config/env';
 import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
@@ -17,10 +17,11 @@ import { Notification } from './notification.ts';
  * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
  */
 export async function receiveNetworkWebhook(
-  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & { config: Pick<Config, 'whatsapp'> },
+  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & { whatsappSecrets: Pick<WhatsAppSecrets, 'get'> },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
-  if (!verifyMetaSignature(input.body, input.signature, deps.config.whatsapp.appSecret)) {
+  const { appSecret } = await deps.whatsappSecrets.get();
+  if (!verifyMetaSignature(input.body, input.signature, appSecret)) {
     logger.warn('security: network webhook with a missing or wrong signature refused');
     throw new UnauthorizedError('the X-Hub-Signature-256 signature is missing or wrong');
   }
@@ -36,11 +37,11 @@ export async function receiveNetworkWebhook(
 }
 
 /** Meta's subscription handshake: echo `hub.challenge` when the verify token matches. */
-export function verifyWebhookSubscription(
-  deps: { config: Pick<Config, 'whatsapp'> },
+export async function verifyWebhookSubscription(
+  deps: { whatsappSecrets: Pick<WhatsAppSecrets, 'get'> },
   query: { 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string },
-): string {
-  const expected = Buffer.from(deps.config.whatsapp.verifyToken);
+): Promise<string> {
+  const expected = Buffer.from((await deps.whatsappSecrets.get()).verifyToken);
   const given = Buffer.from(query['hub.verify_token'] ?? '');
   const valid = given.length === expected.length && timingSafeEqual(given, expected);
   if (query['hub.mode'] !== 'subscribe' || !valid || query['hub.challenge'] === undefined) throw new ForbiddenError();

@@ -1,0 +1,217 @@
+import { fileURLToPath } from 'node:url';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
+
+/** The repository root: entries, package-lock.json and tsconfig live there, wherever cdk or vitest runs from. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export type TableAccess = 'read' | 'readWrite';
+export type BucketAccess = 'read' | 'readWrite';
+
+// Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no streams, no wildcard index ARN.
+const TABLE_ACTIONS: Record<TableAccess, string[]> = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+  ],
+};
+
+const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
+  read: ['s3:GetObject'],
+  readWrite: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+};
+
+export interface AppFunctionProps {
+  /** The folder under `functions/` whose `handler.ts` exports `handler`. */
+  fn: string;
+  /**
+   * Function timeout. API functions must stay below API Gateway's 30 s integration limit.
+   * @default Duration.seconds(10)
+   */
+  timeout?: Duration;
+  /**
+   * Memory in MB; CPU scales with it (the token function hashes secrets with scrypt).
+   * @default 512
+   */
+  memorySize?: number;
+  /** Extra environment variables; the bind helpers add the wiring ones. */
+  environment?: Record<string, string>;
+  /** @default - none */
+  description?: string;
+  /**
+   * What happens to the log group when the stack deletes the function.
+   * @default RemovalPolicy.RETAIN
+   */
+  logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * A Lambda function with the project's defaults (ARCHITECTURE, TOOLCHAIN): Node.js 22 on arm64, an ESM bundle with
+ * the SDK bundled and module-first mainFields, source maps, X-Ray tracing, Powertools settings, and its own log
+ * group with a retention. Its role starts empty except for writing to that log group; the `bind*` helpers add
+ * each environment variable together with the least-privilege grant it needs.
+ */
+export class AppFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: LogGroup;
+  /** The folder under `functions/`. */
+  readonly name: string;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+    this.name = props.fn;
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // An own role instead of AWSLambdaBasicExecutionRole, whose logs actions apply to every log group.
+    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: `${REPO_ROOT}functions/${props.fn}/handler.ts`,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      role: this.role,
+      logGroup: this.logGroup,
+      description: props.description,
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        externalModules: [],
+        banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+      },
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'wp-crm',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...props.environment,
+      },
+    });
+
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'Node.js 22 is the runtime the service is built and tested for (ARCHITECTURE).',
+      },
+    );
+  }
+
+  addEnvironment(name: string, value: string): this {
+    this.fn.addEnvironment(name, value);
+    return this;
+  }
+
+  /** `TABLE_NAME`, plus exact item actions on the table and its named indexes; no grant without `access`. */
+  bindTable(table: ITableV2, access?: TableAccess): this {
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    if (access) {
+      const indexes = TABLE_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`);
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: TABLE_ACTIONS[access], resources: [table.tableArn, ...indexes] }),
+      );
+    }
+    return this;
+  }
+
+  /** `REPORTS_BUCKET`, plus object access to the bucket (objects are unknown ahead, so `/*` is unavoidable). */
+  bindReportsBucket(bucket: IBucket, access: BucketAccess): this {
+    this.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: BUCKET_ACTIONS[access], resources: [bucket.arnForObjects('*')] }),
+    );
+    this.acknowledgeWildcard(
+      `Resource::<${this.logicalIdOf(bucket.node.defaultChild)}.Arn>/*`,
+      'Report objects are created at run time under generated keys.',
+    );
+    return this;
+  }
+
+  /** `EVENT_BUS_NAME`, plus PutEvents on that bus only. */
+  bindEventBus(bus: IEventBus): this {
+    this.addEnvironment('EVENT_BUS_NAME', bus.eventBusName);
+    bus.grantPutEventsTo(this.role);
+    return this;
+  }
+
+  /** `JWT_SIGNING_SECRET_ID` (the private key set), readable, and writable for the key manager. */
+  bindSigningKeys(secret: ISecret, access: 'read' | 'readWrite' = 'read'): this {
+    this.addEnvironment('JWT_SIGNING_SECRET_ID', secret.secretArn);
+    secret.grantRead(this.role);
+    if (access === 'readWrite') secret.grantWrite(this.role);
+    return this;
+  }
+
+  /** `JWT_PUBLIC_KEYS_PARAMETER` (the public JWKS), readable, and writable for the key manager. */
+  bindPublicKeys(parameter: IStringParameter, access: 'read' | 'write' = 'read'): this {
+    this.addEnvironment('JWT_PUBLIC_KEYS_PARAMETER', parameter.parameterName);
+    if (access === 'write') parameter.grantWrite(this.role);
+    else parameter.grantRead(this.role);
+    return this;
+  }
+
+  /**
+   * Read access to the channels' network access tokens, kept as Secrets Manager secrets named under `prefix`
+   * (e.g. `wp-crm/dev/channels/`); a channel stores the secret's id as `accessTokenSecretId`.
+   */
+  bindChannelTokens(prefix: string): this {
+    const { region, account, partition } = Stack.of(this);
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [`arn:${partition}:secretsmanager:${region}:${account}:secret:${prefix}*`],
+      }),
+    );
+    this.acknowledgeWildcard(
+      `Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*`,
+      'Channel token secrets are created per channel at run time under this prefix.',
+    );
+    return this;
+  }
+
+  /** `WHATSAPP_SECRETS_ID`: Meta's app secret and verify token, read once per cold start. */
+  bindWhatsAppSecrets(secret: ISecret): this {
+    this.addEnvironment('WHATSAPP_SECRETS_ID', secret.secretArn);
+    secret.grantRead(this.role);
+    return this;
+  }
+
+  /** Acknowledges one cdk-nag IAM5 finding of this function's policy, by its exact id. */
+  acknowledgeWildcard(finding: string, reason: string): void {
+    Validations.of(this).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+  }
+
+  private logicalIdOf(element: unknown): string {
+    return Stack.of(this).getLogicalId(element as CfnElement);
+  }
+}

@@ -1,0 +1,89 @@
+import { type CfnElement, CustomResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { AppFunction } from './app-function.ts';
+
+/** The template value of the public-keys parameter; the key manager replaces it with the real JWKS. */
+const PLACEHOLDER_JWKS = '{"keys":[]}';
+const PARAMETER_DESCRIPTION = 'wp-crm public JWKS that verifies access tokens; written by the jwt-keys function';
+
+export interface JwtKeysProps {
+  /**
+   * Removal policy of the secret, the parameter and the log groups.
+   * @default RemovalPolicy.RETAIN
+   */
+  removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The ES256 keys of the access tokens on AWS (shared/adapters/keys/aws-key-store.ts): the private key set in a
+ * Secrets Manager secret, the public JWKS in an SSM parameter, and the `jwt-keys` function that creates the set on
+ * the first deployment (custom resource) and rotates it when an operator invokes it (`add`, `activate`, `retire`).
+ */
+export class JwtKeys extends Construct {
+  readonly secret: Secret;
+  readonly publicKeys: StringParameter;
+  readonly manager: AppFunction;
+
+  constructor(scope: Construct, id: string, props: JwtKeysProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    // Created with a random value; the manager treats anything but a key set as empty and generates one.
+    this.secret = new Secret(this, 'SigningKeys', {
+      description: 'wp-crm JWT signing key set (private JWKs); written by the jwt-keys function',
+      removalPolicy,
+    });
+    Validations.of(this.secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A key rotation needs waiting periods between publishing, activating and retiring a key, which a ' +
+        'Secrets Manager rotation cannot express; operators run add/activate/retire through the jwt-keys function.',
+    });
+    this.publicKeys = new StringParameter(this, 'PublicKeys', {
+      description: PARAMETER_DESCRIPTION,
+      stringValue: PLACEHOLDER_JWKS,
+    });
+    this.publicKeys.applyRemovalPolicy(removalPolicy);
+
+    this.manager = new AppFunction(this, 'Manager', {
+      fn: 'jwt-keys',
+      timeout: Duration.seconds(30),
+      description: 'Creates the JWT key set on deploy; direct invocations rotate it',
+      logRemovalPolicy: removalPolicy,
+    });
+    this.manager.bindSigningKeys(this.secret, 'readWrite').bindPublicKeys(this.publicKeys, 'write');
+
+    // An own role for the provider framework, so its logs permissions are scoped to its log group.
+    const providerLogs = new LogGroup(this, 'ProviderLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy });
+    const providerRole = new iam.Role(this, 'ProviderRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    providerLogs.grantWrite(providerRole);
+    const provider = new Provider(this, 'Provider', {
+      onEventHandler: this.manager.fn,
+      frameworkOnEventRole: providerRole,
+      logGroup: providerLogs,
+    });
+    const managerId = Stack.of(this).getLogicalId(this.manager.fn.node.defaultChild as CfnElement);
+    Validations.of(providerRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${managerId}.Arn>:*]`,
+      reason: 'The CDK provider framework may invoke any version of the key manager function.',
+    });
+
+    // The parameter's template value is only a placeholder. Any template change that makes CloudFormation rewrite
+    // it (value, description, replacement) changes these properties too, so the manager republishes the JWKS.
+    new CustomResource(this, 'KeySet', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::JwtKeySet',
+      properties: {
+        SecretId: this.secret.secretArn,
+        Parameter: this.publicKeys.parameterName,
+        ParameterTemplate: { Value: PLACEHOLDER_JWKS, Description: PARAMETER_DESCRIPTION },
+      },
+    });
+  }
+}

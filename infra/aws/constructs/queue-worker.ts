@@ -1,0 +1,90 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
+import type { QueueDef } from '#shared/events/catalog';
+import { AppFunction } from './app-function.ts';
+
+/** The env var holding a queue's URL; the same name the local stack sets (infra/local/stack.ts). */
+
+/** Fewer receives than this send a message to the DLQ on a short throttling or deploy blip (RELIABILITY K-5). */
+export const MIN_MAX_RECEIVE_COUNT = 5;
+
+export interface QueueWorkerProps {
+  /** The queue as the catalog defines it for both deployments. */
+  def: QueueDef;
+  /**
+   * Removal policy of the consumer's log group.
+   * @default RemovalPolicy.RETAIN
+   */
+  logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * An SQS queue and its consumer, with everything STYLE requires of every SQS source: a DLQ after
+ * `maxReceiveCount` receives, an alarm on the DLQ, partial batch failures, and a visibility timeout of 6× the
+ * function timeout (so a message is not redelivered while a slow batch still runs).
+ */
+export class QueueWorker extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly consumer: AppFunction;
+  readonly alarm: Alarm;
+  readonly def: QueueDef;
+
+  constructor(scope: Construct, id: string, props: QueueWorkerProps) {
+    super(scope, id);
+    const { def } = props;
+    if (def.maxReceiveCount < MIN_MAX_RECEIVE_COUNT) {
+      throw new Error(`queue ${def.name}: maxReceiveCount must be at least ${MIN_MAX_RECEIVE_COUNT}`);
+    }
+    this.def = def;
+    const timeout = Duration.seconds(def.timeoutSeconds);
+    this.consumer = new AppFunction(this, 'Consumer', {
+      fn: def.consumer,
+      timeout,
+      logRemovalPolicy: props.logRemovalPolicy,
+    });
+
+    // The DLQ keeps messages longer than the source, so a redriven message never expires on the way.
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'Queue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(def.timeoutSeconds * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: def.maxReceiveCount },
+    });
+    this.consumer.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: def.batchSize,
+        maxConcurrency: def.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    this.alarm = new Alarm(this, 'DeadLetterAlarm', {
+      alarmDescription: `Messages of ${def.name} failed ${def.maxReceiveCount} times and wait in its DLQ`,
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /** Lets a function send to this queue: `<NAME>_QUEUE_URL` and `sqs:SendMessage` on this queue only. */
+  bindProducer(producer: AppFunction): void {
+    producer.addEnvironment(queueUrlVariable(this.def.name), this.queue.queueUrl);
+    this.queue.grantSendMessages(producer.role);
+  }
+}

@@ -1,0 +1,59 @@
+import type { BucketAccess, TableAccess } from './constructs/app-function.ts';
+
+/**
+ * What a function may touch, beyond what its routes imply (verifying tokens needs the public keys). Least
+ * privilege: nothing is granted by default, and every deployed function must have an entry (an infra test checks
+ * it), so a new function gets a deliberate decision instead of an AccessDenied found only on AWS.
+ */
+export interface FunctionAccess {
+  table?: TableAccess;
+  reports?: BucketAccess;
+  /** PutEvents on the service's bus. */
+  publishesEvents?: boolean;
+  /** Queues (by catalog name) the function sends to. */
+  sendsTo?: readonly string[];
+  /** Reads the private signing keys: only the token function. */
+  signsTokens?: boolean;
+  /** Reads the public JWKS without verifying tokens itself (the JWKS endpoint). */
+  servesPublicKeys?: boolean;
+  /** Calls Meta's Graph API with a channel's access token (Secrets Manager). */
+  callsNetwork?: boolean;
+  /** Verifies Meta's webhook signatures (the app secret). */
+  verifiesNetworkWebhooks?: boolean;
+}
+
+const NETWORK_MEMBER: FunctionAccess = { table: 'readWrite', callsNetwork: true };
+
+export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
+  'get-health': {},
+  'get-openapi': {},
+  'route-not-found': {},
+  // Reads credentials; counts and clears failed attempts.
+  'issue-token': { table: 'readWrite', signsTokens: true },
+  'get-jwks': { servesPublicKeys: true },
+  'list-channels': { table: 'read' },
+  'create-group': { table: 'readWrite', sendsTo: ['group-requests'] },
+  'get-group-status': { table: 'read' },
+  'group-worker': { table: 'readWrite', publishesEvents: true, callsNetwork: true, sendsTo: ['group-requests'] },
+  'group-sweeper': { table: 'readWrite', publishesEvents: true, callsNetwork: true, sendsTo: ['group-requests'] },
+  'verify-network-webhook': { verifiesNetworkWebhooks: true },
+  'receive-network-webhook': {
+    table: 'readWrite',
+    publishesEvents: true,
+    callsNetwork: true,
+    verifiesNetworkWebhooks: true,
+  },
+  'get-chat': { table: 'read' },
+  'list-messages': { table: 'read' },
+  'send-message': { table: 'readWrite', sendsTo: ['outbound-messages'] },
+  'message-sender': { table: 'readWrite', callsNetwork: true, sendsTo: ['outbound-messages'] },
+  'assign-chat': { table: 'readWrite' },
+  'list-participants': { table: 'read' },
+  'list-join-requests': { table: 'read' },
+  'invite-participants': NETWORK_MEMBER,
+  'remove-participants': NETWORK_MEMBER,
+  'get-invite-link': NETWORK_MEMBER,
+  'reset-invite-link': NETWORK_MEMBER,
+  'approve-join-requests': NETWORK_MEMBER,
+  'reject-join-requests': NETWORK_MEMBER,
+};

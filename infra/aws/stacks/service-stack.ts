@@ -1,0 +1,143 @@
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
+import { ROUTES } from '#shared/routes/index';
+import { AppFunction } from '../constructs/app-function.ts';
+import { DataStore } from '../constructs/data-store.ts';
+import { EventRules } from '../constructs/event-rules.ts';
+import { JwtKeys } from '../constructs/jwt-keys.ts';
+import { QueueWorker } from '../constructs/queue-worker.ts';
+import { ServiceApi } from '../constructs/service-api.ts';
+import { FUNCTION_ACCESS } from '../function-access.ts';
+import { pascalCase } from '../naming.ts';
+import { removalPolicyFor, type Stage } from '../stage.ts';
+
+export interface ServiceStackProps extends StackProps {
+  stage: Stage;
+  /** The `iss` of issued tokens (JWT_ISSUER). */
+  jwtIssuer: string;
+  /** The `aud` of issued tokens (JWT_AUDIENCE). */
+  jwtAudience: string;
+}
+
+const FALLBACK_FN = 'route-not-found';
+
+/**
+ * The whole service in one stack, so that its outputs (TableName for `wpcrm --stack`, ApiUrl, …) live in one place
+ * and no cross-stack export pins the data. Stateful resources are retained outside dev.
+ */
+export class ServiceStack extends Stack {
+  readonly data: DataStore;
+  readonly jwtKeys: JwtKeys;
+  readonly whatsAppSecrets: Secret;
+  readonly api: ServiceApi;
+  readonly workers: ReadonlyMap<string, QueueWorker>;
+  /** Every function running service code, by its `functions/` folder. */
+  readonly functions: ReadonlyMap<string, AppFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const removalPolicy = removalPolicyFor(props.stage);
+    this.data = new DataStore(this, 'Data', { removalPolicy });
+    this.jwtKeys = new JwtKeys(this, 'JwtKeys', { removalPolicy });
+    // Meta's app secret and webhook verify token: set their values after the first deploy (README, Deploy).
+    this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
+      description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
+      removalPolicy,
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ appSecret: 'set-me' }),
+        generateStringKey: 'verifyToken',
+        excludePunctuation: true,
+      },
+    });
+    Validations.of(this.whatsAppSecrets).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: "Meta's app secret is rotated in Meta's console; the operator updates this secret then.",
+    });
+
+    const workers = new Map(
+      QUEUES.map((def) => [
+        def.name,
+        new QueueWorker(this, pascalCase(def.name), { def, logRemovalPolicy: removalPolicy }),
+      ]),
+    );
+    const functions = new Map([...workers.values()].map((worker) => [worker.def.consumer, worker.consumer]));
+    const functionFor = (fn: string, timeout?: Duration) => {
+      let appFunction = functions.get(fn);
+      if (!appFunction) {
+        appFunction = new AppFunction(this, pascalCase(fn), { fn, timeout, logRemovalPolicy: removalPolicy });
+        functions.set(fn, appFunction);
+      }
+      return appFunction;
+    };
+    for (const route of ROUTES) functionFor(route.fn);
+    functionFor(FALLBACK_FN);
+    // Sweepers page through the table in the background; API Gateway's 30 s limit does not apply to them.
+    for (const schedule of SCHEDULES) functionFor(schedule.fn, Duration.minutes(1));
+
+    const verifiesTokens = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
+    for (const [fn, appFunction] of functions) {
+      const access = FUNCTION_ACCESS[fn] ?? {};
+      appFunction
+        .addEnvironment('JWT_ISSUER', props.jwtIssuer)
+        .addEnvironment('JWT_AUDIENCE', props.jwtAudience)
+        .bindTable(this.data.table, access.table);
+      if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeys(this.jwtKeys.publicKeys);
+      if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
+      if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
+      if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
+      if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);
+      if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
+      for (const queue of access.sendsTo ?? []) {
+        const worker = workers.get(queue);
+        if (!worker) throw new Error(`${fn} sends to ${queue}, which is not in QUEUES`);
+        worker.bindProducer(appFunction);
+      }
+    }
+    this.workers = workers;
+    this.functions = functions;
+
+    const lambdaOf = (fn: string) => {
+      const appFunction = functions.get(fn);
+      if (!appFunction) throw new Error(`no function ${fn}: it is not in ROUTES, QUEUES or SCHEDULES`);
+      return appFunction.fn;
+    };
+    this.api = new ServiceApi(this, 'Http', {
+      routes: ROUTES,
+      functionFor: lambdaOf,
+      fallback: lambdaOf(FALLBACK_FN),
+      logRemovalPolicy: removalPolicy,
+    });
+    new EventRules(this, 'Events', {
+      bus: this.data.bus,
+      rules: BUS_RULES,
+      queues: new Map([...workers].map(([name, worker]) => [name, worker.queue])),
+      schedules: SCHEDULES,
+      functionFor: lambdaOf,
+    });
+
+    const output = (id: string, value: string, description: string, exported = false) =>
+      new CfnOutput(this, id, { value, description, exportName: exported ? `${this.stackName}-${id}` : undefined });
+    output('ApiUrl', this.api.url, 'Base URL of the API, including /api/wp-crm');
+    output('TableName', this.data.table.tableName, 'The DynamoDB table (wpcrm --stack reads it)');
+    output('ReportsBucketName', this.data.reports.bucketName, 'S3 bucket of the report CSV files');
+    output('EventBusName', this.data.bus.eventBusName, 'EventBridge bus of the domain events', true);
+    output('EventBusArn', this.data.bus.eventBusArn, 'EventBridge bus ARN, for your own rules and targets', true);
+    output(
+      'JwtKeysFunctionName',
+      this.jwtKeys.manager.fn.functionName,
+      'Invoke with {"action":"add"|"activate"|"retire"} to rotate the JWT keys',
+    );
+    output(
+      'WhatsAppSecretsArn',
+      this.whatsAppSecrets.secretArn,
+      'Set appSecret (Meta app secret) and verifyToken here',
+    );
+    output(
+      'JwtSigningSecretArn',
+      this.jwtKeys.secret.secretArn,
+      'Secrets Manager secret holding the private JWT key set',
+    );
+  }
+}

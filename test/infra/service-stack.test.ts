@@ -1,0 +1,272 @@
+import type { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '#infra/aws/build-app';
+import { FUNCTION_ACCESS } from '#infra/aws/function-access';
+import type { ServiceStack } from '#infra/aws/stacks/service-stack';
+import { parseStage } from '#infra/aws/stage';
+import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
+import { QUEUES, SCHEDULES } from '#shared/events/catalog';
+import { ROUTES } from '#shared/routes/index';
+import { routeKey } from '#shared/routes/route';
+import {
+  appFunctions,
+  asArray,
+  expectSafeEventTargets,
+  expectSafeQueueSources,
+  expectSafeQueues,
+  expectStandardFunctions,
+  type Json,
+  logicalId,
+  refId,
+  resources,
+  statements,
+  testApp,
+} from './support.ts';
+
+describe('ServiceStack (dev)', () => {
+  let app: App;
+  let stack: ServiceStack;
+  let template: Template;
+  const fnOf = (name: string) => stack.functions.get(name)!;
+  const envOf = (name: string): Record<string, unknown> =>
+    template.toJSON().Resources[logicalId(fnOf(name).fn)].Properties.Environment.Variables;
+
+  beforeAll(() => {
+    app = testApp();
+    stack = buildApp(app, 'dev');
+    template = Template.fromStack(stack);
+  });
+
+  it('passes the cdk-nag AwsSolutions checks, every remaining finding acknowledged', () => {
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('runs every service function on Node.js 22, arm64, traced, with a log retention', () => {
+    expectStandardFunctions(template, appFunctions(stack));
+  });
+
+  it('runs no other Lambda than the CDK custom-resource handlers', () => {
+    const ours = new Set(appFunctions(stack).map((fn) => logicalId(fn.fn)));
+
+    const others = resources(template, 'AWS::Lambda::Function').filter(([id]) => !ours.has(id));
+
+    for (const [id, fn] of others) {
+      const cdkOwned =
+        id.startsWith('CustomS3AutoDeleteObjectsCustomResourceProvider') ||
+        fn.Properties.Environment?.Variables?.USER_ON_EVENT_FUNCTION_ARN !== undefined;
+      expect(cdkOwned, id).toBe(true);
+    }
+  });
+
+  it('keeps API functions below the 30 s API Gateway integration timeout', () => {
+    const functions = template.toJSON().Resources;
+
+    for (const route of ROUTES) {
+      expect(functions[logicalId(fnOf(route.fn).fn)].Properties.Timeout, route.fn).toBeLessThan(30);
+    }
+  });
+
+  it('declares the access of every deployed function in FUNCTION_ACCESS', () => {
+    expect([...stack.functions.keys()].filter((fn) => !(fn in FUNCTION_ACCESS))).toEqual([]);
+  });
+
+  it('creates the table with on-demand billing, PITR, TTL and both GSIs', () => {
+    const [[, table]] = resources(template, 'AWS::DynamoDB::GlobalTable') as [[string, Json]];
+
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });
+    expect(table.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(table.Properties.GlobalSecondaryIndexes.map((index: Json) => [index.IndexName, index.KeySchema])).toEqual(
+      TABLE_INDEXES.map((index) => [
+        index.indexName,
+        [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+      ]),
+    );
+  });
+
+  it('routes every contract route to its function, and everything else to route-not-found', () => {
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    const targetOf = (route: Json) => {
+      const integrationId = refId(route.Properties.Target['Fn::Join'][1][1]);
+      return refId(integrations[integrationId]!.Properties.IntegrationUri);
+    };
+
+    const routes = Object.fromEntries(
+      resources(template, 'AWS::ApiGatewayV2::Route').map(([, route]) => [route.Properties.RouteKey, targetOf(route)]),
+    );
+
+    expect(routes).toEqual({
+      ...Object.fromEntries(ROUTES.map((route) => [routeKey(route), logicalId(fnOf(route.fn).fn)])),
+      $default: logicalId(fnOf('route-not-found').fn),
+    });
+  });
+
+  it('throttles the stage and writes access logs', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] } },
+    });
+  });
+
+  it('gives every function the table name and the token settings', () => {
+    for (const name of stack.functions.keys()) {
+      expect(envOf(name), name).toMatchObject({
+        TABLE_NAME: expect.anything(),
+        JWT_ISSUER: 'https://wp-crm.dev',
+        JWT_AUDIENCE: 'wp-crm-api',
+      });
+    }
+  });
+
+  it('lets every function behind a non-public route read the public keys', () => {
+    const parameterId = logicalId(stack.jwtKeys.publicKeys);
+    const verifying = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
+    verifying.add('get-jwks');
+
+    for (const name of verifying) {
+      const role = logicalId(fnOf(name).role);
+      expect(envOf(name).JWT_PUBLIC_KEYS_PARAMETER, name).toEqual({ Ref: parameterId });
+      const grants = statements(template).filter(
+        ({ roles, statement }) =>
+          roles.includes(role) &&
+          asArray(statement.Action).includes('ssm:GetParameter') &&
+          JSON.stringify(statement.Resource).includes(parameterId),
+      );
+      expect(grants, name).not.toHaveLength(0);
+    }
+  });
+
+  it('lets only the token and the jwt-keys functions read the signing secret', () => {
+    const secretId = logicalId(stack.jwtKeys.secret);
+
+    const readers = statements(template)
+      .filter(
+        ({ statement }) =>
+          asArray(statement.Action).some(
+            (action) => action === 'secretsmanager:GetSecretValue' || action === 'secretsmanager:*',
+          ) && JSON.stringify(statement.Resource).includes(secretId),
+      )
+      .flatMap(({ roles }) => roles);
+
+    expect(new Set(readers)).toEqual(
+      new Set([logicalId(fnOf('issue-token').role), logicalId(stack.jwtKeys.manager.role)]),
+    );
+    expect(envOf('issue-token').JWT_SIGNING_SECRET_ID).toEqual({ Ref: secretId });
+  });
+
+  it('never grants DynamoDB actions on a wildcard resource', () => {
+    const dynamo = statements(template).filter(({ statement }) =>
+      asArray(statement.Action).some((action) => action.startsWith('dynamodb:')),
+    );
+
+    expect(dynamo).not.toHaveLength(0);
+    for (const { statement } of dynamo) {
+      expect(JSON.stringify(statement.Resource)).not.toContain('*');
+      expect(asArray(statement.Action).filter((action) => action.includes('*'))).toEqual([]);
+    }
+  });
+
+  it('makes the reports bucket private, encrypted, TLS-only and self-expiring', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 8 })]) },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('wires every catalog queue and schedule safely', () => {
+    expect(expectSafeQueueSources(template)).toBe(QUEUES.length);
+    expect(expectSafeEventTargets(template)).toBeGreaterThanOrEqual(SCHEDULES.length);
+    expectSafeQueues(template);
+  });
+
+  it('exposes the outputs operators and the wpcrm command read', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Description?: string; Export?: unknown }>;
+
+    for (const name of [
+      'ApiUrl',
+      'TableName',
+      'ReportsBucketName',
+      'EventBusName',
+      'EventBusArn',
+      'JwtKeysFunctionName',
+      'JwtSigningSecretArn',
+    ]) {
+      expect(outputs[name]?.Description, name).toBeTruthy();
+    }
+    expect(outputs.EventBusArn?.Export).toEqual({ Name: 'WpCrm-dev-EventBusArn' });
+  });
+
+  it('creates the JWT key set through the jwt-keys function', () => {
+    template.hasResourceProperties('Custom::JwtKeySet', {
+      SecretId: { Ref: logicalId(stack.jwtKeys.secret) },
+      Parameter: { Ref: logicalId(stack.jwtKeys.publicKeys) },
+    });
+    expect(stack.jwtKeys.manager.name).toBe('jwt-keys');
+  });
+
+  it('lets dev be torn down completely', () => {
+    const stateful = [
+      'AWS::DynamoDB::GlobalTable',
+      'AWS::S3::Bucket',
+      'AWS::SecretsManager::Secret',
+      'AWS::SSM::Parameter',
+    ];
+
+    for (const type of stateful) {
+      for (const [id, resource] of resources(template, type)) expect(resource.DeletionPolicy, id).toBe('Delete');
+    }
+  });
+});
+
+describe('ServiceStack (prod)', () => {
+  it('retains the table, the bucket, the keys and the logs', () => {
+    const stack = buildApp(testApp(), 'prod');
+
+    const template = Template.fromStack(stack);
+
+    expect(stack.stackName).toBe('WpCrm-prod');
+    const stateful = [
+      'AWS::DynamoDB::GlobalTable',
+      'AWS::S3::Bucket',
+      'AWS::SecretsManager::Secret',
+      'AWS::SSM::Parameter',
+      'AWS::Logs::LogGroup',
+    ];
+    for (const type of stateful) {
+      for (const [id, resource] of resources(template, type)) expect(resource.DeletionPolicy, id).toBe('Retain');
+    }
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
+    });
+    template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+  });
+});
+
+describe('parseStage', () => {
+  it('accepts dev and prod and refuses anything else', () => {
+    expect(parseStage('prod')).toBe('prod');
+    expect(parseStage(undefined)).toBe('dev');
+    expect(() => parseStage('staging')).toThrow(/unknown stage "staging"/);
+  });
+});

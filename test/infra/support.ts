@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { expect } from 'vitest';
+import { AppFunction, REPO_ROOT } from '#infra/aws/constructs/app-function';
+
+// biome-ignore lint/suspicious/noExplicitAny: templates are untyped JSON; tests assert field by field
+export type Json = Record<string, any>;
+export interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+/** An App with the project's feature flags, bundling skipped and the WASM template validator off (fast). */
+export function testApp(): App {
+  const { context } = JSON.parse(readFileSync(`${REPO_ROOT}cdk.json`, 'utf8')) as { context: Json };
+  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+}
+
+export const logicalId = (construct: IConstruct) =>
+  Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+
+export const resources = (template: Template, type: string): [string, Json][] =>
+  Object.entries(template.findResources(type) as Record<string, Json>);
+
+export const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** `{"Fn::GetAtt":[id,…]}` or `{"Ref":id}` → id. */
+export function refId(value: unknown): string {
+  const ref = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  const id = ref.Ref ?? ref['Fn::GetAtt']?.[0];
+  if (!id) throw new Error(`not a reference: ${JSON.stringify(value)}`);
+  return id;
+}
+
+export function appFunctions(scope: IConstruct): AppFunction[] {
+  return scope.node.findAll().filter((construct): construct is AppFunction => construct instanceof AppFunction);
+}
+
+/** Every Allow statement of the template's policies, with the roles the policy is attached to. */
+export function statements(template: Template): { roles: string[]; statement: Statement }[] {
+  return resources(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+    asArray(policy.Properties.PolicyDocument.Statement as Statement[])
+      .filter((statement) => statement.Effect === 'Allow')
+      .map((statement) => ({ roles: (policy.Properties.Roles as unknown[]).map(refId), statement })),
+  );
+}
+
+/** Every SQS event source: partial batch failures, concurrency cap, redrive ≥ 5, visibility ≥ 6× timeout, DLQ alarm. */
+export function expectSafeQueueSources(template: Template): number {
+  const queues = template.findResources('AWS::SQS::Queue') as Record<string, Json>;
+  const functions = template.findResources('AWS::Lambda::Function') as Record<string, Json>;
+  const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const mappings = resources(template, 'AWS::Lambda::EventSourceMapping');
+  for (const [id, { Properties: mapping }] of mappings) {
+    const queueId = refId(mapping.EventSourceArn);
+    const queue = queues[queueId]?.Properties;
+    const fn = functions[refId(mapping.FunctionName)]?.Properties;
+    expect(queue, `${id} reads an SQS queue of this stack`).toBeDefined();
+    expect(mapping.FunctionResponseTypes, id).toContain('ReportBatchItemFailures');
+    expect(mapping.ScalingConfig?.MaximumConcurrency, id).toBeGreaterThanOrEqual(2);
+    expect(queue.RedrivePolicy?.maxReceiveCount, queueId).toBeGreaterThanOrEqual(5);
+    expect(queue.VisibilityTimeout, queueId).toBeGreaterThanOrEqual(6 * fn.Timeout);
+
+    const dlqId = refId(queue.RedrivePolicy.deadLetterTargetArn);
+    const dlq = queues[dlqId]!.Properties;
+    expect(dlq.MessageRetentionPeriod, dlqId).toBeGreaterThan(queue.MessageRetentionPeriod ?? 345_600);
+    expect(
+      alarms.some((alarm) => watchesQueue(alarm, dlqId)),
+      `${dlqId} has an alarm`,
+    ).toBe(true);
+  }
+  return mappings.length;
+}
+
+/** Every EventBridge target retries explicitly and keeps what it could not deliver in a DLQ that has an alarm. */
+export function expectSafeEventTargets(template: Template): number {
+  const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+  const targets = resources(template, 'AWS::Events::Rule').flatMap(([id, rule]) =>
+    (rule.Properties.Targets as Json[]).map((target) => ({ id, target })),
+  );
+  for (const { id, target } of targets) {
+    expect(target.RetryPolicy?.MaximumRetryAttempts, id).toBeDefined();
+    expect(target.RetryPolicy?.MaximumEventAgeInSeconds, id).toBeDefined();
+    const dlqId = refId(target.DeadLetterConfig?.Arn ?? {});
+    expect(
+      alarms.some((alarm) => watchesQueue(alarm, dlqId)),
+      `${dlqId} has an alarm`,
+    ).toBe(true);
+  }
+  return targets.length;
+}
+
+const watchesQueue = (alarm: Json, queueId: string) =>
+  alarm.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+  alarm.Threshold === 0 &&
+  (alarm.Dimensions as Json[]).some(
+    (dimension) => dimension.Name === 'QueueName' && refId(dimension.Value) === queueId,
+  );
+
+/** Every queue is encrypted and refuses plain HTTP. */
+export function expectSafeQueues(template: Template): void {
+  const policies = resources(template, 'AWS::SQS::QueuePolicy').map(([, policy]) => policy.Properties);
+  for (const [id, queue] of resources(template, 'AWS::SQS::Queue')) {
+    expect(queue.Properties.SqsManagedSseEnabled, id).toBe(true);
+    const deniesHttp = policies.some(
+      (policy) =>
+        (policy.Queues as unknown[]).some((queueRef) => refId(queueRef) === id) &&
+        (policy.PolicyDocument.Statement as Json[]).some(
+          (statement) => statement.Effect === 'Deny' && statement.Condition?.Bool?.['aws:SecureTransport'] === 'false',
+        ),
+    );
+    expect(deniesHttp, `${id} denies non-TLS requests`).toBe(true);
+  }
+}
+
+/** Every function running our code: Node.js 22 on arm64, traced, source maps, a log group with a retention. */
+export function expectStandardFunctions(template: Template, fns: AppFunction[]): void {
+  const functions = template.findResources('AWS::Lambda::Function') as Record<string, Json>;
+  const logGroups = template.findResources('AWS::Logs::LogGroup') as Record<string, Json>;
+  for (const fn of fns) {
+    const props = functions[logicalId(fn.fn)]!.Properties;
+    expect(props.Runtime, fn.name).toBe('nodejs22.x');
+    expect(props.Architectures, fn.name).toEqual(['arm64']);
+    expect(props.TracingConfig, fn.name).toEqual({ Mode: 'Active' });
+    expect(props.Environment.Variables, fn.name).toMatchObject({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'wp-crm',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    });
+    expect(logGroups[refId(props.LoggingConfig.LogGroup)]?.Properties.RetentionInDays, fn.name).toBeGreaterThan(0);
+  }
+}
