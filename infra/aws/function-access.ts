@@ -20,6 +20,8 @@ export interface FunctionAccess {
   callsNetwork?: boolean;
   /** Verifies Meta's webhook signatures (the app secret). */
   verifiesNetworkWebhooks?: boolean;
+  /** Webhook signing secrets: encrypt new ones (`seal`) or decrypt them to sign (`open`), with the KMS key. */
+  webhookSecrets?: 'seal' | 'open';
 }
 
 const NETWORK_MEMBER: FunctionAccess = { table: 'readWrite', callsNetwork: true };
@@ -56,4 +58,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'reset-invite-link': NETWORK_MEMBER,
   'approve-join-requests': NETWORK_MEMBER,
   'reject-join-requests': NETWORK_MEMBER,
+  'create-webhook': { table: 'readWrite', webhookSecrets: 'seal' },
+  'list-webhooks': { table: 'read' },
+  'update-webhook': { table: 'readWrite' },
+  'delete-webhook': { table: 'readWrite' },
+  'rotate-webhook-secret': { table: 'readWrite', webhookSecrets: 'seal' },
+  'list-deliveries': { table: 'read' },
+  'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
+  'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
+  'webhook-sweeper': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
 };

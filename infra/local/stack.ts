@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,6 +93,9 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     await chmod(keysFile, 0o600);
   }
 
+  const webhookKeyFile = join(dataDir, 'webhook-secrets.key');
+  if (!existsSync(webhookKeyFile)) await writeFile(webhookKeyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+
   const queues = new Map<string, LocalQueue>();
   for (const def of QUEUES) {
     const dlq = new LocalQueue(`${def.name}-dlq`, { visibilityTimeoutSeconds: 30 });
@@ -139,6 +143,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     WHATSAPP_GRAPH_URL: graphUrl,
     WPCRM_S3_PUBLIC_URL: sourceEnv.WPCRM_S3_PUBLIC_URL ?? s3.endpoint,
     JWT_KEYS_FILE: keysFile,
+    WEBHOOK_SECRETS_KEY_FILE: webhookKeyFile,
     WPCRM_WEBHOOK_URL: `${apiUrl}/network/whatsapp/webhook`,
   };
   for (const def of QUEUES) handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);

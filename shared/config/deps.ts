@@ -1,4 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -8,13 +9,16 @@ import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { EventBridgePublisher } from '#shared/adapters/eventbridge/event-publisher';
 import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
 import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
 import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
 import { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
+import { KmsSecretBox, LocalSecretBox } from '#shared/adapters/kms/secret-box';
 import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
+import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
 import { type Config, config } from '#shared/config/env';
 import { type Clock, systemClock } from '#shared/ports/clock';
 import type { EventPublisher } from '#shared/ports/event-publisher';
@@ -22,6 +26,8 @@ import { type IdGenerator, ulidIds } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { KeyStore } from '#shared/ports/key-store';
 import type { MessagingNetwork } from '#shared/ports/messaging-network';
+import type { SecretBox } from '#shared/ports/secret-box';
+import type { WebhookTransport } from '#shared/ports/webhook-transport';
 
 /**
  * The composition root: SDK clients and adapters, each built on first use and then kept for the life of the
@@ -43,6 +49,9 @@ export interface Deps {
   secrets: SecretsManagerClient;
   channelCredentials: ChannelCredentials;
   whatsappSecrets: WhatsAppSecrets;
+  webhooks: DynamoWebhookStore;
+  secretBox: SecretBox;
+  webhookTransport: WebhookTransport;
 }
 
 /** SDK defaults for every AWS client: bounded retries and timeouts, the endpoint the stack configured. */
@@ -94,6 +103,14 @@ function buildDeps(): Deps {
     network: () => new GraphMessagingNetwork({ baseUrl: cfg.whatsapp.graphUrl }),
     secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
     channelCredentials: () => new ChannelCredentials(() => deps.secrets),
+    webhooks: () => new DynamoWebhookStore(deps.db, cfg.aws.tableName),
+    secretBox: () => {
+      if (cfg.webhooks.kmsKeyId)
+        return new KmsSecretBox(new KMSClient(clientOptions(cfg.aws.region, undefined)), cfg.webhooks.kmsKeyId);
+      if (cfg.webhooks.keyFile) return new LocalSecretBox(cfg.webhooks.keyFile);
+      throw new Error('WEBHOOK_SECRETS_KMS_KEY_ID or WEBHOOK_SECRETS_KEY_FILE must be set');
+    },
+    webhookTransport: () => new WebhookSender({ allowPrivate: cfg.webhooks.allowPrivateTargets }),
     whatsappSecrets: () =>
       new WhatsAppSecrets(
         { appSecret: cfg.whatsapp.appSecret, verifyToken: cfg.whatsapp.verifyToken },

@@ -59,6 +59,9 @@ const EnvSchema = v.object({
   REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  /** Webhook secrets at rest: a KMS key on AWS, or a local key file (the local stack makes one). */
+  WEBHOOK_SECRETS_KMS_KEY_ID: optionalText,
+  WEBHOOK_SECRETS_KEY_FILE: optionalText,
   WPCRM_SWEEP_INTERVAL_MS: int(5000, 10),
   WPCRM_S3_PUBLIC_URL: optionalUrl,
   /** The local stack (npm start) and the wpcrm command. */
@@ -121,6 +124,8 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     webhooks: {
       retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      kmsKeyId: env.WEBHOOK_SECRETS_KMS_KEY_ID,
+      keyFile: env.WEBHOOK_SECRETS_KEY_FILE,
     },
     sweepIntervalMs: env.WPCRM_SWEEP_INTERVAL_MS,
     local: {

@@ -39,6 +39,18 @@ export const QUEUES: QueueDef[] = [
     maxReceiveCount: 5,
     maxConcurrency: 5,
   },
+  /**
+   * Domain events from the bus, and delivery attempts → webhook-dispatcher. An attempt waits at most 10 s for the
+   * receiver, so a batch of 5 fits the 60 s timeout.
+   */
+  {
+    name: 'webhook-deliveries',
+    consumer: 'webhook-dispatcher',
+    batchSize: 5,
+    timeoutSeconds: 60,
+    maxReceiveCount: 5,
+    maxConcurrency: 10,
+  },
 ];
 
 /** Bus rules, defined once: the local bus applies them, the CDK stack turns them into EventBridge rules. */
@@ -50,7 +62,15 @@ export interface BusRule {
   targetQueue: string;
 }
 
-export const BUS_RULES: BusRule[] = [];
+export const BUS_RULES: BusRule[] = [
+  {
+    id: 'DeliverWebhooks',
+    description:
+      "Every domain event goes to the webhook dispatcher, which fans it out to the organisation's subscriptions",
+    pattern: { source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] },
+    targetQueue: 'webhook-deliveries',
+  },
+];
 
 /** Scheduled functions (sweepers): EventBridge schedules on AWS, timers at WPCRM_SWEEP_INTERVAL_MS locally. */
 export interface ScheduleDef {
@@ -63,4 +83,6 @@ export interface ScheduleDef {
 export const SCHEDULES: ScheduleDef[] = [
   /** Times out unconfirmed group requests, re-enqueues stranded ones, republishes unannounced final states. */
   { name: 'group-sweeper', fn: 'group-sweeper', everyMinutes: 1 },
+  /** Puts webhook deliveries whose long retry wait is over back on the queue. */
+  { name: 'webhook-sweeper', fn: 'webhook-sweeper', everyMinutes: 1 },
 ];

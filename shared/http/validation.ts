@@ -13,10 +13,9 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[], prefix: s
 }
 
 function describe(issue: v.BaseIssue<unknown>): string {
-  if (issue.type === 'strict_object' || (issue.kind === 'schema' && issue.expected === 'never')) {
-    return 'unknown property';
-  }
-  if (issue.type === 'object' && issue.input === undefined && issue.path?.length) return 'is required';
+  if (issue.expected === 'never') return 'unknown property';
+  const objectIssue = issue.type === 'object' || issue.type === 'strict_object' || issue.type === 'loose_object';
+  if (objectIssue && issue.input === undefined && issue.path?.length) return 'is required';
   return issue.message;
 }
 

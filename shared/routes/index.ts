@@ -1,6 +1,7 @@
 import * as foundation from './foundation.ts';
 import * as groups from './groups.ts';
 import type { RouteDef } from './route.ts';
+import * as webhooks from './webhooks.ts';
 
 /** Every route of the API. */
 export const ROUTES: RouteDef[] = [
@@ -10,4 +11,5 @@ export const ROUTES: RouteDef[] = [
   foundation.getOpenApi,
   foundation.listChannels,
   ...Object.values(groups),
+  ...Object.values(webhooks),
 ];

@@ -3,6 +3,7 @@ import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aw
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -195,6 +196,16 @@ export class AppFunction extends Construct {
     this.acknowledgeWildcard(
       `Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*`,
       'Channel token secrets are created per channel at run time under this prefix.',
+    );
+    return this;
+  }
+
+  /** `WEBHOOK_SECRETS_KMS_KEY_ID`, with Encrypt (to store new secrets) or Decrypt (to sign deliveries) on that key. */
+  bindWebhookSecretsKey(key: IKey, use: 'seal' | 'open'): this {
+    this.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', key.keyArn);
+    // The exact action, not grantEncrypt's ReEncrypt*/GenerateDataKey* wildcards.
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: [use === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'], resources: [key.keyArn] }),
     );
     return this;
   }

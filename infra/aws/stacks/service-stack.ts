@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
@@ -31,6 +32,7 @@ export class ServiceStack extends Stack {
   readonly data: DataStore;
   readonly jwtKeys: JwtKeys;
   readonly whatsAppSecrets: Secret;
+  readonly webhookSecretsKey: Key;
   readonly api: ServiceApi;
   readonly workers: ReadonlyMap<string, QueueWorker>;
   /** Every function running service code, by its `functions/` folder. */
@@ -41,6 +43,12 @@ export class ServiceStack extends Stack {
     const removalPolicy = removalPolicyFor(props.stage);
     this.data = new DataStore(this, 'Data', { removalPolicy });
     this.jwtKeys = new JwtKeys(this, 'JwtKeys', { removalPolicy });
+    // Customers' webhook signing secrets are stored encrypted under this key (CONTRACT §7).
+    this.webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
+      description: 'Encrypts webhook signing secrets at rest',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
     // Meta's app secret and webhook verify token: set their values after the first deploy (README, Deploy).
     this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
       description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
@@ -89,6 +97,8 @@ export class ServiceStack extends Stack {
       if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
       if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);
       if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
+      if (access.webhookSecrets) appFunction.bindWebhookSecretsKey(this.webhookSecretsKey, access.webhookSecrets);
+      if (fn === 'webhook-dispatcher') appFunction.addEnvironment('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'false');
       for (const queue of access.sendsTo ?? []) {
         const worker = workers.get(queue);
         if (!worker) throw new Error(`${fn} sends to ${queue}, which is not in QUEUES`);

@@ -87,3 +87,23 @@ export const reportKeys = {
     GSI1SK: `${at}#${orgId}#${reportId}`,
   }),
 };
+
+export const webhookKeys = {
+  subscription: (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WHK#${webhookId}` }),
+  subscriptionPrefix: 'WHK#',
+  delivery: (orgId: string, webhookId: string, deliveryId: string) => ({
+    PK: `ORG#${orgId}#WHK#${webhookId}`,
+    SK: `DLV#${deliveryId}`,
+  }),
+  deliveries: (orgId: string, webhookId: string) => `ORG#${orgId}#WHK#${webhookId}`,
+  /** One delivery per (subscription, event): the event id points at it. */
+  eventDelivery: (orgId: string, webhookId: string, eventId: string) => ({
+    PK: `ORG#${orgId}#WHK#${webhookId}`,
+    SK: `EVT#${eventId}`,
+  }),
+  /** Sparse index of deliveries waiting longer than a queue delay allows. */
+  due: (dueAt: string, orgId: string, webhookId: string, deliveryId: string) => ({
+    GSI1PK: 'DLV#DUE',
+    GSI1SK: `${dueAt}#${orgId}#${webhookId}#${deliveryId}`,
+  }),
+};

@@ -1,0 +1,230 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Report, ReportStatus, StoredReportStatus } from '#shared/domain/reports/report';
+import { OPEN_REPORT_STATUSES } from '#shared/domain/reports/report';
+import type { PageRequest } from '#shared/ports/identity-store';
+import type { ReportStore, WindowClaim } from '#shared/ports/report-store';
+import { isConditionalCheckFailed } from './client.ts';
+import { reportKeys, withoutKeys } from './keys.ts';
+import { queryPage } from './paging.ts';
+
+export class DynamoReportStore implements ReportStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async claimWindow(
+    orgId: string,
+    reportType: string,
+    reportId: string,
+    now: Date,
+    windowSeconds: number,
+  ): Promise<WindowClaim> {
+    const nowMs = now.getTime();
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...reportKeys.window(orgId, reportType),
+            entity: 'REPORT_WINDOW',
+            reportId,
+            requestedAt: now.toISOString(),
+            requestedAtMs: nowMs,
+            active: true,
+            ttl: Math.floor(nowMs / 1000) + windowSeconds + 86_400,
+          },
+          ConditionExpression: 'attribute_not_exists(PK) OR (requestedAtMs <= :cutoff AND active = :inactive)',
+          ExpressionAttributeValues: { ':cutoff': nowMs - windowSeconds * 1000, ':inactive': false },
+        }),
+      );
+      return { claimed: true };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const result = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: reportKeys.window(orgId, reportType), ConsistentRead: true }),
+    );
+    const item = result.Item;
+    if (!item) return this.claimWindow(orgId, reportType, reportId, now, windowSeconds);
+    return {
+      claimed: false,
+      blockingReportId: item.reportId,
+      requestedAt: item.requestedAt,
+      active: item.active === true,
+    };
+  }
+
+  async settleWindow(orgId: string, reportType: string, reportId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: reportKeys.window(orgId, reportType),
+          UpdateExpression: 'SET active = :inactive',
+          ConditionExpression: 'reportId = :reportId',
+          ExpressionAttributeValues: { ':inactive': false, ':reportId': reportId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  async releaseWindow(orgId: string, reportType: string, reportId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: reportKeys.window(orgId, reportType),
+          ConditionExpression: 'reportId = :reportId',
+          ExpressionAttributeValues: { ':reportId': reportId },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  async create(report: Report): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...reportKeys.report(report.organisationId, report.reportId),
+          ...reportKeys.open(report.requestedAt, report.organisationId, report.reportId),
+          entity: 'REPORT',
+          ...report,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  }
+
+  async get(orgId: string, reportId: string): Promise<Report | undefined> {
+    const result = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: reportKeys.report(orgId, reportId), ConsistentRead: true }),
+    );
+    return result.Item ? withoutKeys<Report>(result.Item) : undefined;
+  }
+
+  list(orgId: string, filter: { reportType?: string; status?: ReportStatus; now: Date }, page: PageRequest) {
+    const { PK } = reportKeys.report(orgId, '');
+    const conditions: string[] = [];
+    const values: Record<string, unknown> = { ':pk': PK, ':prefix': reportKeys.reportPrefix };
+    const names: Record<string, string> = {};
+    if (filter.reportType) {
+      conditions.push('reportType = :type');
+      values[':type'] = filter.reportType;
+    }
+    if (filter.status) {
+      names['#status'] = 'status';
+      const stored = filter.status === 'EXPIRED' ? 'COMPLETED' : filter.status;
+      conditions.push('#status = :status');
+      values[':status'] = stored;
+      if (filter.status === 'EXPIRED' || filter.status === 'COMPLETED') {
+        conditions.push(filter.status === 'EXPIRED' ? 'expiresAt <= :now' : 'expiresAt > :now');
+        values[':now'] = filter.now.toISOString();
+      }
+    }
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+      },
+      page,
+      { PK },
+      (item) => withoutKeys<Report>(item),
+    );
+  }
+
+  async transition(
+    orgId: string,
+    reportId: string,
+    from: StoredReportStatus[],
+    to: StoredReportStatus,
+    changes: Parameters<ReportStore['transition']>[4],
+  ): Promise<Report | undefined> {
+    const { now, ...fields } = changes;
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':to': to };
+    const sets = ['#status = :to'];
+    for (const [field, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    if (!OPEN_REPORT_STATUSES.includes(to)) {
+      const index = reportKeys.unpublished(now, orgId, reportId);
+      sets.push('GSI1PK = :gsi1pk', 'GSI1SK = :gsi1sk');
+      values[':gsi1pk'] = index.GSI1PK;
+      values[':gsi1sk'] = index.GSI1SK;
+    }
+    from.forEach((status, index) => {
+      values[`:from${index}`] = status;
+    });
+    try {
+      const result = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: reportKeys.report(orgId, reportId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `attribute_exists(PK) AND #status IN (${from.map((_, index) => `:from${index}`).join(', ')})`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return withoutKeys<Report>(result.Attributes ?? {});
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async markPublished(orgId: string, reportId: string, now: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: reportKeys.report(orgId, reportId),
+        UpdateExpression: 'SET publishedAt = :now REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+  }
+
+  listOpen(limit: number): Promise<Report[]> {
+    return this.#index('RPT#OPEN', limit);
+  }
+
+  listUnpublished(limit: number): Promise<Report[]> {
+    return this.#index('RPT#UNPUBLISHED', limit);
+  }
+
+  async #index(partition: string, limit: number): Promise<Report[]> {
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map((item) => withoutKeys<Report>(item));
+  }
+}

@@ -1,0 +1,215 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
+import type { PageRequest } from '#shared/ports/identity-store';
+import type { WebhookStore } from '#shared/ports/webhook-store';
+import { isConditionalCheckFailed } from './client.ts';
+import { webhookKeys, withoutKeys } from './keys.ts';
+import { queryPage } from './paging.ts';
+
+const MAX_VERSION_CONFLICTS = 5;
+
+export class DynamoWebhookStore implements WebhookStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createSubscription(subscription: Subscription): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...webhookKeys.subscription(subscription.orgId, subscription.webhookId),
+          entity: 'WEBHOOK',
+          version: 1,
+          ...subscription,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  }
+
+  async getSubscription(orgId: string, webhookId: string): Promise<Subscription | undefined> {
+    const item = await this.#get(webhookKeys.subscription(orgId, webhookId));
+    return item ? this.#toSubscription(item) : undefined;
+  }
+
+  listSubscriptions(orgId: string, page: PageRequest) {
+    const { PK } = webhookKeys.subscription(orgId, '');
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': webhookKeys.subscriptionPrefix },
+      },
+      page,
+      { PK },
+      (item) => this.#toSubscription(item),
+    );
+  }
+
+  async allSubscriptions(orgId: string): Promise<Subscription[]> {
+    const all: Subscription[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.listSubscriptions(orgId, { limit: 100, startKey });
+      all.push(...page.items);
+      startKey = page.nextKey;
+    } while (startKey);
+    return all;
+  }
+
+  async updateSubscription(
+    orgId: string,
+    webhookId: string,
+    change: (subscription: Subscription) => Partial<Subscription> | undefined,
+  ): Promise<Subscription | undefined> {
+    for (let attempt = 0; attempt < MAX_VERSION_CONFLICTS; attempt++) {
+      const item = await this.#get(webhookKeys.subscription(orgId, webhookId));
+      if (!item) return undefined;
+      const current = this.#toSubscription(item);
+      const changes = change(current);
+      if (!changes) return current;
+      const next = { ...current, ...changes };
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...webhookKeys.subscription(orgId, webhookId),
+              entity: 'WEBHOOK',
+              version: Number(item.version) + 1,
+              ...next,
+            },
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': item.version },
+          }),
+        );
+        return next;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    }
+    throw new Error(`webhook ${webhookId} kept changing; giving up`);
+  }
+
+  async deleteSubscription(orgId: string, webhookId: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: webhookKeys.subscription(orgId, webhookId),
+          ConditionExpression: 'attribute_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Claims (subscription, event) for a delivery id first, then stores the delivery: a crash between is repaired by a retry. */
+  async createDelivery(delivery: Delivery): Promise<{ delivery: Delivery; created: boolean }> {
+    const claimKey = webhookKeys.eventDelivery(delivery.orgId, delivery.webhookId, delivery.eventId);
+    let deliveryId = delivery.deliveryId;
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...claimKey, entity: 'WEBHOOK_EVENT', deliveryId },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      deliveryId = String((await this.#get(claimKey))?.deliveryId ?? deliveryId);
+    }
+    const stored = { ...delivery, deliveryId };
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...webhookKeys.delivery(stored.orgId, stored.webhookId, deliveryId), entity: 'DELIVERY', ...stored },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return { delivery: stored, created: true };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return { delivery: (await this.getDelivery(stored.orgId, stored.webhookId, deliveryId))!, created: false };
+    }
+  }
+
+  async getDelivery(orgId: string, webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
+    return this.#get(webhookKeys.delivery(orgId, webhookId, deliveryId)) as Promise<Delivery | undefined>;
+  }
+
+  listDeliveries(orgId: string, webhookId: string, page: PageRequest) {
+    const PK = webhookKeys.deliveries(orgId, webhookId);
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': 'DLV#' },
+        ScanIndexForward: false,
+      },
+      page,
+      { PK },
+      (item) => withoutKeys<Delivery>(item),
+    );
+  }
+
+  async saveDelivery(delivery: Delivery, expectedUpdatedAt: string, dueAt?: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...webhookKeys.delivery(delivery.orgId, delivery.webhookId, delivery.deliveryId),
+            ...(dueAt ? webhookKeys.due(dueAt, delivery.orgId, delivery.webhookId, delivery.deliveryId) : {}),
+            entity: 'DELIVERY',
+            ...delivery,
+          },
+          ConditionExpression: 'updatedAt = :expected',
+          ExpressionAttributeValues: { ':expected': expectedUpdatedAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async dueDeliveries(now: Date, limit: number): Promise<Delivery[]> {
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+        ExpressionAttributeValues: { ':pk': 'DLV#DUE', ':now': `${now.toISOString()}#~` },
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map((item) => withoutKeys<Delivery>(item));
+  }
+
+  #toSubscription(item: Record<string, unknown>): Subscription {
+    const { version, ...rest } = withoutKeys<Record<string, unknown>>(item);
+    return rest as unknown as Subscription;
+  }
+
+  async #get(key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
+    const result = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    return result.Item ? withoutKeys<Record<string, unknown>>(result.Item) : undefined;
+  }
+}

@@ -1,0 +1,15 @@
+import type * as v from 'valibot';
+
+const escapePointer = (key: unknown) => String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** The JSON Pointer of a valibot issue, relative to the parsed value ('' for the value itself). */
+export const issuePointer = (issue: v.BaseIssue<unknown>): string =>
+  (issue.path ?? []).map((item) => `/${escapePointer(item.key)}`).join('');
+
+/** A valibot issue's message, with strict-object key issues told apart (missing vs unknown). */
+export function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (issue.kind === 'schema' && issue.expected === 'never') return 'unknown property';
+  // valibot reports a missing key of a strict object with the object's own issue type.
+  if (issue.type === 'strict_object' && issue.input === undefined) return 'is required';
+  return issue.message;
+}

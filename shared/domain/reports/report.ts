@@ -1,0 +1,40 @@
+/** A report request and its outcome (CONTRACT §6). PENDING → PROCESSING → COMPLETED | FAILED; COMPLETED → EXPIRED. */
+export type StoredReportStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+export type ReportStatus = StoredReportStatus | 'EXPIRED';
+export const REPORT_STATUSES: ReportStatus[] = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'];
+export const OPEN_REPORT_STATUSES: StoredReportStatus[] = ['PENDING', 'PROCESSING'];
+
+export interface Report {
+  reportId: string;
+  organisationId: string;
+  reportType: string;
+  status: StoredReportStatus;
+  filters: Record<string, unknown>;
+  requestedAt: string;
+  requestedBy: string;
+  startedAt?: string;
+  completedAt?: string;
+  rowCount?: number;
+  sizeBytes?: number;
+  format: 'text/csv';
+  expiresAt?: string;
+  error?: { code: string; message: string };
+  /** Internal: where the file is, and when the final state was announced. */
+  objectKey?: string;
+  publishedAt?: string;
+}
+
+/** EXPIRED is derived when reading: retention is decided from the stored expiresAt, never from S3 or TTL. */
+export function effectiveStatus(report: Report, now: Date): ReportStatus {
+  if (report.status === 'COMPLETED' && report.expiresAt && Date.parse(report.expiresAt) <= now.getTime())
+    return 'EXPIRED';
+  return report.status;
+}
+
+export function reportView(report: Report, now: Date) {
+  const { objectKey, publishedAt, ...view } = report;
+  return { ...view, status: effectiveStatus(report, now) };
+}
+
+/** The S3 key of a report's file: derived only from the organisation and report ids. */
+export const reportObjectKey = (orgId: string, reportId: string) => `org/${orgId}/reports/${reportId}.csv`;

@@ -1,0 +1,70 @@
+import type { Config } from '#shared/config/env';
+import { DomainError } from '#shared/errors';
+import { logger } from '#shared/observability/logger';
+import type { Clock } from '#shared/ports/clock';
+import type { IdGenerator } from '#shared/ports/ids';
+import type { JobQueue } from '#shared/ports/job-queue';
+import type { ReportStore } from '#shared/ports/report-store';
+import { type Report, reportView } from './report.ts';
+
+export const REPORT_REQUESTS_QUEUE = 'report-requests';
+
+export interface RequestReportDeps {
+  config: Pick<Config, 'reports'>;
+  clock: Clock;
+  ids: IdGenerator;
+  reports: ReportStore;
+  queue: JobQueue;
+}
+
+/**
+ * Accepts a report request (CONTRACT §6).
+ * 1. Claim the (organisation, type) window with one conditional write: at most one request per window wins,
+ *    under any concurrency. Otherwise 409 REPORT_RATE_LIMITED naming the blocking report.
+ * 2. Store the report PENDING with its normalised filters, and queue it for the report worker. A request that
+ *    could not be stored frees the window again; one stored but not queued is queued by the sweeper.
+ */
+export async function requestReport(
+  deps: RequestReportDeps,
+  input: { orgId: string; requestedBy: string; reportType: string; filters: Record<string, unknown> },
+) {
+  const now = deps.clock.now();
+  const reportId = deps.ids.next('rpt');
+  const windowSeconds = deps.config.reports.windowSeconds;
+  const claim = await deps.reports.claimWindow(input.orgId, input.reportType, reportId, now, windowSeconds);
+  if (!claim.claimed) {
+    const windowEndsMs = Date.parse(claim.requestedAt) + windowSeconds * 1000;
+    const retryAfterSeconds =
+      windowEndsMs > now.getTime() ? Math.ceil((windowEndsMs - now.getTime()) / 1000) : undefined;
+    throw new DomainError(
+      'REPORT_RATE_LIMITED',
+      `a ${input.reportType} report was requested less than ${windowSeconds} s ago or is still running`,
+      {
+        extensions: { reportId: claim.blockingReportId, retryAfterSeconds: retryAfterSeconds ?? null },
+        retryAfterSeconds,
+      },
+    );
+  }
+  const report: Report = {
+    reportId,
+    organisationId: input.orgId,
+    reportType: input.reportType,
+    status: 'PENDING',
+    filters: input.filters,
+    requestedAt: now.toISOString(),
+    requestedBy: input.requestedBy,
+    format: 'text/csv',
+  };
+  try {
+    await deps.reports.create(report);
+  } catch (error) {
+    await deps.reports.releaseWindow(input.orgId, input.reportType, reportId);
+    throw error;
+  }
+  try {
+    await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: input.orgId, reportId });
+  } catch (error) {
+    logger.error('report stored but not queued; the sweeper will queue it', { reportId, error: error as Error });
+  }
+  return reportView(report, now);
+}

@@ -1,0 +1,212 @@
+import type { Config } from '#shared/config/env';
+import type { EventType } from '#shared/events/catalog';
+import { logger } from '#shared/observability/logger';
+import type { Clock } from '#shared/ports/clock';
+import type { IdGenerator } from '#shared/ports/ids';
+import type { JobQueue } from '#shared/ports/job-queue';
+import type { SecretBox } from '#shared/ports/secret-box';
+import type { WebhookStore } from '#shared/ports/webhook-store';
+import type { WebhookTransport } from '#shared/ports/webhook-transport';
+import { webhookHeaders } from './signature.ts';
+import { type Delivery, DISABLE_AFTER_FAILING_SECONDS, type Subscription } from './subscription.ts';
+import { WEBHOOK_DELIVERIES_QUEUE } from './subscriptions.ts';
+
+export interface DispatchDeps {
+  config: Pick<Config, 'webhooks'>;
+  clock: Clock;
+  ids: IdGenerator;
+  webhooks: WebhookStore;
+  secretBox: SecretBox;
+  webhookTransport: Pick<WebhookTransport, 'send'>;
+  queue: JobQueue;
+  random?: () => number;
+}
+
+/** The longest wait an SQS message delay covers; longer waits go through the due-time index. */
+const MAX_QUEUE_DELAY_SECONDS = 900;
+/** Keeps the last attempts of a delivery (status code, latency, error). */
+const ATTEMPT_LOG_SIZE = 20;
+/** A job that arrives this much before its attempt is due is early (a duplicate), and skipped. */
+const EARLY_TOLERANCE_MS = 2_000;
+
+export interface AttemptJob {
+  kind: 'attempt';
+  orgId: string;
+  webhookId: string;
+  deliveryId: string;
+}
+
+/** The part of an EventBridge event the fan-out reads: the detail is the webhook body plus `event_id`. */
+export interface BusEvent {
+  'detail-type': string;
+  detail: { event_id?: string; organisation_id?: string; type?: string; [field: string]: unknown };
+}
+
+/**
+ * Fans an event out to its organisation's active subscriptions for that type (never another organisation's).
+ * Each (subscription, event) becomes one delivery however often the event arrives, with the body bytes fixed now.
+ */
+export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<void> {
+  const { event_id: eventId, ...body } = event.detail;
+  const orgId = body.organisation_id;
+  const type = event['detail-type'] as EventType;
+  if (!eventId || !orgId) {
+    logger.warn('event without event_id or organisation_id not delivered', { type });
+    return;
+  }
+  const subscriptions = (await deps.webhooks.allSubscriptions(orgId)).filter(
+    (subscription) => subscription.status === 'active' && subscription.events.includes(type),
+  );
+  const now = deps.clock.now().toISOString();
+  const text = JSON.stringify(body);
+  for (const subscription of subscriptions) {
+    const { delivery } = await deps.webhooks.createDelivery({
+      deliveryId: deps.ids.next('dlv'),
+      webhookId: subscription.webhookId,
+      orgId,
+      eventId,
+      type,
+      body: text,
+      status: 'pending',
+      attempts: 0,
+      cycleAttempts: 0,
+      attemptLog: [],
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (delivery.status === 'pending' && delivery.attempts === 0) await enqueue(deps, delivery, 0);
+  }
+}
+
+/**
+ * One delivery attempt (Standard Webhooks): a fresh webhook-timestamp and signature (both secrets during a
+ * rotation) over the stored body; 2xx within 10 s is success; 410 disables the subscription; anything else is
+ * retried on the schedule (±10 % jitter, a longer Retry-After honoured) until it runs out, then `failed`.
+ * Short waits are SQS message delays, long ones the due-time index that the sweeper reads.
+ */
+export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Promise<void> {
+  const delivery = await deps.webhooks.getDelivery(job.orgId, job.webhookId, job.deliveryId);
+  if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') return;
+  const now = deps.clock.now();
+  if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) - now.getTime() > EARLY_TOLERANCE_MS) return;
+  const subscription = await deps.webhooks.getSubscription(job.orgId, job.webhookId);
+  if (!subscription || subscription.status !== 'active') {
+    const lastError = subscription ? 'subscription_disabled' : 'subscription_deleted';
+    await deps.webhooks.saveDelivery(
+      { ...delivery, status: 'failed', lastError, nextAttemptAt: undefined, updatedAt: now.toISOString() },
+      delivery.updatedAt,
+    );
+    return;
+  }
+  // Claims the attempt: a duplicate job that read the same version loses here.
+  const claimed = { ...delivery, updatedAt: now.toISOString() };
+  if (claimed.updatedAt === delivery.updatedAt) claimed.updatedAt = new Date(now.getTime() + 1).toISOString();
+  if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) return;
+
+  const secrets = await Promise.all(activeSecrets(subscription, now).map((secret) => deps.secretBox.open(secret)));
+  const headers = webhookHeaders(
+    { id: delivery.eventId, timestamp: Math.floor(now.getTime() / 1000), body: delivery.body },
+    secrets,
+  );
+  const result = await deps.webhookTransport.send(subscription.url, { headers: { ...headers }, body: delivery.body });
+
+  const done = deps.clock.now();
+  const attempt = {
+    at: now.toISOString(),
+    statusCode: result.statusCode,
+    latencyMs: result.latencyMs,
+    error: result.error,
+  };
+  const next: Delivery = {
+    ...claimed,
+    attempts: claimed.attempts + 1,
+    cycleAttempts: claimed.cycleAttempts + 1,
+    lastStatusCode: result.statusCode,
+    lastError: result.ok ? undefined : (result.error ?? `http_${result.statusCode}`),
+    attemptLog: [...claimed.attemptLog, attempt].slice(-ATTEMPT_LOG_SIZE),
+    updatedAt: done.toISOString(),
+  };
+  if (result.ok) {
+    await deps.webhooks.saveDelivery({ ...next, status: 'succeeded', nextAttemptAt: undefined }, claimed.updatedAt);
+    await deps.webhooks.updateSubscription(job.orgId, job.webhookId, () => ({
+      lastSuccessAt: done.toISOString(),
+      failingSince: undefined,
+    }));
+    return;
+  }
+  if (result.gone) {
+    await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt);
+    await disable(deps, subscription, 'GONE', done);
+    return;
+  }
+  const schedule = deps.config.webhooks.retryScheduleSeconds;
+  const step = schedule[next.cycleAttempts - 1];
+  if (step === undefined) {
+    await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt);
+  } else {
+    const jittered = step * (0.9 + (deps.random ?? Math.random)() * 0.2);
+    const delaySeconds = Math.max(jittered, result.retryAfterSeconds ?? 0);
+    const nextAttemptAt = new Date(done.getTime() + delaySeconds * 1000).toISOString();
+    const retrying: Delivery = { ...next, status: 'retrying', nextAttemptAt };
+    const longWait = delaySeconds > MAX_QUEUE_DELAY_SECONDS;
+    if (await deps.webhooks.saveDelivery(retrying, claimed.updatedAt, longWait ? nextAttemptAt : undefined)) {
+      if (!longWait) await enqueue(deps, retrying, delaySeconds);
+    }
+  }
+  await markFailing(deps, subscription, done);
+}
+
+/** Moves deliveries whose long wait is over back onto the queue (the webhook sweeper). */
+export async function sweepDueDeliveries(deps: DispatchDeps): Promise<number> {
+  const due = await deps.webhooks.dueDeliveries(deps.clock.now(), 100);
+  for (const delivery of due) {
+    await enqueue(deps, delivery, 0);
+    await deps.webhooks.saveDelivery(delivery, delivery.updatedAt);
+  }
+  return due.length;
+}
+
+function activeSecrets(subscription: Subscription, now: Date): string[] {
+  return subscription.secrets
+    .filter((secret) => !secret.retiresAt || Date.parse(secret.retiresAt) > now.getTime())
+    .map((secret) => secret.sealed);
+}
+
+async function enqueue(deps: Pick<DispatchDeps, 'queue'>, delivery: Delivery, delaySeconds: number) {
+  const job: AttemptJob = {
+    kind: 'attempt',
+    orgId: delivery.orgId,
+    webhookId: delivery.webhookId,
+    deliveryId: delivery.deliveryId,
+  };
+  await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, job, { delaySeconds: Math.ceil(delaySeconds) });
+}
+
+async function markFailing(deps: DispatchDeps, subscription: Subscription, now: Date) {
+  const since = subscription.failingSince;
+  if (!since) {
+    await deps.webhooks.updateSubscription(subscription.orgId, subscription.webhookId, (current) =>
+      current.failingSince ? undefined : { failingSince: now.toISOString() },
+    );
+    return;
+  }
+  if (now.getTime() - Date.parse(since) >= DISABLE_AFTER_FAILING_SECONDS * 1000)
+    await disable(deps, subscription, 'FAILING', now);
+}
+
+async function disable(deps: DispatchDeps, subscription: Subscription, reason: 'GONE' | 'FAILING', now: Date) {
+  logger.warn('webhook subscription disabled', { webhookId: subscription.webhookId, reason });
+  await deps.webhooks.updateSubscription(subscription.orgId, subscription.webhookId, (current) =>
+    current.status === 'disabled'
+      ? undefined
+      : { status: 'disabled', disabledReason: reason, updatedAt: now.toISOString() },
+  );
+}
+
+/** The dispatcher's queue carries both bus events and attempt jobs. */
+export function dispatchMessage(deps: DispatchDeps, message: AttemptJob | BusEvent): Promise<unknown> {
+  return (message as AttemptJob).kind === 'attempt'
+    ? attemptDelivery(deps, message as AttemptJob)
+    : fanOutEvent(deps, message as BusEvent);
+}

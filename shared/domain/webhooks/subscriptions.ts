@@ -1,0 +1,163 @@
+import type { Config } from '#shared/config/env';
+import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
+import { DomainError } from '#shared/errors';
+import { EVENT_TYPES, type EventType } from '#shared/events/catalog';
+import type { Clock } from '#shared/ports/clock';
+import type { IdGenerator } from '#shared/ports/ids';
+import type { JobQueue } from '#shared/ports/job-queue';
+import type { SecretBox } from '#shared/ports/secret-box';
+import type { WebhookStore } from '#shared/ports/webhook-store';
+import type { WebhookTransport } from '#shared/ports/webhook-transport';
+import { generateWebhookSecret } from './signature.ts';
+import { deliveryView, ROTATION_OVERLAP_SECONDS, type Subscription, subscriptionView } from './subscription.ts';
+
+export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
+
+export interface SubscriptionDeps {
+  clock: Clock;
+  ids: IdGenerator;
+  webhooks: WebhookStore;
+  secretBox: SecretBox;
+  webhookTransport: Pick<WebhookTransport, 'validate'>;
+}
+
+const notFound = (webhookId: string) =>
+  new DomainError('WEBHOOK_NOT_FOUND', `webhook ${webhookId} does not exist in this organisation`);
+
+/**
+ * Subscribes a URL to events (CONTRACT §7).
+ * 1. Check the URL against the SSRF policy, resolving it once (422 WEBHOOK_URL_NOT_ALLOWED).
+ * 2. Generate a `whsec_` secret, store it sealed (KMS on AWS), and show it this once.
+ */
+export async function createSubscription(
+  deps: SubscriptionDeps,
+  input: { orgId: string; url: string; events?: EventType[]; description?: string },
+) {
+  await deps.webhookTransport.validate(input.url);
+  const now = deps.clock.now().toISOString();
+  const secret = generateWebhookSecret();
+  const subscription: Subscription = {
+    webhookId: deps.ids.next('whk'),
+    orgId: input.orgId,
+    url: input.url,
+    events: input.events?.length ? [...new Set(input.events)] : [...EVENT_TYPES],
+    description: input.description,
+    status: 'active',
+    secrets: [{ sealed: await deps.secretBox.seal(secret), createdAt: now }],
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.webhooks.createSubscription(subscription);
+  return { ...subscriptionView(subscription), secret };
+}
+
+export async function listSubscriptions(
+  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  input: { orgId: string; limit: number; cursor?: string },
+) {
+  const binding = ['webhooks', input.orgId];
+  const page = await deps.webhooks.listSubscriptions(input.orgId, {
+    limit: input.limit,
+    startKey: decodeCursor(input.cursor, binding),
+  });
+  return { webhooks: page.items.map(subscriptionView), nextCursor: encodeCursor(page.nextKey, binding) };
+}
+
+/** Changes a subscription; a new URL is checked again, and `status: active` re-enables one that was disabled. */
+export async function updateSubscription(
+  deps: SubscriptionDeps,
+  input: {
+    orgId: string;
+    webhookId: string;
+    url?: string;
+    events?: EventType[];
+    description?: string;
+    status?: 'active' | 'disabled';
+  },
+) {
+  if (input.url !== undefined) await deps.webhookTransport.validate(input.url);
+  const now = deps.clock.now().toISOString();
+  const updated = await deps.webhooks.updateSubscription(input.orgId, input.webhookId, (current) => ({
+    ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(input.events !== undefined
+      ? { events: input.events.length ? [...new Set(input.events)] : [...EVENT_TYPES] }
+      : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.status === 'active'
+      ? { status: 'active' as const, disabledReason: undefined, failingSince: undefined }
+      : {}),
+    ...(input.status === 'disabled' && current.status === 'active'
+      ? { status: 'disabled' as const, disabledReason: 'MANUAL' as const }
+      : {}),
+    updatedAt: now,
+  }));
+  if (!updated) throw notFound(input.webhookId);
+  return subscriptionView(updated);
+}
+
+export async function deleteSubscription(
+  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  input: { orgId: string; webhookId: string },
+) {
+  if (!(await deps.webhooks.deleteSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
+}
+
+/** A new secret; the current one keeps signing beside it for 24 h (deliveries carry both signatures). */
+export async function rotateSecret(deps: SubscriptionDeps, input: { orgId: string; webhookId: string }) {
+  const now = deps.clock.now();
+  const secret = generateWebhookSecret();
+  const sealed = await deps.secretBox.seal(secret);
+  const retiresAt = new Date(now.getTime() + ROTATION_OVERLAP_SECONDS * 1000).toISOString();
+  const updated = await deps.webhooks.updateSubscription(input.orgId, input.webhookId, (current) => ({
+    secrets: [
+      { sealed, createdAt: now.toISOString() },
+      ...current.secrets
+        .filter((old) => !old.retiresAt || Date.parse(old.retiresAt) > now.getTime())
+        .map((old) => ({ ...old, retiresAt: old.retiresAt ?? retiresAt })),
+    ],
+    updatedAt: now.toISOString(),
+  }));
+  if (!updated) throw notFound(input.webhookId);
+  return { secret };
+}
+
+export async function listDeliveries(
+  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  input: { orgId: string; webhookId: string; limit: number; cursor?: string },
+) {
+  if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
+  const binding = ['deliveries', input.orgId, input.webhookId];
+  const page = await deps.webhooks.listDeliveries(input.orgId, input.webhookId, {
+    limit: input.limit,
+    startKey: decodeCursor(input.cursor, binding),
+  });
+  return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(page.nextKey, binding) };
+}
+
+/**
+ * Delivers a finished delivery again: the same delivery and webhook-id, a new cycle of attempts.
+ * 409 DELIVERY_IN_PROGRESS while it is pending or retrying.
+ */
+export async function redeliver(
+  deps: Pick<SubscriptionDeps, 'webhooks' | 'clock'> & { queue: JobQueue; config: Pick<Config, 'webhooks'> },
+  input: { orgId: string; webhookId: string; deliveryId: string },
+) {
+  if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
+  const delivery = await deps.webhooks.getDelivery(input.orgId, input.webhookId, input.deliveryId);
+  if (!delivery) throw new DomainError('DELIVERY_NOT_FOUND', `delivery ${input.deliveryId} does not exist`);
+  if (delivery.status === 'pending' || delivery.status === 'retrying') {
+    throw new DomainError('DELIVERY_IN_PROGRESS', 'the delivery is still being attempted');
+  }
+  const now = deps.clock.now().toISOString();
+  const reset = { ...delivery, status: 'pending' as const, cycleAttempts: 0, nextAttemptAt: now, updatedAt: now };
+  if (!(await deps.webhooks.saveDelivery(reset, delivery.updatedAt))) {
+    throw new DomainError('DELIVERY_IN_PROGRESS', 'the delivery changed meanwhile');
+  }
+  await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, {
+    kind: 'attempt',
+    orgId: input.orgId,
+    webhookId: input.webhookId,
+    deliveryId: input.deliveryId,
+  });
+  return { deliveryId: input.deliveryId, status: 'pending' as const };
+}

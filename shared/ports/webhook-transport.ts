@@ -1,0 +1,16 @@
+/** Delivers webhook requests under the SSRF policy (DNS-pinned, no redirects, bounded time and answer). */
+export interface WebhookSendOutcome {
+  ok: boolean;
+  statusCode?: number;
+  retryAfterSeconds?: number;
+  latencyMs: number;
+  error?: string;
+  gone: boolean;
+}
+
+export interface WebhookTransport {
+  /** Refuses a URL the policy forbids (422 WEBHOOK_URL_NOT_ALLOWED). */
+  validate(url: string): Promise<URL>;
+  /** One attempt; never throws. */
+  send(url: string, request: { headers: Record<string, string>; body: string }): Promise<WebhookSendOutcome>;
+}

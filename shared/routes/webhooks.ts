@@ -1,0 +1,121 @@
+import { ADMINS } from '#shared/domain/auth/roles';
+import { ListQuery } from '#shared/schemas/common';
+import {
+  CreateWebhookBody,
+  DeliveryList,
+  DeliveryParams,
+  Redelivered,
+  RotatedSecret,
+  UpdateWebhookBody,
+  WebhookCreated,
+  WebhookList,
+  WebhookParams,
+  WebhookView,
+} from '#shared/schemas/webhooks';
+import { defineRoute } from './route.ts';
+
+const NOT_FOUND = { 404: { description: 'WEBHOOK_NOT_FOUND' } };
+
+export const createWebhook = defineRoute({
+  operationId: 'createWebhook',
+  method: 'POST',
+  path: '/webhooks/{orgId}',
+  fn: 'create-webhook',
+  summary: 'Subscribe a URL to events (Standard Webhooks); the secret is shown only here',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  body: CreateWebhookBody,
+  responses: {
+    201: { description: 'The subscription and its secret', schema: WebhookCreated },
+    422: { description: 'WEBHOOK_URL_NOT_ALLOWED (not https, or a private, loopback or metadata address)' },
+  },
+});
+
+export const listWebhooks = defineRoute({
+  operationId: 'listWebhooks',
+  method: 'GET',
+  path: '/webhooks/{orgId}',
+  fn: 'list-webhooks',
+  summary: 'List subscriptions (never their secrets)',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  query: ListQuery,
+  responses: { 200: { description: 'Subscriptions', schema: WebhookList } },
+});
+
+export const updateWebhook = defineRoute({
+  operationId: 'updateWebhook',
+  method: 'PATCH',
+  path: '/webhooks/{orgId}/{webhookId}',
+  fn: 'update-webhook',
+  summary: 'Change a subscription; status "active" re-enables it',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: WebhookParams,
+  body: UpdateWebhookBody,
+  responses: {
+    200: { description: 'The subscription', schema: WebhookView },
+    ...NOT_FOUND,
+    422: { description: 'WEBHOOK_URL_NOT_ALLOWED' },
+  },
+});
+
+export const deleteWebhook = defineRoute({
+  operationId: 'deleteWebhook',
+  method: 'DELETE',
+  path: '/webhooks/{orgId}/{webhookId}',
+  fn: 'delete-webhook',
+  summary: 'Delete a subscription; its pending deliveries stop',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: WebhookParams,
+  responses: { 204: { description: 'Deleted' }, ...NOT_FOUND },
+});
+
+export const rotateWebhookSecret = defineRoute({
+  operationId: 'rotateWebhookSecret',
+  method: 'POST',
+  path: '/webhooks/{orgId}/{webhookId}/rotate-secret',
+  fn: 'rotate-webhook-secret',
+  summary: 'A new secret; the old one keeps signing beside it for 24 h',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: WebhookParams,
+  responses: { 200: { description: 'The new secret', schema: RotatedSecret }, ...NOT_FOUND },
+});
+
+export const listDeliveries = defineRoute({
+  operationId: 'listDeliveries',
+  method: 'GET',
+  path: '/webhooks/{orgId}/{webhookId}/deliveries',
+  fn: 'list-deliveries',
+  summary: "A subscription's deliveries, newest first",
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: WebhookParams,
+  query: ListQuery,
+  responses: { 200: { description: 'Deliveries', schema: DeliveryList }, ...NOT_FOUND },
+});
+
+export const redeliver = defineRoute({
+  operationId: 'redeliver',
+  method: 'POST',
+  path: '/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/redeliver',
+  fn: 'redeliver-webhook',
+  summary: 'Deliver again (same delivery, same webhook-id)',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: DeliveryParams,
+  responses: {
+    202: { description: 'Queued', schema: Redelivered },
+    404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
+    409: { description: 'DELIVERY_IN_PROGRESS' },
+  },
+});

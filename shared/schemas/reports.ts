@@ -1,0 +1,275 @@
+import * as v from 'valibot';
+import { issueMessage, issuePointer } from '#shared/domain/reports/issues';
+import {
+  BOOKING_STATUSES,
+  BOOKING_TYPES,
+  CALL_DIRECTIONS,
+  CALL_STATUSES,
+  CHAT_TYPES,
+  FLOW_SOURCES,
+  FOLLOW_UP_KINDS,
+  FOLLOW_UP_STATUSES,
+  REPORT_TYPES,
+  type ReportType,
+  SURVEY_SOURCES,
+  SURVEY_STATUSES,
+  TICKET_PRIORITIES,
+} from '#shared/domain/reports/records';
+import { isDateFilterText } from '#shared/domain/reports/time';
+
+const codePoints = (value: string) => [...value].length;
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  v.picklist(values, `must be one of ${values.join(', ')}`);
+
+// Counted in code points, as JSON Schema's maxLength does; the description carries the limit into OpenAPI.
+const Text = v.pipe(
+  v.string(),
+  v.check((value) => codePoints(value) <= 256, 'must be at most 256 characters'),
+  v.description('At most 256 characters.'),
+);
+const Id = v.pipe(Text, v.minLength(1, 'must not be empty'));
+const list = <S extends v.GenericSchema<string>>(item: S) =>
+  v.pipe(v.array(item), v.maxLength(100, 'must hold at most 100 entries'));
+const Ids = list(Id);
+const DateFilter = v.pipe(
+  v.string(),
+  v.check(isDateFilterText, 'must be an RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30'),
+  v.description('An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC).'),
+);
+const Seconds = v.pipe(v.number(), v.finite(), v.minValue(0, 'must be a number ≥ 0'));
+
+/** Rule operators of the rules filters (CONTRACT §8). */
+export const RULE_OPERATORS = ['eq', 'neq', 'contains', 'gt', 'gte', 'lt', 'lte', 'exists', 'notExists'] as const;
+export type RuleOperator = (typeof RULE_OPERATORS)[number];
+
+const Rule = v.pipe(
+  v.strictObject({
+    field: Id,
+    operator: oneOf(RULE_OPERATORS),
+    value: v.optional(
+      v.union(
+        [Text, v.number(), v.boolean(), v.null()],
+        'must be a string of at most 256 characters, a number, a boolean or null',
+      ),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (rule) => rule.value !== undefined || rule.operator === 'exists' || rule.operator === 'notExists',
+      'is required unless the operator is exists or notExists',
+    ),
+    ['value'],
+  ),
+);
+const Rules = v.pipe(v.array(Rule, 'must be a JSON array of rules'), v.maxLength(20, 'must hold at most 20 rules'));
+/** One rule of `contactCustomFieldRules` / `goalTrackerValueRules`, over a top-level key. */
+export type ReportRule = v.InferOutput<typeof Rule>;
+
+/** Parses a rules filter: the rules, or the problems, each naming its place inside the JSON (`rules/2/operator`). */
+export function parseRules(text: string): { ok: true; rules: ReportRule[] } | { ok: false; problems: string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, problems: ['must be a JSON-encoded array of rules: the JSON is malformed'] };
+  }
+  const result = v.safeParse(Rules, json);
+  if (result.success) return { ok: true, rules: result.output };
+  return { ok: false, problems: result.issues.map((issue) => `rules${issuePointer(issue)}: ${issueMessage(issue)}`) };
+}
+
+/**
+ * A JSON-encoded rules array. The 256-character limit of plain strings would not fit 20 rules, so the encoded
+ * filter may be 16 KiB; each rule's field and string value keep the 256 limit.
+ */
+const RulesFilter = v.pipe(
+  v.string(),
+  v.maxLength(16_384, 'must be at most 16384 characters'),
+  v.description('A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold.'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const parsed = parseRules(dataset.value);
+    if (!parsed.ok) for (const message of parsed.problems) addIssue({ message });
+  }),
+);
+
+const optional = <E extends Record<string, v.GenericSchema>>(entries: E) =>
+  Object.fromEntries(Object.entries(entries).map(([key, schema]) => [key, v.optional(schema)])) as {
+    [K in keyof E]: v.OptionalSchema<E[K], undefined>;
+  };
+const filters = <T extends ReportType, E extends v.ObjectEntries>(reportType: T, entries: E) =>
+  v.strictObject({ reportType: v.literal(reportType), ...entries });
+const flag = v.boolean();
+
+export const ChatReportFilters = filters('CHAT', {
+  ...optional({ isArchived: flag }),
+  // The one filter with a default (§8): omitted means only open chats.
+  isResolved: v.optional(v.boolean(), false),
+  ...optional({
+    isHighPriority: flag,
+    isBotHandled: flag,
+    isUnanswered: flag,
+    isAssigned: flag,
+    hasActiveAgentTransfer: flag,
+    hasClosedBotSession: flag,
+    assignedToUserIds: Ids,
+    assignedToTeamIds: Ids,
+    hasPrimaryAssignee: flag,
+    hasNoPrimaryAssignee: flag,
+    hasContacts: flag,
+    chatContactSearch: Text,
+    stateMachineIds: Ids,
+    currentStateIds: Ids,
+    hasStateMachines: flag,
+    search: Text,
+    chatType: oneOf(CHAT_TYPES),
+    channelIds: Ids,
+    updatedAfter: DateFilter,
+    updatedBefore: DateFilter,
+    labelIds: Ids,
+    hasLabels: flag,
+    allLabelIds: Ids,
+  }),
+});
+
+export const ContactReportFilters = filters(
+  'CONTACT',
+  optional({
+    contactSearch: Text,
+    contactChannelIds: Ids,
+    contactHasChats: flag,
+    contactCreatedAfter: DateFilter,
+    contactCreatedBefore: DateFilter,
+    contactCreatedByUserIds: Ids,
+    contactCustomFieldRules: RulesFilter,
+  }),
+);
+
+export const TicketReportFilters = filters(
+  'TICKET',
+  optional({
+    ticketIsResolved: flag,
+    ticketPriorityLevels: list(oneOf(TICKET_PRIORITIES)),
+    ticketAssignedToUserIds: Ids,
+    ticketCreatedByUserIds: Ids,
+    ticketMachineIds: Ids,
+    ticketCreatedAfter: DateFilter,
+    ticketCreatedBefore: DateFilter,
+    ticketSearch: Text,
+  }),
+);
+
+export const CallLogReportFilters = filters(
+  'CALL_LOG',
+  optional({
+    callDirection: oneOf(CALL_DIRECTIONS),
+    callStatuses: list(oneOf(CALL_STATUSES)),
+    callAgentUserIds: Ids,
+    callAccountId: Id,
+    callInitiatedAfter: DateFilter,
+    callInitiatedBefore: DateFilter,
+    callPhoneSearch: v.pipe(Text, v.regex(/\d/, 'must contain a digit')),
+    callHasChat: flag,
+    callHasRecording: flag,
+    callMinDurationSeconds: Seconds,
+    callMaxDurationSeconds: Seconds,
+    callHangupCauseSearch: Text,
+    callContactSearch: Text,
+  }),
+);
+
+export const GoalReportFilters = filters(
+  'GOAL',
+  optional({
+    goalRecordedAfter: DateFilter,
+    goalRecordedBefore: DateFilter,
+    goalIds: Ids,
+    goalChannelIds: Ids,
+    goalTrackerValueRules: RulesFilter,
+  }),
+);
+
+export const BookingReportFilters = filters(
+  'BOOKING',
+  optional({
+    bookingTypes: list(oneOf(BOOKING_TYPES)),
+    bookingStatuses: list(oneOf(BOOKING_STATUSES)),
+    bookingAgentUserIds: Ids,
+    bookingContactId: Id,
+    bookingStartsOnOrAfter: DateFilter,
+    bookingStartsOnOrBefore: DateFilter,
+  }),
+);
+
+export const FollowUpReportFilters = filters(
+  'FOLLOW_UPS',
+  optional({
+    followUpAgentUserIds: Ids,
+    followUpStatuses: list(oneOf(FOLLOW_UP_STATUSES)),
+    followUpKind: oneOf(FOLLOW_UP_KINDS),
+    followUpDueOnOrAfter: DateFilter,
+    followUpDueOnOrBefore: DateFilter,
+  }),
+);
+
+export const SurveyResponseReportFilters = filters(
+  'SURVEY_RESPONSES',
+  optional({
+    surveyFormIds: Ids,
+    surveyStatuses: list(oneOf(SURVEY_STATUSES)),
+    surveySources: list(oneOf(SURVEY_SOURCES)),
+    surveyStartedOnOrAfter: DateFilter,
+    surveyStartedOnOrBefore: DateFilter,
+    surveyChannel: Id,
+  }),
+);
+
+export const FlowResponseReportFilters = filters(
+  'FLOW_RESPONSES',
+  optional({
+    flowIds: Ids,
+    flowSources: list(oneOf(FLOW_SOURCES)),
+    flowRespondedOnOrAfter: DateFilter,
+    flowRespondedOnOrBefore: DateFilter,
+  }),
+);
+
+/**
+ * `POST /reports/:organisationId` (CONTRACT §6, §8): flat, `reportType` beside the filters of that type only.
+ * A filter of another type or any unknown property is an issue at that property's pointer.
+ */
+export const ReportRequestBody = v.variant(
+  'reportType',
+  [
+    ChatReportFilters,
+    ContactReportFilters,
+    TicketReportFilters,
+    CallLogReportFilters,
+    GoalReportFilters,
+    BookingReportFilters,
+    FollowUpReportFilters,
+    SurveyResponseReportFilters,
+    FlowResponseReportFilters,
+  ],
+  `must be one of ${REPORT_TYPES.join(', ')}`,
+);
+export type ReportRequestBody = v.InferOutput<typeof ReportRequestBody>;
+
+/** The filters of one report type, as validated and as stored on the report record. */
+export type ReportFilters<T extends ReportType = ReportType> = T extends ReportType
+  ? Omit<Extract<ReportRequestBody, { reportType: T }>, 'reportType'>
+  : never;
+
+/**
+ * The filters as stored on the report record: every filter the caller gave, in schema order, defaults included
+ * (`isResolved: false`), empty arrays dropped (they mean no filter). Dates are kept exactly as sent: a bare date
+ * or an RFC 3339 date-time with an offset already means one thing under §8, and keeping the text lets a caller
+ * resubmit `filters` unchanged. `compileReportFilter` resolves them to instants (a bare date in an `…OnOrBefore`
+ * filter covers the whole day), always the same way whatever the clock or time zone.
+ */
+export function normaliseReportFilters<B extends ReportRequestBody>(body: B): ReportFilters<B['reportType']> {
+  const { reportType: _, ...filters } = body;
+  return Object.fromEntries(
+    Object.entries(filters).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)),
+  ) as ReportFilters<B['reportType']>;
+}

@@ -1,0 +1,57 @@
+import * as v from 'valibot';
+import { EVENT_TYPES } from '#shared/events/catalog';
+import { NextCursor, Timestamp } from './common.ts';
+
+const Url = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
+const Events = v.pipe(
+  v.array(v.picklist(EVENT_TYPES, 'must be one of the event types')),
+  v.maxLength(EVENT_TYPES.length),
+);
+const Description = v.pipe(v.string(), v.maxLength(256));
+
+export const CreateWebhookBody = v.strictObject({
+  url: Url,
+  events: v.optional(Events),
+  description: v.optional(Description),
+});
+export const UpdateWebhookBody = v.strictObject({
+  url: v.optional(Url),
+  events: v.optional(Events),
+  description: v.optional(Description),
+  status: v.optional(v.picklist(['active', 'disabled'])),
+});
+export const WebhookParams = v.object({ webhookId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)) });
+export const DeliveryParams = v.object({
+  webhookId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+});
+
+export const WebhookView = v.object({
+  webhookId: v.string(),
+  url: v.string(),
+  events: v.array(v.picklist(EVENT_TYPES)),
+  description: v.nullable(v.string()),
+  status: v.picklist(['active', 'disabled']),
+  disabledReason: v.optional(v.picklist(['GONE', 'FAILING', 'MANUAL'])),
+  createdAt: Timestamp,
+});
+export const WebhookCreated = v.object({ ...WebhookView.entries, secret: v.string() });
+export const WebhookList = v.object({ webhooks: v.array(WebhookView), nextCursor: NextCursor });
+export const RotatedSecret = v.object({ secret: v.string() });
+export const DeliveryList = v.object({
+  deliveries: v.array(
+    v.object({
+      deliveryId: v.string(),
+      eventId: v.string(),
+      type: v.picklist(EVENT_TYPES),
+      status: v.picklist(['pending', 'retrying', 'succeeded', 'failed']),
+      attempts: v.number(),
+      lastStatusCode: v.nullable(v.number()),
+      lastError: v.nullable(v.string()),
+      nextAttemptAt: v.nullable(Timestamp),
+      createdAt: Timestamp,
+    }),
+  ),
+  nextCursor: NextCursor,
+});
+export const Redelivered = v.object({ deliveryId: v.string(), status: v.literal('pending') });
