@@ -1,10 +1,18 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { ROLES } from '#shared/domain/auth/roles';
+import { generateRecords } from '#shared/domain/crm/generate-records';
+import { importRecords } from '#shared/domain/crm/import-records';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { CHANNEL_TYPES } from '#shared/domain/orgs/model';
+import type { CrmRecord } from '#shared/domain/reports/records';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
-import { invalid } from './errors.ts';
+import { CliError, invalid } from './errors.ts';
 import type { Target } from './target.ts';
 
 /** A `--flag <value>` of a command; every value is a string, checked by the command itself. */
@@ -20,7 +28,11 @@ export interface Flag {
 export interface Command {
   summary: string;
   flags: Record<string, Flag>;
-  run(flags: Record<string, string | undefined>, connect: () => Promise<Target>): Promise<unknown>;
+  run(
+    flags: Record<string, string | undefined>,
+    connect: () => Promise<Target>,
+    io: { err(line: string): void },
+  ): Promise<unknown>;
 }
 
 type Values<F> = { [K in keyof F]: F[K] extends { required: true } ? string : string | undefined };
@@ -28,8 +40,8 @@ type Values<F> = { [K in keyof F]: F[K] extends { required: true } ? string : st
 const command = <const F extends Record<string, Flag>>(definition: {
   summary: string;
   flags: F;
-  run(flags: Values<F>, connect: () => Promise<Target>): Promise<unknown>;
-}): Command => definition;
+  run(flags: Values<F>, connect: () => Promise<Target>, io: { err(line: string): void }): Promise<unknown>;
+}): Command => definition as Command;
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -58,7 +70,30 @@ const adminDeps = (target: Target) => ({
   identity: new DynamoIdentityStore(target.db, target.tableName),
 });
 
-/** Every command, by `<noun> <verb>`; `data import` and `data generate` join here. */
+function positiveInt(flag: string, value: string | undefined, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (!value || !/^\d{1,9}$/.test(value) || Number(value) < 1) throw invalid(`--${flag} must be a positive integer`);
+  return Number(value);
+}
+
+async function requireOrg(target: Target, org: string) {
+  if (!(await adminDeps(target).identity.getOrg(org))) throw invalid(`organisation ${org} does not exist`);
+}
+
+const readLines = (file: string) => () =>
+  createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+
+/** Progress on stderr for large files: every 10,000 records. */
+const progress = (io: { err(line: string): void }, verb: string) => {
+  let reported = 0;
+  return (written: number) => {
+    if (written - reported < 10_000) return;
+    reported = written;
+    io.err(JSON.stringify({ progress: { [verb]: written } }));
+  };
+};
+
+/** Every command, by `<noun> <verb>`. */
 export const COMMANDS: Record<string, Command> = {
   'org create': command({
     summary: 'Create an organisation. Prints {"orgId"}.',
@@ -88,6 +123,7 @@ export const COMMANDS: Record<string, Command> = {
       'groups-eligible': { value: 'true|false' },
       'phone-number-id': { value: '<id>' },
       'access-token': { value: '<token>' },
+      'access-token-secret-id': { value: '<Secrets Manager id>' },
     },
     run: async (flags, connect) => {
       const input = {
@@ -99,12 +135,85 @@ export const COMMANDS: Record<string, Command> = {
         groupsEligible: bool('groups-eligible', flags['groups-eligible']),
         phoneNumberId: flags['phone-number-id'],
         accessToken: flags['access-token'],
+        accessTokenSecretId: flags['access-token-secret-id'],
       };
       if (!E164.test(input.phoneNumber)) throw invalid('--phone must be an E.164 number such as +4915112345678');
       const target = await connect();
       // On AWS a channel holds only a Secrets Manager reference to its token (see Channel.accessToken).
       if (target.kind === 'aws' && input.accessToken) throw invalid('--access-token is for the local stack only');
       return createChannel(adminDeps(target), input);
+    },
+  }),
+
+  'data import': command({
+    summary:
+      'Import CRM records from a JSONL file (one record per line with "recordType"). Every line is checked first; any bad line → each error as {"line","pointer","message"} on stderr, exit 1, nothing written. Prints {"imported","byType"}.',
+    flags: { org: { value: '<orgId>', required: true }, file: { value: '<path.jsonl>', required: true } },
+    run: async (flags, connect, io) => {
+      const org = orgId(flags.org);
+      try {
+        await access(flags.file);
+      } catch {
+        throw invalid(`--file ${flags.file} cannot be read`);
+      }
+      const target = await connect();
+      await requireOrg(target, org);
+      const result = await importRecords(
+        { crm: new DynamoCrmStore(target.db, target.tableName) },
+        { orgId: org, lines: readLines(flags.file), onProgress: progress(io, 'imported') },
+      );
+      if (!result.ok)
+        throw new CliError('VALIDATION_FAILED', `${result.errors.length} invalid lines`, 1, result.errors);
+      return { imported: result.imported, byType: result.byType };
+    },
+  }),
+
+  'data generate': command({
+    summary:
+      'Generate realistic CRM data for an organisation: --scale chats and contacts plus linked tickets, calls, goals, bookings, follow-ups and responses; the same --seed gives the same data. With --out, writes JSONL there instead. Prints {"generated","byType"}.',
+    flags: {
+      org: { value: '<orgId>', required: true },
+      scale: { value: '<n>', required: true },
+      seed: { value: '<n>' },
+      out: { value: '<path.jsonl>' },
+    },
+    run: async (flags, connect, io) => {
+      const org = orgId(flags.org);
+      const scale = positiveInt('scale', flags.scale);
+      const seed = positiveInt('seed', flags.seed, 1);
+      const byType: Record<string, number> = {};
+      let generated = 0;
+      const count = (record: CrmRecord) => {
+        byType[record.recordType] = (byType[record.recordType] ?? 0) + 1;
+        generated += 1;
+      };
+      if (flags.out) {
+        const out = createWriteStream(flags.out);
+        for (const record of generateRecords({ scale, seed })) {
+          count(record);
+          if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+        }
+        await new Promise<void>((resolve, reject) =>
+          out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+        );
+        return { generated, byType, file: flags.out };
+      }
+      const target = await connect();
+      await requireOrg(target, org);
+      const crm = new DynamoCrmStore(target.db, target.tableName);
+      const report = progress(io, 'generated');
+      let chunk: CrmRecord[] = [];
+      for (const record of generateRecords({ scale, seed })) {
+        count(record);
+        chunk.push(record);
+        if (chunk.length === 500) {
+          await crm.putRecords(org, chunk);
+          chunk = [];
+          report(generated);
+        }
+      }
+      if (chunk.length) await crm.putRecords(org, chunk);
+      return { generated, byType };
     },
   }),
 };

@@ -4,6 +4,8 @@ export class CliError extends Error {
     readonly code: 'VALIDATION_FAILED' | 'STACK_NOT_RUNNING',
     message: string,
     readonly exitCode: 1 | 2,
+    /** Printed instead of the error line, one JSON line each (data import: `{"line","pointer","message"}`). */
+    readonly lines?: unknown[],
   ) {
     super(message);
     this.name = 'CliError';

@@ -40,11 +40,12 @@ export async function main(argv: string[], io: Io = stdio, env = process.env): P
       target = stack ? await deployedTarget(stack) : await localTarget(loadConfig(env), env);
       return target;
     };
-    io.out(JSON.stringify(await command.run(flags, connect)));
+    io.out(JSON.stringify(await command.run(flags, connect, io)));
     return 0;
   } catch (error) {
     const { code, message, exitCode } = describe(error);
-    io.err(JSON.stringify({ error: { code, message } }));
+    if (error instanceof CliError && error.lines) for (const line of error.lines) io.err(JSON.stringify(line));
+    else io.err(JSON.stringify({ error: { code, message } }));
     return exitCode;
   } finally {
     target?.db.destroy();

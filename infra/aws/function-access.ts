@@ -67,4 +67,11 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
   'webhook-sweeper': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
+  'request-report': { table: 'readWrite', sendsTo: ['report-requests'] },
+  'list-reports': { table: 'read' },
+  'get-report': { table: 'read' },
+  // Signs download URLs: the URL carries this role's permission to read the object.
+  'download-report': { table: 'read', reports: 'read' },
+  'report-worker': { table: 'readWrite', reports: 'readWrite', publishesEvents: true, sendsTo: ['report-requests'] },
+  'report-sweeper': { table: 'readWrite', publishesEvents: true, sendsTo: ['report-requests'] },
 };

@@ -1,6 +1,7 @@
 import type { Deps } from '#shared/config/deps';
 import type { Role } from '#shared/domain/auth/roles';
 import { ROLES } from '#shared/domain/auth/roles';
+import { generateRecords } from '#shared/domain/crm/generate-records';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
 
 export interface DemoSeed {
@@ -12,11 +13,14 @@ export interface DemoSeed {
 /** Phone-number id of the demo organisation's eligible channel, known to the WhatsApp simulator. */
 export const DEMO_PHONE_NUMBER_ID = '100000000000001';
 
+/** Demo CRM data: 40 chats and contacts and the records linked to them, the same on every machine. */
+const DEMO_SCALE = 40;
+
 /**
  * Seeds a demo organisation: one credential per role, an eligible WhatsApp channel, a non-official channel and an
- * official channel without an Official Business Account.
+ * official channel without an Official Business Account, and deterministic demo CRM data for reports.
  */
-export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity'>): Promise<DemoSeed> {
+export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity' | 'crm'>): Promise<DemoSeed> {
   const { orgId } = await createOrg(deps, { name: 'Demo Organisation' });
   const credentials = {} as DemoSeed['credentials'];
   for (const role of ROLES) {
@@ -47,6 +51,7 @@ export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity'>): 
     phoneNumberId: '100000000000003',
     accessToken: 'local-simulator-access-token',
   });
+  await deps.crm.putRecords(orgId, [...generateRecords({ scale: DEMO_SCALE, seed: 1 })]);
   return {
     orgId,
     credentials,

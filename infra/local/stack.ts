@@ -133,8 +133,9 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...definedOnly(sourceEnv),
     AWS_REGION: base.aws.region,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
+    // s3rver only accepts its own key pair; dynalite and the queue/bus endpoint accept any.
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
     TABLE_NAME: base.aws.tableName,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     S3_ENDPOINT: s3.endpoint,

@@ -1,14 +1,17 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
 import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { EventBridgePublisher } from '#shared/adapters/eventbridge/event-publisher';
 import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
@@ -17,6 +20,7 @@ import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
 import { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import { KmsSecretBox, LocalSecretBox } from '#shared/adapters/kms/secret-box';
+import { S3ReportFiles } from '#shared/adapters/s3/report-files';
 import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
 import { type Config, config } from '#shared/config/env';
@@ -52,6 +56,9 @@ export interface Deps {
   webhooks: DynamoWebhookStore;
   secretBox: SecretBox;
   webhookTransport: WebhookTransport;
+  reports: DynamoReportStore;
+  crm: DynamoCrmStore;
+  files: S3ReportFiles;
 }
 
 /** SDK defaults for every AWS client: bounded retries and timeouts, the endpoint the stack configured. */
@@ -104,6 +111,21 @@ function buildDeps(): Deps {
     secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
     channelCredentials: () => new ChannelCredentials(() => deps.secrets),
     webhooks: () => new DynamoWebhookStore(deps.db, cfg.aws.tableName),
+    reports: () => new DynamoReportStore(deps.db, cfg.aws.tableName),
+    crm: () => new DynamoCrmStore(deps.db, cfg.aws.tableName),
+    files: () => {
+      const s3 = (endpoint: string | undefined) =>
+        new S3Client({
+          ...clientOptions(cfg.aws.region, endpoint),
+          // Report parts are 5 MiB: give each upload request more time than an API call.
+          requestHandler: { connectionTimeout: 1_000, requestTimeout: 30_000 },
+          forcePathStyle: endpoint !== undefined,
+        });
+      const client = s3(cfg.aws.endpoints.s3);
+      // Locally the signed URL must name the host callers reach; on AWS the regional endpoint is that host.
+      const signer = cfg.reports.s3PublicUrl ? s3(cfg.reports.s3PublicUrl) : client;
+      return new S3ReportFiles(client, signer, cfg.aws.reportsBucket);
+    },
     secretBox: () => {
       if (cfg.webhooks.kmsKeyId)
         return new KmsSecretBox(new KMSClient(clientOptions(cfg.aws.region, undefined)), cfg.webhooks.kmsKeyId);

@@ -18,6 +18,8 @@ export interface QueueDef {
   timeoutSeconds: number;
   maxReceiveCount: number;
   maxConcurrency: number;
+  /** Function memory (and so CPU) in MB. @default 512 */
+  memoryMb?: number;
 }
 
 export const QUEUES: QueueDef[] = [
@@ -50,6 +52,20 @@ export const QUEUES: QueueDef[] = [
     timeoutSeconds: 60,
     maxReceiveCount: 5,
     maxConcurrency: 10,
+  },
+  /**
+   * Report requests → report-worker. One report per invocation with Lambda's longest timeout (15 min): a report
+   * streams its CSV, so memory does not grow with rows; 1 GB buys the CPU for CSV encoding and holds the two
+   * 5 MiB upload parts in flight, a page of 500 records and the bounded join cache (bench/RESULTS.md).
+   */
+  {
+    name: 'report-requests',
+    consumer: 'report-worker',
+    batchSize: 1,
+    timeoutSeconds: 900,
+    maxReceiveCount: 5,
+    maxConcurrency: 5,
+    memoryMb: 1024,
   },
 ];
 
@@ -85,4 +101,6 @@ export const SCHEDULES: ScheduleDef[] = [
   { name: 'group-sweeper', fn: 'group-sweeper', everyMinutes: 1 },
   /** Puts webhook deliveries whose long retry wait is over back on the queue. */
   { name: 'webhook-sweeper', fn: 'webhook-sweeper', everyMinutes: 1 },
+  /** Fails reports stuck past REPORT_PROCESSING_TIMEOUT_SECONDS, re-queues stranded ones, republishes events. */
+  { name: 'report-sweeper', fn: 'report-sweeper', everyMinutes: 1 },
 ];

@@ -1,5 +1,6 @@
 import * as foundation from './foundation.ts';
 import * as groups from './groups.ts';
+import * as reports from './reports.ts';
 import type { RouteDef } from './route.ts';
 import * as webhooks from './webhooks.ts';
 
@@ -12,4 +13,8 @@ export const ROUTES: RouteDef[] = [
   foundation.listChannels,
   ...Object.values(groups),
   ...Object.values(webhooks),
+  reports.requestReport,
+  reports.listReports,
+  reports.getReport,
+  reports.downloadReport,
 ];

@@ -19,3 +19,5 @@ export type ListQuery = v.InferOutput<typeof ListQuery>;
 export const NextCursor = v.nullable(v.string());
 
 export const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+
+export const BooleanQuery = v.picklist(['true', 'false'], 'must be true or false');

@@ -45,6 +45,7 @@ export class QueueWorker extends Construct {
     this.consumer = new AppFunction(this, 'Consumer', {
       fn: def.consumer,
       timeout,
+      memorySize: def.memoryMb,
       logRemovalPolicy: props.logRemovalPolicy,
     });
 

@@ -1,0 +1,224 @@
+import { Readable } from 'node:stream';
+import * as v from 'valibot';
+import type { Config } from '#shared/config/env';
+import { eventIdFor } from '#shared/events/domain-event';
+import { logger } from '#shared/observability/logger';
+import type { Clock } from '#shared/ports/clock';
+import type { CrmStore } from '#shared/ports/crm-store';
+import type { EventPublisher } from '#shared/ports/event-publisher';
+import type { ReportFiles } from '#shared/ports/report-files';
+import type { ReportStore } from '#shared/ports/report-store';
+import { backoffSeconds, RetryLater } from '#shared/queue/retry';
+import { ReportRequestBody } from '#shared/schemas/reports';
+import { csvHeader, csvRow } from './csv.ts';
+import { compileReportFilter, type JoinView } from './filters.ts';
+import type { ChatRecord, ContactRecord, RecordOf, ReportType } from './records.ts';
+import { OPEN_REPORT_STATUSES, type Report, reportObjectKey } from './report.ts';
+
+export interface RunReportDeps {
+  config: Pick<Config, 'reports'>;
+  clock: Clock;
+  reports: ReportStore;
+  crm: CrmStore;
+  files: ReportFiles;
+  events: EventPublisher;
+}
+
+/** Records read per query page: large enough to batch the joins, small enough to keep memory flat. */
+const PAGE_SIZE = 500;
+/** Joined chats and contacts kept between pages (a bounded cache, so memory stays flat). */
+const JOIN_CACHE_LIMIT = 20_000;
+
+/**
+ * Produces one report (the report worker's job). Safe to run again: a retry rewrites the same object.
+ * 1. Skip a report that is gone or final; PENDING → PROCESSING by conditional write.
+ * 2. Page through the organisation's records of the type newest first, the date filters as key conditions;
+ *    prefetch each page's joins in batches; keep the records that pass the filters.
+ * 3. Stream the CSV into a multipart upload (memory flat in the row count).
+ * 4. COMPLETED with rowCount, sizeBytes and expiresAt; free the (organisation, type) window's active flag;
+ *    publish `report.completed` after the record is final, then stamp it.
+ */
+export async function runReport(deps: RunReportDeps, job: { orgId: string; reportId: string }): Promise<void> {
+  let report = await deps.reports.get(job.orgId, job.reportId);
+  if (!report || !OPEN_REPORT_STATUSES.includes(report.status)) return;
+  if (report.status === 'PENDING') {
+    report =
+      (await deps.reports.transition(job.orgId, job.reportId, ['PENDING'], 'PROCESSING', {
+        now: deps.clock.now().toISOString(),
+        startedAt: deps.clock.now().toISOString(),
+      })) ?? (await deps.reports.get(job.orgId, job.reportId));
+    if (report?.status !== 'PROCESSING') return;
+  }
+
+  const type = report.reportType as ReportType;
+  const body = v.parse(ReportRequestBody, { reportType: type, ...report.filters });
+  const filter = compileReportFilter(type, body as never);
+  let rowCount = 0;
+  const rows = async function* (this: void): AsyncGenerator<string> {
+    yield csvHeader(type);
+    const joins = new JoinCache(deps.crm, job.orgId);
+    for await (const page of deps.crm.pages(job.orgId, type, filter.range, PAGE_SIZE)) {
+      const view = await joins.prepare(type, page, filter.joins);
+      let chunk = '';
+      for (const record of page) {
+        if (!filter.keep(record as never, view)) continue;
+        chunk += csvRow(type, record as never);
+        rowCount += 1;
+      }
+      if (chunk) yield chunk;
+    }
+  };
+  const objectKey = reportObjectKey(job.orgId, job.reportId);
+  const { sizeBytes } = await deps.files.upload(objectKey, Readable.from(rows(), { objectMode: false }));
+
+  const completedAt = deps.clock.now();
+  const completed = await deps.reports.transition(job.orgId, job.reportId, ['PROCESSING'], 'COMPLETED', {
+    now: completedAt.toISOString(),
+    completedAt: completedAt.toISOString(),
+    rowCount,
+    sizeBytes,
+    objectKey,
+    expiresAt: new Date(completedAt.getTime() + deps.config.reports.retentionSeconds * 1000).toISOString(),
+  });
+  if (!completed) return;
+  logger.info('report completed', { reportId: job.reportId, reportType: type, rowCount, sizeBytes });
+  await deps.reports.settleWindow(job.orgId, type, job.reportId);
+  await announceReport(deps, completed);
+}
+
+/** Fails an open report (timeout, dead letter) and announces it once. */
+export async function failReport(
+  deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events'>,
+  report: Report,
+  error: { code: 'REPORT_TIMEOUT' | 'INTERNAL'; message: string },
+) {
+  const failed = await deps.reports.transition(report.organisationId, report.reportId, OPEN_REPORT_STATUSES, 'FAILED', {
+    now: deps.clock.now().toISOString(),
+    completedAt: deps.clock.now().toISOString(),
+    error,
+  });
+  if (!failed) return undefined;
+  await deps.reports.settleWindow(report.organisationId, report.reportType, report.reportId);
+  await announceReport(deps, failed);
+  return failed;
+}
+
+/** Publishes the final state's event, then stamps it; the sweeper republishes what a crash left unstamped. */
+export async function announceReport(deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events'>, report: Report) {
+  const completed = report.status === 'COMPLETED';
+  const type = completed ? ('report.completed' as const) : ('report.failed' as const);
+  await deps.events.publish([
+    {
+      eventId: eventIdFor(type, report.reportId),
+      type,
+      organisationId: report.organisationId,
+      occurredAt: report.completedAt ?? deps.clock.now().toISOString(),
+      data: {
+        report_id: report.reportId,
+        report_type: report.reportType,
+        organisation_id: report.organisationId,
+        ...(completed ? { row_count: report.rowCount } : { error: report.error }),
+      },
+    },
+  ]);
+  await deps.reports.markPublished(report.organisationId, report.reportId, deps.clock.now().toISOString());
+}
+
+/** Prefetches, per page and in batches, the chats and contacts a filter's joins need, with a bounded cache. */
+class JoinCache {
+  #chats = new Map<string, ChatRecord | null>();
+  #contacts = new Map<string, ContactRecord | null>();
+  #chatIdsOfContact = new Map<string, string[]>();
+
+  constructor(
+    private readonly crm: CrmStore,
+    private readonly orgId: string,
+  ) {}
+
+  async prepare(
+    type: ReportType,
+    page: RecordOf<ReportType>[],
+    needs: { chatById: boolean; contactsOfChat: boolean; chatsOfContact: boolean },
+  ): Promise<JoinView> {
+    const records = page as unknown as Record<string, unknown>[];
+    if (type === 'CHAT')
+      for (const chat of records as unknown as ChatRecord[]) this.#remember(this.#chats, chat.chatId, chat);
+    if (needs.chatById || needs.contactsOfChat) {
+      const chatIds = records.map((record) => record.chatId).filter((id): id is string => typeof id === 'string');
+      await this.#fetch(
+        this.#chats,
+        chatIds,
+        (ids) => this.crm.getChats(this.orgId, ids),
+        (chat) => chat.chatId,
+      );
+    }
+    if (needs.contactsOfChat) {
+      const contactIds = records.flatMap((record) => {
+        const chat = type === 'CHAT' ? record : this.#chats.get(String(record.chatId ?? ''));
+        return ((chat as ChatRecord | null | undefined)?.contactIds ?? []) as string[];
+      });
+      await this.#fetch(
+        this.#contacts,
+        contactIds,
+        (ids) => this.crm.getContacts(this.orgId, ids),
+        (contact) => contact.contactId,
+      );
+    }
+    if (needs.chatsOfContact) {
+      const contactIds = records
+        .map((record) => String(record.contactId))
+        .filter((id) => !this.#chatIdsOfContact.has(id));
+      const found = contactIds.length
+        ? await this.crm.chatIdsOfContacts(this.orgId, contactIds)
+        : new Map<string, string[]>();
+      for (const id of contactIds) this.#remember(this.#chatIdsOfContact, id, found.get(id) ?? []);
+    }
+    return {
+      chat: (chatId) => this.#chats.get(chatId) ?? undefined,
+      contactsOfChat: (chatId) =>
+        (this.#chats.get(chatId)?.contactIds ?? []).flatMap((contactId) => this.#contacts.get(contactId) ?? []),
+      chatIdsOfContact: (contactId) => this.#chatIdsOfContact.get(contactId) ?? [],
+    };
+  }
+
+  async #fetch<R>(
+    cache: Map<string, R | null>,
+    ids: string[],
+    load: (ids: string[]) => Promise<R[]>,
+    idOf: (record: R) => string,
+  ) {
+    const missing = [...new Set(ids)].filter((id) => !cache.has(id));
+    if (missing.length === 0) return;
+    const found = new Map((await load(missing)).map((record) => [idOf(record), record]));
+    for (const id of missing) this.#remember(cache, id, found.get(id) ?? null);
+  }
+
+  #remember<V>(cache: Map<string, V>, key: string, value: V) {
+    if (cache.size >= JOIN_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+    cache.set(key, value);
+  }
+}
+
+/**
+ * The worker's entry: runs the report; a failure is retried with backoff, and on the queue's last receive the
+ * report is marked FAILED first (its message then goes to the dead-letter queue).
+ */
+export async function processReportJob(
+  deps: RunReportDeps & { config: Pick<Config, 'reports' | 'groups'> },
+  job: { orgId: string; reportId: string },
+  receiveCount: number,
+  maxReceiveCount: number,
+): Promise<void> {
+  try {
+    await runReport(deps, job);
+  } catch (error) {
+    logger.error('report run failed', { reportId: job.reportId, receiveCount, error: error as Error });
+    if (receiveCount >= maxReceiveCount) {
+      const report = await deps.reports.get(job.orgId, job.reportId);
+      if (report)
+        await failReport(deps, report, { code: 'REPORT_TIMEOUT', message: 'the report could not be produced' });
+      throw error;
+    }
+    throw new RetryLater(backoffSeconds(deps.config.groups.retryBaseSeconds, receiveCount), (error as Error).message);
+  }
+}

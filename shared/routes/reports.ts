@@ -1,0 +1,93 @@
+import * as v from 'valibot';
+import { ADMINS } from '#shared/domain/auth/roles';
+import { REPORT_TYPES } from '#shared/domain/reports/records';
+import { REPORT_STATUSES } from '#shared/domain/reports/report';
+import { BooleanQuery, ListQuery, NextCursor } from '#shared/schemas/common';
+import { ReportRequestBody } from '#shared/schemas/reports';
+import { defineRoute } from './route.ts';
+
+export const ReportParams = v.object({ reportId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)) });
+const ReportList = v.object({ reports: v.array(v.looseObject({ reportId: v.string() })), nextCursor: NextCursor });
+const ReportView = v.looseObject({
+  reportId: v.string(),
+  organisationId: v.string(),
+  reportType: v.picklist(REPORT_TYPES),
+  status: v.picklist(REPORT_STATUSES),
+  filters: v.looseObject({}),
+  requestedAt: v.string(),
+  requestedBy: v.string(),
+  format: v.literal('text/csv'),
+});
+
+export const requestReport = defineRoute({
+  operationId: 'requestReport',
+  method: 'POST',
+  path: '/reports/{organisationId}',
+  fn: 'request-report',
+  summary: 'Request a CSV report of one of nine types (asynchronous; one per type per organisation per 5 minutes)',
+  tag: 'reports',
+  auth: ADMINS,
+  orgParam: 'organisationId',
+  body: ReportRequestBody,
+  idempotent: true,
+  headers: [
+    { name: 'Idempotency-Key', description: '1–255 printable ASCII characters; a retry replays the first answer' },
+  ],
+  responses: {
+    202: { description: 'The report, PENDING (Location: the report)', schema: ReportView },
+    409: {
+      description: 'REPORT_RATE_LIMITED with the blocking reportId and retryAfterSeconds; IDEMPOTENCY_KEY_IN_USE',
+    },
+    422: { description: 'IDEMPOTENCY_KEY_REUSED' },
+  },
+});
+
+export const listReports = defineRoute({
+  operationId: 'listReports',
+  method: 'GET',
+  path: '/reports/{organisationId}',
+  fn: 'list-reports',
+  summary: 'Reports, newest first',
+  tag: 'reports',
+  auth: ADMINS,
+  orgParam: 'organisationId',
+  query: v.strictObject({
+    ...ListQuery.entries,
+    reportType: v.optional(v.picklist(REPORT_TYPES, 'must be a report type')),
+    status: v.optional(v.picklist(REPORT_STATUSES, 'must be a report status')),
+  }),
+  responses: { 200: { description: 'Reports', schema: ReportList } },
+});
+
+export const getReport = defineRoute({
+  operationId: 'getReport',
+  method: 'GET',
+  path: '/reports/{organisationId}/{reportId}',
+  fn: 'get-report',
+  summary: 'One report',
+  tag: 'reports',
+  auth: ADMINS,
+  orgParam: 'organisationId',
+  params: ReportParams,
+  responses: { 200: { description: 'The report', schema: ReportView }, 404: { description: 'REPORT_NOT_FOUND' } },
+});
+
+export const downloadReport = defineRoute({
+  operationId: 'downloadReport',
+  method: 'GET',
+  path: '/reports/{organisationId}/{reportId}/download',
+  fn: 'download-report',
+  summary: 'Download the CSV: 303 to a pre-signed URL (or its JSON with redirect=false)',
+  tag: 'reports',
+  auth: ADMINS,
+  orgParam: 'organisationId',
+  params: ReportParams,
+  query: v.strictObject({ redirect: v.optional(BooleanQuery) }),
+  responses: {
+    200: { description: 'With redirect=false', schema: v.object({ url: v.string(), expiresAt: v.string() }) },
+    303: { description: 'Location: a pre-signed URL valid REPORT_DOWNLOAD_URL_TTL_SECONDS' },
+    404: { description: 'REPORT_NOT_FOUND' },
+    409: { description: 'REPORT_NOT_READY or REPORT_FAILED' },
+    410: { description: 'REPORT_EXPIRED' },
+  },
+});
