@@ -43,7 +43,12 @@ export class DynamoCrmStore implements CrmStore {
     private readonly tableName: string,
   ) {}
 
-  async putRecords(orgId: string, records: CrmRecord[], onProgress?: (written: number) => void): Promise<void> {
+  async putRecords(orgId: string, input: CrmRecord[], onProgress?: (written: number) => void): Promise<void> {
+    // A batch may not name one key twice: the last occurrence of an id wins, as a later import line would.
+    const byKey = new Map(
+      input.map((record) => [`${record.recordType}#${recordId(record.recordType, record as never)}`, record]),
+    );
+    const records = [...byKey.values()];
     const chats = records.filter(
       (record): record is CrmRecord & { recordType: 'CHAT' } => record.recordType === 'CHAT',
     );
@@ -75,7 +80,7 @@ export class DynamoCrmStore implements CrmStore {
       });
       await this.#writeBatch(batch);
       written += batch.length;
-      onProgress?.(written);
+      onProgress?.(Math.round((written / records.length) * input.length));
     }
     await this.#updateContactEdges(orgId, chats, previous);
   }
