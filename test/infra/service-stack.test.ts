@@ -160,6 +160,26 @@ describe('ServiceStack (dev)', () => {
     expect(envOf('issue-token').JWT_SIGNING_SECRET_ID).toEqual({ Ref: secretId });
   });
 
+  it('encrypts webhook secrets with a rotating KMS key that only the dispatcher may decrypt with', () => {
+    const keyId = logicalId(stack.webhookSecretsKey);
+    const users = (action: string) =>
+      statements(template)
+        .filter(({ statement }) => asArray(statement.Action).includes(action) && JSON.stringify(statement.Resource).includes(keyId))
+        .flatMap(({ roles }) => roles);
+
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    expect(new Set(users('kms:Decrypt'))).toEqual(new Set([logicalId(fnOf('webhook-dispatcher').role)]));
+    expect(new Set(users('kms:Encrypt'))).toEqual(
+      new Set([logicalId(fnOf('create-webhook').role), logicalId(fnOf('rotate-webhook-secret').role)]),
+    );
+  });
+
+  it('routes every domain event from the bus to the webhook delivery queue', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['wp-crm'], 'detail-type': ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'] },
+    });
+  });
+
   it('never grants DynamoDB actions on a wildcard resource', () => {
     const dynamo = statements(template).filter(({ statement }) =>
       asArray(statement.Action).some((action) => action.startsWith('dynamodb:')),

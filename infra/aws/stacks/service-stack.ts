@@ -98,7 +98,6 @@ export class ServiceStack extends Stack {
       if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);
       if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
       if (access.webhookSecrets) appFunction.bindWebhookSecretsKey(this.webhookSecretsKey, access.webhookSecrets);
-      if (fn === 'webhook-dispatcher') appFunction.addEnvironment('WEBHOOK_ALLOW_PRIVATE_TARGETS', 'false');
       for (const queue of access.sendsTo ?? []) {
         const worker = workers.get(queue);
         if (!worker) throw new Error(`${fn} sends to ${queue}, which is not in QUEUES`);

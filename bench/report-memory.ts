@@ -1,0 +1,126 @@
+import { fork } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { S3Client } from '@aws-sdk/client-s3';
+import { S3ReportFiles } from '#shared/adapters/s3/report-files';
+import type { ChatRecord, RecordOf, ReportType } from '#shared/domain/reports/records';
+import type { Report } from '#shared/domain/reports/report';
+import { runReport } from '#shared/domain/reports/run-report';
+import type { CrmStore } from '#shared/ports/crm-store';
+import type { ReportStore } from '#shared/ports/report-store';
+
+/**
+ * 1,000,000-row CHAT report through the real filter, CSV and multipart-upload code: records come from an
+ * in-memory generator (no database), the file goes to the embedded S3 server running in another process.
+ * Reports the peak RSS growth of this process.
+ */
+export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_000) {
+  const child = fork(new URL('./s3-server.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const { endpoint, directory } = await new Promise<{ endpoint: string; directory: string }>((resolve) => child.once('message', resolve as never));
+  try {
+    const s3 = new S3Client({ region: 'eu-west-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const report: Report = {
+      reportId: 'rpt_bench',
+      organisationId: 'org',
+      reportType: 'CHAT',
+      status: 'PENDING',
+      filters: { isResolved: false },
+      requestedAt: new Date().toISOString(),
+      requestedBy: 'bench',
+      format: 'text/csv',
+    };
+    const base = Date.parse('2026-06-01T00:00:00.000Z');
+    const source = (count: number): Pick<CrmStore, 'pages'> => ({
+      async *pages<T extends ReportType>() {
+        for (let start = 0; start < count; start += 500) {
+          const page: ChatRecord[] = [];
+          for (let index = start; index < Math.min(count, start + 500); index++) page.push(chatRecord(index, base - index * 1000));
+          yield page as unknown as RecordOf<T>[];
+        }
+      },
+    });
+    const run = (reports: ReportStore, count: number) =>
+      runReport(
+        {
+          config: {
+            reports: { windowSeconds: 300, processingTimeoutSeconds: 900, retentionSeconds: 3600, downloadUrlTtlSeconds: 900, s3PublicUrl: undefined },
+          },
+          clock: { now: () => new Date() },
+          reports,
+          crm: source(count) as CrmStore,
+          files: new S3ReportFiles(s3, s3, 'bench'),
+          events: { publish: async () => undefined },
+        },
+        { orgId: 'org', reportId: 'rpt_bench' },
+      );
+    // A small report first: module loading and client set-up are one-off costs, not growth with rows.
+    await run(memoryReports(report), warmUpRows);
+    const reports = memoryReports(report);
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const started = performance.now();
+    await run(reports, rows);
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const done = reports.current();
+    await rm(directory, { recursive: true, force: true }).catch(() => undefined);
+    return {
+      rows: done.rowCount ?? 0,
+      sizeMiB: (done.sizeBytes ?? 0) / 2 ** 20,
+      seconds,
+      rowsPerSecond: (done.rowCount ?? 0) / seconds,
+      peakRssGrowthMiB: (peak - before) / 2 ** 20,
+    };
+  } finally {
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+function chatRecord(index: number, at: number): ChatRecord {
+  const time = new Date(at).toISOString();
+  return {
+    chatId: `chat-${String(index).padStart(7, '0')}`,
+    name: index % 50 === 0 ? `=cmd|' /C calc'!A0, "quoted" ${index}` : `Order ${index} – Anna Müller`,
+    chatType: index % 3 === 0 ? 'GROUP' : 'INDIVIDUAL',
+    channelId: `ch-${index % 4}`,
+    externalChatId: `49151${String(index).padStart(8, '0')}`,
+    isArchived: false,
+    isResolved: index % 5 === 0,
+    isHighPriority: index % 7 === 0,
+    autopilot: index % 2 === 0,
+    botJourneyStatus: 'ACTIVE',
+    lastMessageFrom: 'GUEST',
+    assignedUserIds: ['user-1', 'user-2'],
+    assignedTeamIds: ['team-1'],
+    primaryAssigneeUserId: 'user-1',
+    contactIds: [`contact-${index}`],
+    stateMachineIds: [],
+    currentStateIds: [],
+    labelIds: ['label-1', 'label-2'],
+    externalItems: [],
+    createdAt: time,
+    updatedAt: time,
+  };
+}
+
+function memoryReports(initial: Report) {
+  let report = initial;
+  const store: Pick<ReportStore, 'get' | 'transition' | 'settleWindow' | 'markPublished'> & { current(): Report } = {
+    current: () => report,
+    get: async () => report,
+    transition: async (_org, _id, from, to, changes) => {
+      if (!from.includes(report.status)) return undefined;
+      const { now, ...fields } = changes;
+      report = { ...report, ...fields, status: to };
+      return report;
+    },
+    settleWindow: async () => undefined,
+    markPublished: async () => undefined,
+  };
+  return store as unknown as ReportStore & { current(): Report };
+}
