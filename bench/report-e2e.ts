@@ -1,8 +1,8 @@
+import { startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
 import { generateRecords } from '#shared/domain/crm/generate-records';
 import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import type { CrmRecord } from '#shared/domain/reports/records';
-import { startLocalStack } from '#infra/local/stack';
 
 /**
  * 100,000 CHAT rows end to end through the local stack: records in dynalite, POST /reports, the worker over SQS
@@ -28,7 +28,8 @@ export async function reportEndToEndBenchmark(rows = 100_000) {
     let chunk: CrmRecord[] = [];
     const flush = async () => {
       const batches = [];
-      for (let start = 0; start < chunk.length; start += 500) batches.push(deps().crm.putRecords(orgId, chunk.slice(start, start + 500)));
+      for (let start = 0; start < chunk.length; start += 500)
+        batches.push(deps().crm.putRecords(orgId, chunk.slice(start, start + 500)));
       await Promise.all(batches);
       chunk = [];
     };
@@ -43,20 +44,33 @@ export async function reportEndToEndBenchmark(rows = 100_000) {
 
     const call = async (path: string, init: RequestInit = {}) => fetch(`${stack.apiUrl}${path}`, init);
     const { accessToken } = (await (
-      await call('/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId, clientSecret }) })
+      await call('/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId, clientSecret }),
+      })
     ).json()) as { accessToken: string };
     const auth = { authorization: `Bearer ${accessToken}` };
     const started = performance.now();
     const accepted = (await (
-      await call(`/reports/${orgId}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"reportType":"CHAT"}' })
+      await call(`/reports/${orgId}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: '{"reportType":"CHAT"}',
+      })
     ).json()) as { reportId: string };
     let report: { status: string; rowCount?: number; sizeBytes?: number };
     do {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      report = (await (await call(`/reports/${orgId}/${accepted.reportId}`, { headers: auth })).json()) as typeof report;
+      report = (await (
+        await call(`/reports/${orgId}/${accepted.reportId}`, { headers: auth })
+      ).json()) as typeof report;
     } while (report.status === 'PENDING' || report.status === 'PROCESSING');
     const completedSeconds = (performance.now() - started) / 1000;
-    const redirect = await call(`/reports/${orgId}/${accepted.reportId}/download`, { headers: auth, redirect: 'manual' });
+    const redirect = await call(`/reports/${orgId}/${accepted.reportId}/download`, {
+      headers: auth,
+      redirect: 'manual',
+    });
     const downloadStarted = performance.now();
     const csv = await (await fetch(redirect.headers.get('location')!)).text();
     const downloadSeconds = (performance.now() - downloadStarted) / 1000;

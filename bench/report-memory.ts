@@ -14,10 +14,20 @@ import type { ReportStore } from '#shared/ports/report-store';
  * Reports the peak RSS growth of this process.
  */
 export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_000) {
-  const child = fork(new URL('./s3-server.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  const { endpoint, directory } = await new Promise<{ endpoint: string; directory: string }>((resolve) => child.once('message', resolve as never));
+  const child = fork(new URL('./s3-server.ts', import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
+  const { endpoint, directory } = await new Promise<{ endpoint: string; directory: string }>((resolve) =>
+    child.once('message', resolve as never),
+  );
   try {
-    const s3 = new S3Client({ region: 'eu-west-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const s3 = new S3Client({
+      region: 'eu-west-1',
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
     const report: Report = {
       reportId: 'rpt_bench',
       organisationId: 'org',
@@ -33,7 +43,8 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
       async *pages<T extends ReportType>() {
         for (let start = 0; start < count; start += 500) {
           const page: ChatRecord[] = [];
-          for (let index = start; index < Math.min(count, start + 500); index++) page.push(chatRecord(index, base - index * 1000));
+          for (let index = start; index < Math.min(count, start + 500); index++)
+            page.push(chatRecord(index, base - index * 1000));
           yield page as unknown as RecordOf<T>[];
         }
       },
@@ -42,7 +53,13 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
       runReport(
         {
           config: {
-            reports: { windowSeconds: 300, processingTimeoutSeconds: 900, retentionSeconds: 3600, downloadUrlTtlSeconds: 900, s3PublicUrl: undefined },
+            reports: {
+              windowSeconds: 300,
+              processingTimeoutSeconds: 900,
+              retentionSeconds: 3600,
+              downloadUrlTtlSeconds: 900,
+              s3PublicUrl: undefined,
+            },
           },
           clock: { now: () => new Date() },
           reports,
@@ -58,8 +75,13 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
     global.gc?.();
     const before = process.memoryUsage().rss;
     let peak = before;
+    let atPeak = process.memoryUsage();
     const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
+      const usage = process.memoryUsage();
+      if (usage.rss > peak) {
+        peak = usage.rss;
+        atPeak = usage;
+      }
     }, 20);
     const started = performance.now();
     await run(reports, rows);
@@ -74,6 +96,12 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
       seconds,
       rowsPerSecond: (done.rowCount ?? 0) / seconds,
       peakRssGrowthMiB: (peak - before) / 2 ** 20,
+      atPeakMiB: {
+        heapUsed: atPeak.heapUsed / 2 ** 20,
+        heapTotal: atPeak.heapTotal / 2 ** 20,
+        external: atPeak.external / 2 ** 20,
+        arrayBuffers: atPeak.arrayBuffers / 2 ** 20,
+      },
     };
   } finally {
     child.send('stop');
@@ -90,7 +118,7 @@ function chatRecord(index: number, at: number): ChatRecord {
     channelId: `ch-${index % 4}`,
     externalChatId: `49151${String(index).padStart(8, '0')}`,
     isArchived: false,
-    isResolved: index % 5 === 0,
+    isResolved: false,
     isHighPriority: index % 7 === 0,
     autopilot: index % 2 === 0,
     botJourneyStatus: 'ACTIVE',

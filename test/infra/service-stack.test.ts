@@ -164,7 +164,10 @@ describe('ServiceStack (dev)', () => {
     const keyId = logicalId(stack.webhookSecretsKey);
     const users = (action: string) =>
       statements(template)
-        .filter(({ statement }) => asArray(statement.Action).includes(action) && JSON.stringify(statement.Resource).includes(keyId))
+        .filter(
+          ({ statement }) =>
+            asArray(statement.Action).includes(action) && JSON.stringify(statement.Resource).includes(keyId),
+        )
         .flatMap(({ roles }) => roles);
 
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
@@ -176,7 +179,10 @@ describe('ServiceStack (dev)', () => {
 
   it('routes every domain event from the bus to the webhook delivery queue', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: { source: ['wp-crm'], 'detail-type': ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'] },
+      EventPattern: {
+        source: ['wp-crm'],
+        'detail-type': ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
+      },
     });
   });
 

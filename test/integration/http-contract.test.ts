@@ -61,6 +61,19 @@ describe('HTTP contract', () => {
     }
   });
 
+  it('answers 401 on every non-public route without a token or with a garbage one (K-2)', async () => {
+    for (const route of ROUTES.filter((candidate) => candidate.auth !== 'public')) {
+      for (const headers of [{}, { authorization: 'Bearer not.a.token' }]) {
+        const response = await api.call(concretePath(route, api.orgId), {
+          method: route.method,
+          headers,
+          ...(route.body ? { json: {} } : {}),
+        });
+        expect(response.status, `${route.method} ${route.path}`).toBe(401);
+      }
+    }
+  });
+
   it('checks the role before the body: a forbidden caller with a bad body gets 403', async () => {
     const route = ROUTES.find(
       (candidate) => candidate.body && candidate.auth !== 'public' && candidate.auth.length < ROLES.length,

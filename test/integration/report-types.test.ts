@@ -713,6 +713,65 @@ const CASES: ReportCase[] = [
     storedFilters: { isResolved: false },
     rows: [CHAT_HEADER],
   },
+  {
+    name: 'FOLLOW_UPS orders records of one time by id in code-unit order, characters beyond the BMP included',
+    imports: [
+      ['f-😀', 'f-！', 'f-a'].map((followUpId) => ({
+        recordType: 'FOLLOW_UPS',
+        followUpId,
+        kind: 'CALL',
+        status: 'PENDING',
+        dueAt: '2026-10-01T00:00:00Z',
+      })),
+    ],
+    body: { reportType: 'FOLLOW_UPS' },
+    rows: [
+      'followUpId,kind,status,agentUserId,chatId,note,dueAt',
+      'f-！,CALL,PENDING,,,,2026-10-01T00:00:00.000Z',
+      'f-😀,CALL,PENDING,,,,2026-10-01T00:00:00.000Z',
+      'f-a,CALL,PENDING,,,,2026-10-01T00:00:00.000Z',
+    ],
+  },
+  {
+    name: 'BOOKING keeps every record exactly at an inclusive upper bound, whatever its id',
+    imports: [
+      ['😀', 'b-！', 'b-a'].map((bookingId) => ({
+        recordType: 'BOOKING',
+        bookingId,
+        type: 'ONLINE',
+        status: 'SCHEDULED',
+        startsAt: '2026-09-30T12:00:00Z',
+        endsAt: '2026-09-30T13:00:00Z',
+      })),
+    ],
+    body: { reportType: 'BOOKING', bookingStartsOnOrBefore: '2026-09-30T12:00:00Z' },
+    rows: [
+      'bookingId,type,status,agentUserId,contactId,startsAt,endsAt',
+      '😀,ONLINE,SCHEDULED,,,2026-09-30T12:00:00.000Z,2026-09-30T13:00:00.000Z',
+      'b-！,ONLINE,SCHEDULED,,,2026-09-30T12:00:00.000Z,2026-09-30T13:00:00.000Z',
+      'b-a,ONLINE,SCHEDULED,,,2026-09-30T12:00:00.000Z,2026-09-30T13:00:00.000Z',
+    ],
+  },
+  {
+    name: 'CONTACT stores any JSON object of custom fields, a __proto__ key and a huge number included',
+    imports: [
+      [
+        {
+          recordType: 'CONTACT',
+          contactId: 'c1',
+          name: 'Proto',
+          channelIds: [],
+          customFields: JSON.parse('{"__proto__":{"x":1},"big":12345678901234567890}'),
+          createdAt: '2026-04-02T00:00:00Z',
+        },
+      ],
+    ],
+    body: { reportType: 'CONTACT' },
+    rows: [
+      'contactId,name,phone,email,channelIds,createdByUserId,customFields,createdAt',
+      'c1,Proto,,,,,"{""__proto__"":{""x"":1},""big"":12345678901234567000}",2026-04-02T00:00:00.000Z',
+    ],
+  },
 ];
 
 describe('report files of the nine report types (CONTRACT §6 "The file", §8, §9)', () => {

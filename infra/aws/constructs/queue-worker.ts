@@ -46,6 +46,7 @@ export class QueueWorker extends Construct {
       fn: def.consumer,
       timeout,
       memorySize: def.memoryMb,
+      environment: def.nodeOptions ? { NODE_OPTIONS: `--enable-source-maps ${def.nodeOptions}` } : undefined,
       logRemovalPolicy: props.logRemovalPolicy,
     });
 

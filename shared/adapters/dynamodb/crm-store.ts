@@ -22,8 +22,22 @@ const WRITE_BATCH = 25;
 const READ_BATCH = 100;
 const MAX_BATCH_RETRIES = 8;
 const EDGE_CONCURRENCY = 8;
-/** Sorts after every character of an id: the inclusive upper end of a time's keys. */
-const HIGHEST = '\uffff';
+/**
+ * Sorts after every character of an id: the inclusive upper end of a time's keys. DynamoDB compares UTF-8 bytes,
+ * so this must be the highest code point (F4 8F BF BF), not U+FFFF, which sorts below characters beyond the BMP.
+ */
+const HIGHEST = '\u{10ffff}';
+
+/**
+ * Free-form object fields are stored as JSON text: DynamoDB maps can't hold every JSON object (a `__proto__` key,
+ * numbers beyond 2^53), and reports only ever read them whole.
+ */
+const OBJECT_FIELDS: Partial<Record<ReportType, string>> = {
+  CONTACT: 'customFields',
+  GOAL: 'trackerValues',
+  SURVEY_RESPONSES: 'answers',
+  FLOW_RESPONSES: 'response',
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,6 +79,10 @@ export class DynamoCrmStore implements CrmStore {
       const batch = records.slice(start, start + WRITE_BATCH).map((record) => {
         const { recordType, ...fields } = record;
         const id = recordId(recordType, fields as never);
+        const objectField = OBJECT_FIELDS[recordType];
+        const stored: Record<string, unknown> = objectField
+          ? { ...fields, [objectField]: JSON.stringify((fields as Record<string, unknown>)[objectField]) }
+          : fields;
         return {
           PutRequest: {
             Item: {
@@ -73,7 +91,7 @@ export class DynamoCrmStore implements CrmStore {
               entity: 'CRM',
               recordType,
               ...(recordType === 'CHAT' ? { orgId } : {}),
-              ...fields,
+              ...stored,
             },
           },
         };
@@ -205,6 +223,9 @@ export class DynamoCrmStore implements CrmStore {
 
   #toRecord<T extends ReportType>(item: Record<string, unknown>): RecordOf<T> {
     const { recordType, version, orgId, ...fields } = withoutKeys<Record<string, unknown>>(item);
+    const objectField = OBJECT_FIELDS[recordType as ReportType];
+    if (objectField && typeof fields[objectField] === 'string')
+      fields[objectField] = JSON.parse(fields[objectField] as string);
     return fields as unknown as RecordOf<T>;
   }
 }
