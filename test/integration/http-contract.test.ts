@@ -63,7 +63,7 @@ describe('HTTP contract', () => {
 
   it('answers 401 on every non-public route without a token or with a garbage one (K-2)', async () => {
     for (const route of ROUTES.filter((candidate) => candidate.auth !== 'public')) {
-      for (const headers of [{}, { authorization: 'Bearer not.a.token' }]) {
+      for (const headers of [{}, { authorization: 'Bearer not.a.token' }] as Record<string, string>[]) {
         const response = await api.call(concretePath(route, api.orgId), {
           method: route.method,
           headers,

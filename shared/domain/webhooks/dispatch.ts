@@ -91,7 +91,7 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
   const now = deps.clock.now();
   if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) - now.getTime() > EARLY_TOLERANCE_MS) return;
   const subscription = await deps.webhooks.getSubscription(job.orgId, job.webhookId);
-  if (!subscription || subscription.status !== 'active') {
+  if (subscription?.status !== 'active') {
     const lastError = subscription ? 'subscription_disabled' : 'subscription_deleted';
     await deps.webhooks.saveDelivery(
       { ...delivery, status: 'failed', lastError, nextAttemptAt: undefined, updatedAt: now.toISOString() },
