@@ -6,7 +6,7 @@ import { FUNCTION_ACCESS } from '#infra/aws/function-access';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { parseStage } from '#infra/aws/stage';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
-import { QUEUES, SCHEDULES } from '#shared/events/catalog';
+import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { routeKey } from '#shared/routes/route';
 import {
@@ -196,6 +196,13 @@ describe('ServiceStack (dev)', () => {
       expect(JSON.stringify(statement.Resource)).not.toContain('*');
       expect(asArray(statement.Action).filter((action) => action.includes('*'))).toEqual([]);
     }
+  });
+
+  it('runs the report worker with 1 GB, the longest timeout and the heap settings the benchmark measured', () => {
+    const props = template.toJSON().Resources[logicalId(fnOf('report-worker').fn)].Properties;
+
+    expect(props).toMatchObject({ MemorySize: 1024, Timeout: 900 });
+    expect(props.Environment.Variables.NODE_OPTIONS).toBe(`--enable-source-maps ${REPORT_WORKER_NODE_OPTIONS}`);
   });
 
   it('makes the reports bucket private, encrypted, TLS-only and self-expiring', () => {
