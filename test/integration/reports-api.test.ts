@@ -75,8 +75,10 @@ describe('POST /reports/:organisationId', () => {
       expiresAt: expect.any(String),
       startedAt: expect.any(String),
     });
-    const events = api.stack.bus.published.filter((event) => event.detail.report_id === report.reportId);
-    expect(events.map((event) => event['detail-type'])).toEqual(['report.completed']);
+    await eventually(() => {
+      const events = api.stack.bus.published.filter((event) => event.detail.report_id === report.reportId);
+      expect(events.map((event) => event['detail-type'])).toEqual(['report.completed']);
+    });
   });
 
   it('replays the winner for a retry with the same Idempotency-Key instead of answering 409 (E-4)', async () => {
