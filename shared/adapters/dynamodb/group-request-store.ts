@@ -1,16 +1,11 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { GroupRequest, GroupRequestStatus } from '#shared/domain/groups/group-request';
 import { OPEN_STATUSES } from '#shared/domain/groups/group-request';
 import { epochSeconds } from '#shared/ports/clock';
 import type { GroupRequestStore, NetworkRequestLink } from '#shared/ports/group-request-store';
 import { isConditionalCheckFailed } from './client.ts';
 import { groupKeys, withoutKeys } from './keys.ts';
+import { markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
 
 const HELD_CONFIRMATION_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -42,50 +37,20 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     return result.Item ? withoutKeys<GroupRequest>(result.Item) : undefined;
   }
 
-  async transition(
+  transition(
     orgId: string,
     requestId: string,
     from: GroupRequestStatus[],
     to: GroupRequestStatus,
     changes: Parameters<GroupRequestStore['transition']>[4],
   ): Promise<GroupRequest | undefined> {
-    const final = !OPEN_STATUSES.includes(to);
-    const values: Record<string, unknown> = { ':to': to, ':now': changes.now };
-    const names: Record<string, string> = { '#status': 'status' };
-    const sets = ['#status = :to', 'updatedAt = :now'];
-    for (const field of ['chatId', 'inviteLink', 'error', 'submittedAt'] as const) {
-      if (changes[field] === undefined) continue;
-      sets.push(`#${field} = :${field}`);
-      names[`#${field}`] = field;
-      values[`:${field}`] = changes[field];
-    }
-    if (final) {
-      const index = groupKeys.unpublished(changes.now, orgId, requestId);
-      sets.push('GSI1PK = :gsi1pk', 'GSI1SK = :gsi1sk');
-      values[':gsi1pk'] = index.GSI1PK;
-      values[':gsi1sk'] = index.GSI1SK;
-    }
-    const fromNames = from.map((_, index) => `:from${index}`);
-    from.forEach((status, index) => {
-      values[`:from${index}`] = status;
+    const { now, ...fields } = changes;
+    return transitionItem<GroupRequest>(this.db, this.tableName, groupKeys.request(orgId, requestId), {
+      from,
+      to,
+      fields: { ...fields, updatedAt: now },
+      index: OPEN_STATUSES.includes(to) ? undefined : groupKeys.unpublished(now, orgId, requestId),
     });
-    try {
-      const result = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: groupKeys.request(orgId, requestId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(PK) AND #status IN (${fromNames.join(', ')})`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return withoutKeys<GroupRequest>(result.Attributes ?? {});
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
   }
 
   async markSubmission(
@@ -138,24 +103,16 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     }
   }
 
-  async markPublished(orgId: string, requestId: string, now: string): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: groupKeys.request(orgId, requestId),
-        UpdateExpression: 'SET publishedAt = :now REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':now': now },
-      }),
-    );
+  markPublished(orgId: string, requestId: string, now: string): Promise<void> {
+    return markItemPublished(this.db, this.tableName, groupKeys.request(orgId, requestId), now);
   }
 
   listOpen(limit: number): Promise<GroupRequest[]> {
-    return this.#index('GRQ#OPEN', limit);
+    return sparseIndexItems(this.db, this.tableName, groupKeys.openPartition, limit);
   }
 
   listUnpublished(limit: number): Promise<GroupRequest[]> {
-    return this.#index('GRQ#UNPUBLISHED', limit);
+    return sparseIndexItems(this.db, this.tableName, groupKeys.unpublishedPartition, limit);
   }
 
   async linkNetworkRequest(link: NetworkRequestLink): Promise<void> {
@@ -202,18 +159,5 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
       }),
     );
     return result.Item?.notification;
-  }
-
-  async #index(partition: string, limit: number): Promise<GroupRequest[]> {
-    const result = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        Limit: limit,
-      }),
-    );
-    return (result.Items ?? []).map((item) => withoutKeys<GroupRequest>(item));
   }
 }

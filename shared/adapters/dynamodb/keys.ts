@@ -21,6 +21,8 @@ export function withoutKeys<T>(item: Record<string, unknown>): T {
 export const groupKeys = {
   request: (orgId: string, requestId: string) => ({ PK: `ORG#${orgId}`, SK: `GRQ#${requestId}` }),
   /** Sparse index entries: a request is in OPEN while open, in UNPUBLISHED while final but unannounced. */
+  openPartition: 'GRQ#OPEN',
+  unpublishedPartition: 'GRQ#UNPUBLISHED',
   open: (createdAt: string, orgId: string, requestId: string) => ({
     GSI1PK: 'GRQ#OPEN',
     GSI1SK: `${createdAt}#${orgId}#${requestId}`,
@@ -78,6 +80,8 @@ export const reportKeys = {
   reportPrefix: 'RPT#',
   /** The (organisation, type) window: one conditional write claims it. */
   window: (orgId: string, reportType: string) => ({ PK: `ORG#${orgId}`, SK: `RPTWIN#${reportType}` }),
+  openPartition: 'RPT#OPEN',
+  unpublishedPartition: 'RPT#UNPUBLISHED',
   open: (requestedAt: string, orgId: string, reportId: string) => ({
     GSI1PK: 'RPT#OPEN',
     GSI1SK: `${requestedAt}#${orgId}#${reportId}`,

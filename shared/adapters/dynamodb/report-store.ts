@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Report, ReportStatus, StoredReportStatus } from '#shared/domain/reports/report';
@@ -12,6 +11,7 @@ import type { PageRequest } from '#shared/ports/identity-store';
 import type { ReportStore, WindowClaim } from '#shared/ports/report-store';
 import { isConditionalCheckFailed } from './client.ts';
 import { reportKeys, withoutKeys } from './keys.ts';
+import { markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
 
 export class DynamoReportStore implements ReportStore {
@@ -150,7 +150,7 @@ export class DynamoReportStore implements ReportStore {
     );
   }
 
-  async transition(
+  transition(
     orgId: string,
     reportId: string,
     from: StoredReportStatus[],
@@ -158,73 +158,23 @@ export class DynamoReportStore implements ReportStore {
     changes: Parameters<ReportStore['transition']>[4],
   ): Promise<Report | undefined> {
     const { now, ...fields } = changes;
-    const names: Record<string, string> = { '#status': 'status' };
-    const values: Record<string, unknown> = { ':to': to };
-    const sets = ['#status = :to'];
-    for (const [field, value] of Object.entries(fields)) {
-      if (value === undefined) continue;
-      names[`#${field}`] = field;
-      values[`:${field}`] = value;
-      sets.push(`#${field} = :${field}`);
-    }
-    if (!OPEN_REPORT_STATUSES.includes(to)) {
-      const index = reportKeys.unpublished(now, orgId, reportId);
-      sets.push('GSI1PK = :gsi1pk', 'GSI1SK = :gsi1sk');
-      values[':gsi1pk'] = index.GSI1PK;
-      values[':gsi1sk'] = index.GSI1SK;
-    }
-    from.forEach((status, index) => {
-      values[`:from${index}`] = status;
+    return transitionItem<Report>(this.db, this.tableName, reportKeys.report(orgId, reportId), {
+      from,
+      to,
+      fields,
+      index: OPEN_REPORT_STATUSES.includes(to) ? undefined : reportKeys.unpublished(now, orgId, reportId),
     });
-    try {
-      const result = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: reportKeys.report(orgId, reportId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(PK) AND #status IN (${from.map((_, index) => `:from${index}`).join(', ')})`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return withoutKeys<Report>(result.Attributes ?? {});
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
   }
 
-  async markPublished(orgId: string, reportId: string, now: string): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: reportKeys.report(orgId, reportId),
-        UpdateExpression: 'SET publishedAt = :now REMOVE GSI1PK, GSI1SK',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':now': now },
-      }),
-    );
+  markPublished(orgId: string, reportId: string, now: string): Promise<void> {
+    return markItemPublished(this.db, this.tableName, reportKeys.report(orgId, reportId), now);
   }
 
   listOpen(limit: number): Promise<Report[]> {
-    return this.#index('RPT#OPEN', limit);
+    return sparseIndexItems(this.db, this.tableName, reportKeys.openPartition, limit);
   }
 
   listUnpublished(limit: number): Promise<Report[]> {
-    return this.#index('RPT#UNPUBLISHED', limit);
-  }
-
-  async #index(partition: string, limit: number): Promise<Report[]> {
-    const result = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        Limit: limit,
-      }),
-    );
-    return (result.Items ?? []).map((item) => withoutKeys<Report>(item));
+    return sparseIndexItems(this.db, this.tableName, reportKeys.unpublishedPartition, limit);
   }
 }
