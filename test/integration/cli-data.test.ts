@@ -1,30 +1,11 @@
-import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deps } from '#shared/config/deps';
 import { createOrg } from '#shared/domain/orgs/administer';
+import { killCliProcesses, wpcrm } from '#test/support/cli';
 import { useLocalStack } from '#test/support/local-stack';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const children = new Set<ChildProcess>();
-
-function wpcrm(args: string[], dataDir: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['bin/wpcrm.js', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, WPCRM_DATA_DIR: dataDir }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        children.delete(child);
-        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-      },
-    );
-    children.add(child);
-  });
-}
 
 async function countRecords(orgId: string, type: 'CHAT' | 'CONTACT' | 'TICKET') {
   let count = 0;
@@ -41,7 +22,7 @@ describe('wpcrm data', () => {
   });
 
   afterAll(async () => {
-    for (const child of children) child.kill();
+    killCliProcesses();
     await rm(work, { recursive: true, force: true });
   });
 

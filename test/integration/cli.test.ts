@@ -1,31 +1,11 @@
-import { type ChildProcess, execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killCliProcesses, wpcrm } from '#test/support/cli';
 import { useLocalStack } from '#test/support/local-stack';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const children = new Set<ChildProcess>();
-
-/** Runs `node bin/wpcrm.js …` as an operator would: only the data dir, no ports, no AWS settings. */
-function wpcrm(args: string[], dataDir: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['bin/wpcrm.js', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH, WPCRM_DATA_DIR: dataDir }, timeout: 20_000 },
-      (error, stdout, stderr) => {
-        children.delete(child);
-        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-      },
-    );
-    children.add(child);
-  });
-}
 
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
@@ -42,7 +22,7 @@ describe('wpcrm', () => {
   const emptyDirs: string[] = [];
 
   afterAll(async () => {
-    for (const child of children) child.kill();
+    killCliProcesses();
     await Promise.all(emptyDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deps } from '#shared/config/deps';
+import { newChat } from '#shared/domain/chats/chat';
 import { createdGroup, requestGroup, untilFinal } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
 
@@ -285,27 +286,16 @@ describe('the group as a chat', () => {
 
   it('answers 404 CHAT_NOT_FOUND for unknown chats and 422 CHANNEL_NOT_SUPPORTED for a chat its channel cannot send to', async () => {
     const token = await api.token('CRM_AGENT');
-    const now = new Date().toISOString();
-    await deps().chats.createChat({
-      chatId: 'cht_unofficial',
-      orgId: api.orgId,
-      name: 'Unofficial',
-      chatType: 'INDIVIDUAL',
-      channelId: api.stack.demo!.channels.unofficial,
-      isArchived: false,
-      isResolved: false,
-      isHighPriority: false,
-      autopilot: false,
-      assignedUserIds: [],
-      assignedTeamIds: [],
-      contactIds: [],
-      stateMachineIds: [],
-      currentStateIds: [],
-      labelIds: [],
-      externalItems: [],
-      createdAt: now,
-      updatedAt: now,
-    });
+    await deps().chats.createChat(
+      newChat({
+        chatId: 'cht_unofficial',
+        orgId: api.orgId,
+        name: 'Unofficial',
+        chatType: 'INDIVIDUAL',
+        channelId: api.stack.demo!.channels.unofficial,
+        now: new Date().toISOString(),
+      }),
+    );
 
     const missing = await api.call('/messaging/send-message', {
       method: 'POST',

@@ -33,6 +33,29 @@ export interface Chat {
   requireJoinApproval?: boolean;
 }
 
+/** A new chat: no flags set, nothing assigned or linked yet. */
+export function newChat(
+  fields: Pick<Chat, 'chatId' | 'orgId' | 'name' | 'chatType' | 'channelId'> & Partial<Chat> & { now: string },
+): Chat {
+  const { now, ...rest } = fields;
+  return {
+    isArchived: false,
+    isResolved: false,
+    isHighPriority: false,
+    autopilot: false,
+    assignedUserIds: [],
+    assignedTeamIds: [],
+    contactIds: [],
+    stateMachineIds: [],
+    currentStateIds: [],
+    labelIds: [],
+    externalItems: [],
+    createdAt: now,
+    updatedAt: now,
+    ...rest,
+  };
+}
+
 export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
 
 export interface Message {

@@ -1,4 +1,4 @@
-import type { Chat } from '#shared/domain/chats/chat';
+import { newChat } from '#shared/domain/chats/chat';
 import { eventIdFor } from '#shared/events/domain-event';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
@@ -73,30 +73,18 @@ export async function completeGroup(
   if (request.status === 'created') return;
   const now = deps.clock.now().toISOString();
   const chatId = chatIdFor(request.requestId);
-  const chat: Chat = {
+  const chat = newChat({
     chatId,
     orgId: request.orgId,
     name: request.subject,
     chatType: 'GROUP',
     channelId: request.channelId,
     externalChatId: group.groupId,
-    isArchived: false,
-    isResolved: false,
-    isHighPriority: false,
-    autopilot: false,
-    assignedUserIds: [],
-    assignedTeamIds: [],
-    contactIds: [],
-    stateMachineIds: [],
-    currentStateIds: [],
-    labelIds: [],
-    externalItems: [],
-    createdAt: now,
-    updatedAt: now,
     inviteLink: group.inviteLink,
     participants: [],
     requireJoinApproval: request.requireJoinApproval,
-  };
+    now,
+  });
   await deps.chats.createChat(chat);
   await deps.chats.linkExternalChat(group.groupId, {
     orgId: request.orgId,
