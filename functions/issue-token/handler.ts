@@ -4,6 +4,6 @@ import { api } from '#shared/http/api';
 import { ok } from '#shared/http/responses';
 import { issueToken as route } from '#shared/routes/foundation';
 
-export const handler = api(route).handler(async ({ payload }) =>
-  ok(await issueToken(deps(), payload), { 'cache-control': 'no-store' }),
+export const handler = api(route).handler(async ({ payload, requestContext }) =>
+  ok(await issueToken(deps(), { ...payload, sourceIp: requestContext.http.sourceIp }), { 'cache-control': 'no-store' }),
 );
