@@ -177,6 +177,14 @@ describe('ServiceStack (dev)', () => {
     );
   });
 
+  it('sends every alarm to the operators topic', () => {
+    const topic = logicalId(stack.alarmTopic);
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm');
+
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toEqual([{ Ref: topic }]);
+  });
+
   it('routes every domain event from the bus to the webhook delivery queue', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {

@@ -1,6 +1,9 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Alias, Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
@@ -33,6 +36,7 @@ export class ServiceStack extends Stack {
   readonly jwtKeys: JwtKeys;
   readonly whatsAppSecrets: Secret;
   readonly webhookSecretsKey: Key;
+  readonly alarmTopic: Topic;
   readonly api: ServiceApi;
   readonly workers: ReadonlyMap<string, QueueWorker>;
   /** Every function running service code, by its `functions/` folder. */
@@ -125,6 +129,15 @@ export class ServiceStack extends Stack {
       schedules: SCHEDULES,
       functionFor: lambdaOf,
     });
+
+    // Every alarm (dead-letter queues, undeliverable events) notifies one topic that operators subscribe to.
+    this.alarmTopic = new Topic(this, 'Alarms', {
+      displayName: 'wp-crm alarms',
+      enforceSSL: true,
+      masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+    });
+    const notify = new SnsAction(this.alarmTopic);
+    for (const construct of this.node.findAll()) if (construct instanceof Alarm) construct.addAlarmAction(notify);
 
     const output = (id: string, value: string, description: string, exported = false) =>
       new CfnOutput(this, id, { value, description, exportName: exported ? `${this.stackName}-${id}` : undefined });
