@@ -20,13 +20,16 @@ const INTEGRATION_TIMEOUT_MS = 29_000;
  */
 export class HttpFront {
   #server: Server;
+  #handling = new Set<Promise<void>>();
 
   constructor() {
     this.#server = createServer((request, response) => {
-      void this.#handle(request, response).catch(() => {
+      const handling = this.#handle(request, response).catch(() => {
         if (!response.headersSent) response.writeHead(500);
         response.end();
       });
+      this.#handling.add(handling);
+      void handling.finally(() => this.#handling.delete(handling));
     });
     this.#server.keepAliveTimeout = 5_000;
   }
@@ -39,9 +42,12 @@ export class HttpFront {
     return (this.#server.address() as AddressInfo).port;
   }
 
+  /** Stops accepting connections, lets the requests being handled finish, then closes every connection. */
   async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    while (this.#handling.size > 0) await Promise.allSettled([...this.#handling]);
     this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await closed;
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse) {

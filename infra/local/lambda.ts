@@ -9,6 +9,8 @@ const ROOT = join(import.meta.dirname, '..', '..');
 export type AnyHandler = (event: any, context: Context) => Promise<any>;
 
 const loaded = new Map<string, Promise<AnyHandler>>();
+/** Handler runs not yet settled, timed-out ones included: Lambda would freeze them, here they keep running. */
+const inFlight = new Set<Promise<unknown>>();
 
 /** Imports `functions/<name>/handler.ts`, the very module CDK bundles for the Lambda of that name. */
 export function loadFunction(name: string): Promise<AnyHandler> {
@@ -47,9 +49,24 @@ export async function invoke<T>(name: string, event: unknown, timeoutMs: number)
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
   });
+  const run = handler(event, lambdaContext(name, timeoutMs));
+  inFlight.add(run);
+  void run.then(
+    () => inFlight.delete(run),
+    () => inFlight.delete(run),
+  );
   try {
-    return await Promise.race([handler(event, lambdaContext(name, timeoutMs)), timeout]);
+    return await Promise.race([run, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Resolves once no handler run is in flight, including runs that outlived their timeout and runs started
+ * meanwhile. The local stack calls it after its event sources stopped and before it closes the servers that the
+ * handlers write to.
+ */
+export async function drainInvocations(): Promise<void> {
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
 }

@@ -15,7 +15,7 @@ import { BASE_PATH } from '#shared/routes/route';
 import { AwsEmulator } from './aws-emulator.ts';
 import { LocalBus } from './bus.ts';
 import { HttpFront } from './http-front.ts';
-import { invoke, loadFunction } from './lambda.ts';
+import { drainInvocations, invoke, loadFunction } from './lambda.ts';
 import { LocalQueue, QueueConsumer } from './queue.ts';
 import { type DemoSeed, seedDemo } from './seed.ts';
 import { ensureTable, startDynamo, startS3 } from './servers.ts';
@@ -113,6 +113,9 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   const emulator = new AwsEmulator(queues, bus);
   const awsEndpoint = await emulator.listen();
   cleanups.push(() => emulator.close());
+  // Runs after every event source below has stopped (cleanups run in reverse) and before any server closes:
+  // a handler still running must not find its table or queue gone.
+  cleanups.push(drainInvocations);
 
   const userGraphUrl = sourceEnv.WHATSAPP_GRAPH_URL;
   let simulator: WhatsAppSimulator | undefined;
@@ -150,7 +153,8 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   for (const def of QUEUES) handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);
   const previousEnv = Object.fromEntries(Object.keys(handlerEnv).map((name) => [name, process.env[name]]));
   Object.assign(process.env, handlerEnv);
-  cleanups.push(async () => {
+  // First in the list, so it runs last: no handler may rebuild its dependencies from the restored environment.
+  cleanups.unshift(async () => {
     for (const [name, value] of Object.entries(previousEnv)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;

@@ -224,11 +224,19 @@ describe('network webhook security', () => {
     const { requestId } = (await (await requestGroup(api, token, { subject: 'Unsigned' })).json()) as {
       requestId: string;
     };
+    // The worker marks the request `creating` before it calls Graph: wait for the call itself, so that nothing the
+    // worker does later can be mistaken for an effect of the notifications below.
+    await eventually(() =>
+      expect(
+        api.stack.simulator!.requestLog.some(
+          (entry) =>
+            entry.method === 'POST' &&
+            entry.path.endsWith('/groups') &&
+            (entry.body as { subject?: string }).subject === 'Unsigned',
+        ),
+      ).toBe(true),
+    );
     await eventually(async () => expect((await pollStatus(api, token, requestId)).status).toBe('creating'));
-    const networkRequestId = api.stack.simulator!.requestLog.find(
-      (entry) => entry.path.endsWith('/groups') && entry.method === 'POST',
-    )!;
-    expect(networkRequestId).toBeDefined();
     const body = JSON.stringify({
       object: 'whatsapp_business_account',
       entry: [
