@@ -22,6 +22,8 @@ export interface QueueDef {
   memoryMb?: number;
   /** V8 heap settings for the consumer (NODE_OPTIONS). */
   nodeOptions?: string;
+  /** A message older than this means the consumer falls behind or keeps failing: the queue's age alarm fires. */
+  alarmAgeMinutes: number;
 }
 
 export const REPORT_WORKER_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=2';
@@ -35,6 +37,8 @@ export const QUEUES: QueueDef[] = [
     timeoutSeconds: 30,
     maxReceiveCount: 10,
     maxConcurrency: 5,
+    // Retries back off up to 15 minutes while Meta is unavailable.
+    alarmAgeMinutes: 30,
   },
   /** Outbound chat messages → message-sender. */
   {
@@ -44,6 +48,7 @@ export const QUEUES: QueueDef[] = [
     timeoutSeconds: 30,
     maxReceiveCount: 5,
     maxConcurrency: 5,
+    alarmAgeMinutes: 15,
   },
   /**
    * Domain events from the bus, and delivery attempts → webhook-dispatcher. An attempt waits at most 10 s for the
@@ -56,6 +61,8 @@ export const QUEUES: QueueDef[] = [
     timeoutSeconds: 60,
     maxReceiveCount: 5,
     maxConcurrency: 10,
+    // A retry waits at most 15 minutes on the queue; longer waits go through the due-time index.
+    alarmAgeMinutes: 30,
   },
   /**
    * Report requests → report-worker. One report per invocation with Lambda's longest timeout (15 min): a report
@@ -73,6 +80,8 @@ export const QUEUES: QueueDef[] = [
     // A small young generation and a capped heap make V8 collect the CSV garbage early: peak RSS stays near the
     // live set (about 40 MB for a 1,000,000-row report) instead of growing with allocation (bench/RESULTS.md).
     nodeOptions: REPORT_WORKER_NODE_OPTIONS,
+    // Five workers of at most 15 minutes each.
+    alarmAgeMinutes: 30,
   },
 ];
 

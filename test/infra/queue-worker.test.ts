@@ -27,6 +27,7 @@ const QUEUE: QueueDef = {
   timeoutSeconds: 40,
   maxReceiveCount: 6,
   maxConcurrency: 3,
+  alarmAgeMinutes: 20,
 };
 const RULE: BusRule = {
   id: 'sample-deliveries',

@@ -185,6 +185,79 @@ describe('ServiceStack (dev)', () => {
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toEqual([{ Ref: topic }]);
   });
 
+  it('lets CloudWatch use the alarm topic: a customer-managed key it may use, a topic policy it may publish under', () => {
+    const topic = template.toJSON().Resources[logicalId(stack.alarmTopic)].Properties;
+    const keyId = refId(topic.KmsMasterKeyId);
+    const key = template.toJSON().Resources[keyId];
+    const fromAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: { 'aws:SourceArn': Match.anyValue() },
+    };
+
+    expect(key.Type).toBe('AWS::KMS::Key');
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.Properties.KeyPolicy.Statement).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      }),
+    );
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: logicalId(stack.alarmTopic) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: fromAlarms,
+          }),
+        ]),
+      },
+    });
+    expect(template.toJSON().Outputs.AlarmTopicArn).toMatchObject({
+      Value: { Ref: logicalId(stack.alarmTopic) },
+      Description: expect.any(String),
+    });
+  });
+
+  it("alarms on every function's errors and throttles, queue backlogs, API 5xx and table throttling", () => {
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const onMetric = (namespace: string, metric: string) =>
+      alarms.filter((alarm) => alarm.Namespace === namespace && alarm.MetricName === metric);
+    const functionsOf = (metric: string) =>
+      new Set(onMetric('AWS/Lambda', metric).map((alarm) => refId(alarm.Dimensions[0].Value)));
+    const every = new Set([...stack.functions.values(), stack.jwtKeys.manager].map((fn) => logicalId(fn.fn)));
+
+    expect(functionsOf('Errors')).toEqual(every);
+    expect(functionsOf('Throttles')).toEqual(every);
+    expect(onMetric('AWS/SQS', 'ApproximateAgeOfOldestMessage')).toHaveLength(QUEUES.length);
+    expect(onMetric('AWS/ApiGateway', '5xx')).toHaveLength(1);
+    const throttles = alarms.filter((alarm) =>
+      (alarm.Metrics ?? []).some((metric: Json) => /ThrottleEvents$/.test(metric.MetricStat?.Metric.MetricName ?? '')),
+    );
+    expect(throttles).toHaveLength(1);
+    expect(throttles[0].Metrics.filter((metric: Json) => metric.MetricStat)).toHaveLength(
+      2 * (1 + TABLE_INDEXES.length),
+    );
+  });
+
+  it('does not retry a failed sweep: the next scheduled one repeats its work', () => {
+    const configs = resources(template, 'AWS::Lambda::EventInvokeConfig').map(([, config]) => config.Properties);
+
+    for (const schedule of SCHEDULES) {
+      expect(configs).toContainEqual(
+        expect.objectContaining({
+          FunctionName: { Ref: logicalId(fnOf(schedule.fn).fn) },
+          MaximumRetryAttempts: 0,
+          Qualifier: '$LATEST',
+        }),
+      );
+    }
+  });
+
   it('routes every domain event from the bus to the webhook delivery queue', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
@@ -252,6 +325,7 @@ describe('ServiceStack (dev)', () => {
       'EventBusArn',
       'JwtKeysFunctionName',
       'JwtSigningSecretArn',
+      'AlarmTopicArn',
     ]) {
       expect(outputs[name]?.Description, name).toBeTruthy();
     }

@@ -69,6 +69,9 @@ export class EventRules extends Construct {
     }
 
     for (const schedule of props.schedules) {
+      // A failed sweep is not retried: the next one is due within minutes and repeats all of its work; Lambda's
+      // default two retries would only run sweeps on top of each other.
+      props.functionFor(schedule.fn).configureAsyncInvoke({ retryAttempts: 0 });
       new Rule(this, pascalCase(schedule.name), {
         description: `Runs ${schedule.fn} every ${schedule.everyMinutes} min`,
         schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),

@@ -1,9 +1,8 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Alias, Key } from 'aws-cdk-lib/aws-kms';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
@@ -12,6 +11,7 @@ import { DataStore } from '../constructs/data-store.ts';
 import { EventRules } from '../constructs/event-rules.ts';
 import { JwtKeys } from '../constructs/jwt-keys.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
+import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi } from '../constructs/service-api.ts';
 import { FUNCTION_ACCESS } from '../function-access.ts';
 import { pascalCase } from '../naming.ts';
@@ -37,6 +37,7 @@ export class ServiceStack extends Stack {
   readonly whatsAppSecrets: Secret;
   readonly webhookSecretsKey: Key;
   readonly alarmTopic: Topic;
+  readonly alarms: ServiceAlarms;
   readonly api: ServiceApi;
   readonly workers: ReadonlyMap<string, QueueWorker>;
   /** Every function running service code, by its `functions/` folder. */
@@ -130,14 +131,16 @@ export class ServiceStack extends Stack {
       functionFor: lambdaOf,
     });
 
-    // Every alarm (dead-letter queues, undeliverable events) notifies one topic that operators subscribe to.
-    this.alarmTopic = new Topic(this, 'Alarms', {
-      displayName: 'wp-crm alarms',
-      enforceSSL: true,
-      masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+    // Every alarm notifies one topic that operators subscribe to (README: Runbook).
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      functions: new Set([...functions.values(), this.jwtKeys.manager]),
+      workers: workers.values(),
+      api: this.api.api,
+      table: this.data.table,
+      removalPolicy,
     });
-    const notify = new SnsAction(this.alarmTopic);
-    for (const construct of this.node.findAll()) if (construct instanceof Alarm) construct.addAlarmAction(notify);
+    this.alarmTopic = this.alarms.topic;
+    for (const construct of this.node.findAll()) if (construct instanceof Alarm) this.alarms.notify(construct);
 
     const output = (id: string, value: string, description: string, exported = false) =>
       new CfnOutput(this, id, { value, description, exportName: exported ? `${this.stackName}-${id}` : undefined });
@@ -156,6 +159,7 @@ export class ServiceStack extends Stack {
       this.whatsAppSecrets.secretArn,
       'Set appSecret (Meta app secret) and verifyToken here',
     );
+    output('AlarmTopicArn', this.alarmTopic.topicArn, 'SNS topic every alarm notifies: subscribe the on-call address');
     output(
       'JwtSigningSecretArn',
       this.jwtKeys.secret.secretArn,

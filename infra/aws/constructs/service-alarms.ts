@@ -1,0 +1,136 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
+import { pascalCase } from '../naming.ts';
+import type { AppFunction } from './app-function.ts';
+import type { QueueWorker } from './queue-worker.ts';
+
+export interface ServiceAlarmsProps {
+  functions: Iterable<AppFunction>;
+  workers: Iterable<QueueWorker>;
+  api: HttpApi;
+  table: ITableV2;
+  /**
+   * Removal policy of the topic's key.
+   * @default RemovalPolicy.RETAIN
+   */
+  removalPolicy?: RemovalPolicy;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * The operators' alarms and the one SNS topic they notify (README: Runbook). The topic is encrypted with a
+ * customer-managed key whose policy lets CloudWatch use it, and its policy lets CloudWatch publish, both only for
+ * this account's alarms: with the AWS-managed SNS key or without that statement, CloudWatch cannot deliver at all.
+ */
+export class ServiceAlarms extends Construct {
+  readonly topic: Topic;
+  readonly key: Key;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
+    super(scope, id);
+    const { account, region, partition } = Stack.of(this);
+    const fromOwnAlarms = {
+      StringEquals: { 'aws:SourceAccount': account },
+      ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+    };
+    const cloudWatch = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+    this.key = new Key(this, 'TopicKey', {
+      description: 'Encrypts the wp-crm alarm topic; CloudWatch may use it for this account’s alarms',
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy,
+    });
+    this.key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromOwnAlarms,
+      }),
+    );
+    this.topic = new Topic(this, 'Topic', { displayName: 'wp-crm alarms', enforceSSL: true, masterKey: this.key });
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: fromOwnAlarms,
+      }),
+    );
+
+    for (const fn of props.functions) {
+      this.#alarm(`${pascalCase(fn.name)}Errors`, {
+        description: `${fn.name} failed invocations (uncaught errors, timeouts, out of memory)`,
+        metric: fn.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        threshold: 1,
+      });
+      this.#alarm(`${pascalCase(fn.name)}Throttles`, {
+        description: `${fn.name} invocations throttled by Lambda concurrency`,
+        metric: fn.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        threshold: 1,
+      });
+    }
+    for (const worker of props.workers) {
+      this.#alarm(`${pascalCase(worker.def.name)}OldestMessage`, {
+        description: `${worker.def.name} holds a message older than ${worker.def.alarmAgeMinutes} minutes: its consumer falls behind or keeps failing`,
+        metric: worker.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        threshold: worker.def.alarmAgeMinutes * 60,
+      });
+    }
+    this.#alarm('Api5xx', {
+      description: 'The API answered 5xx (INTERNAL or NETWORK_UNAVAILABLE) at least 5 times in 5 minutes',
+      metric: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 5,
+    });
+    const throttleEvents: Record<string, IMetric> = {};
+    const indexes = [undefined, ...TABLE_INDEXES.map((index) => index.indexName)];
+    for (const [position, indexName] of indexes.entries()) {
+      for (const kind of ['Read', 'Write']) {
+        throttleEvents[`${kind.toLowerCase()}${position}`] = props.table.metric(`${kind}ThrottleEvents`, {
+          period: FIVE_MINUTES,
+          statistic: 'Sum',
+          dimensionsMap: {
+            TableName: props.table.tableName,
+            ...(indexName ? { GlobalSecondaryIndexName: indexName } : {}),
+          },
+        });
+      }
+    }
+    this.#alarm('TableThrottles', {
+      description: 'DynamoDB throttled reads or writes on the table or its indexes',
+      metric: new MathExpression({
+        expression: Object.keys(throttleEvents).join('+'),
+        usingMetrics: throttleEvents,
+        period: FIVE_MINUTES,
+        label: 'Throttle events',
+      }),
+      threshold: 1,
+    });
+  }
+
+  /** Notifies the topic from `alarm` too (alarms other constructs made, such as the dead-letter queues'). */
+  notify(alarm: Alarm): void {
+    alarm.addAlarmAction(new SnsAction(this.topic));
+  }
+
+  #alarm(id: string, spec: { description: string; metric: IMetric; threshold: number }) {
+    const alarm = new Alarm(this, id, {
+      alarmDescription: spec.description,
+      metric: spec.metric,
+      threshold: spec.threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms.push(alarm);
+  }
+}
