@@ -20,14 +20,23 @@ interface GroupContext {
   network: NetworkChannel;
 }
 
-/** The group chat and its network credentials: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
-async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+/** The group chat: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
+async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext['chat']> {
   const chat = await deps.chats.getChat(orgId, chatId);
   if (!chat) throw new ChatNotFoundError(chatId);
   if (chat.chatType !== 'GROUP' || !chat.externalChatId) throw new NotAGroupError(chatId);
+  return chat as GroupContext['chat'];
+}
+
+/**
+ * The group chat and its channel's network credentials, for operations that call the network. Reading ones do not
+ * fetch the credentials: on AWS that is a Secrets Manager read their role need not be allowed.
+ */
+async function requireNetworkGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+  const chat = await requireGroup(deps, orgId, chatId);
   const channel = await deps.identity.getChannel(orgId, chat.channelId);
   if (!channel) throw new NotAGroupError(chatId);
-  return { chat: chat as GroupContext['chat'], network: await deps.channelCredentials.forChannel(channel) };
+  return { chat, network: await deps.channelCredentials.forChannel(channel) };
 }
 
 /** A refusal by the network → 422 NETWORK_REJECTED with its code; no answer → 503 NETWORK_UNAVAILABLE. */
@@ -42,7 +51,7 @@ async function call<T>(action: () => Promise<T>): Promise<T> {
 }
 
 export async function listParticipants(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const { chat } = await requireGroup(deps, input.orgId, input.chatId);
+  const chat = await requireGroup(deps, input.orgId, input.chatId);
   return { participants: chat.participants ?? [] };
 }
 
@@ -54,7 +63,7 @@ export async function inviteParticipants(
   deps: GroupMemberDeps,
   input: { orgId: string; chatId: string; phoneNumbers: string[] },
 ) {
-  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
   const outcomes = await Promise.allSettled(
     input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
   );
@@ -86,21 +95,21 @@ export async function removeParticipants(
   deps: GroupMemberDeps,
   input: { orgId: string; chatId: string; phoneNumbers?: string[]; userIds?: string[] },
 ) {
-  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
   const users = [...(input.phoneNumbers ?? []).map((phone) => phone.replace(/^\+/, '')), ...(input.userIds ?? [])];
   await call(() => deps.network.removeParticipants(network, chat.externalChatId, users));
   return { status: 'pending' as const, phoneNumbers: input.phoneNumbers ?? [], userIds: input.userIds ?? [] };
 }
 
 export async function getInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
   const inviteLink = await call(() => deps.network.getInviteLink(network, chat.externalChatId));
   if (inviteLink !== chat.inviteLink) await deps.chats.updateChat(input.orgId, input.chatId, () => ({ inviteLink }));
   return { inviteLink };
 }
 
 export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
   const inviteLink = await call(() => deps.network.resetInviteLink(network, chat.externalChatId));
   await deps.chats.updateChat(input.orgId, input.chatId, () => ({
     inviteLink,
@@ -127,7 +136,7 @@ export async function decideJoinRequests(
   deps: GroupMemberDeps,
   input: { orgId: string; chatId: string; joinRequestIds: string[]; decision: 'approve' | 'reject' },
 ) {
-  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
   const ids = [...new Set(input.joinRequestIds)];
   const outcome = await call(() =>
     input.decision === 'approve'
