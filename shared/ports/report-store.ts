@@ -38,6 +38,15 @@ export interface ReportStore {
       Pick<Report, 'startedAt' | 'completedAt' | 'rowCount' | 'sizeBytes' | 'expiresAt' | 'error' | 'objectKey'>
     > & { now: string },
   ): Promise<Report | undefined>;
+  /**
+   * Takes the report for one run: PENDING → PROCESSING (startedAt = now), or a PROCESSING report whose lease ran out,
+   * in one conditional write, leased until `leaseUntil`. Undefined when it is final, gone, or another run holds it.
+   */
+  claimRun(orgId: string, reportId: string, now: string, leaseUntil: string): Promise<Report | undefined>;
+  /** Ends the lease of a PROCESSING report whose run failed, so that its retry may claim it at once. */
+  releaseRun(orgId: string, reportId: string, now: string): Promise<void>;
+  /** Counts a re-queueing of a PENDING report, if it is still PENDING and was queued `requeues` times before. */
+  markRequeued(orgId: string, reportId: string, requeues: number, now: string): Promise<boolean>;
   markPublished(orgId: string, reportId: string, now: string): Promise<void>;
   listOpen(limit: number): Promise<Report[]>;
   listUnpublished(limit: number): Promise<Report[]>;

@@ -166,6 +166,74 @@ export class DynamoReportStore implements ReportStore {
     });
   }
 
+  async claimRun(orgId: string, reportId: string, now: string, leaseUntil: string): Promise<Report | undefined> {
+    try {
+      const result = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: reportKeys.report(orgId, reportId),
+          UpdateExpression:
+            'SET #status = :processing, leaseUntil = :lease, startedAt = if_not_exists(startedAt, :now)',
+          ConditionExpression:
+            'attribute_exists(PK) AND (#status = :pending OR (#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :now)))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'PENDING',
+            ':processing': 'PROCESSING',
+            ':now': now,
+            ':lease': leaseUntil,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return withoutKeys<Report>(result.Attributes ?? {});
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async releaseRun(orgId: string, reportId: string, now: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: reportKeys.report(orgId, reportId),
+          UpdateExpression: 'SET leaseUntil = :now',
+          ConditionExpression: '#status = :processing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':processing': 'PROCESSING', ':now': now },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  async markRequeued(orgId: string, reportId: string, requeues: number, now: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: reportKeys.report(orgId, reportId),
+          UpdateExpression: 'SET requeues = :next, requeuedAt = :now',
+          ConditionExpression: '#status = :pending AND (attribute_not_exists(requeues) OR requeues = :requeues)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'PENDING',
+            ':requeues': requeues,
+            ':next': requeues + 1,
+            ':now': now,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
   markPublished(orgId: string, reportId: string, now: string): Promise<void> {
     return markItemPublished(this.db, this.tableName, reportKeys.report(orgId, reportId), now);
   }

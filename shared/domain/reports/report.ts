@@ -22,6 +22,11 @@ export interface Report {
   /** Internal: where the file is, and when the final state was announced. */
   objectKey?: string;
   publishedAt?: string;
+  /** Internal: the run holding the report PROCESSING may run until then; another run may take over after. */
+  leaseUntil?: string;
+  /** Internal: how often, and when last, the sweeper queued a PENDING report again. */
+  requeues?: number;
+  requeuedAt?: string;
 }
 
 /** EXPIRED is derived when reading: retention is decided from the stored expiresAt, never from S3 or TTL. */
@@ -32,7 +37,7 @@ export function effectiveStatus(report: Report, now: Date): ReportStatus {
 }
 
 export function reportView(report: Report, now: Date) {
-  const { objectKey, publishedAt, ...view } = report;
+  const { objectKey, publishedAt, leaseUntil, requeues, requeuedAt, ...view } = report;
   return { ...view, status: effectiveStatus(report, now) };
 }
 

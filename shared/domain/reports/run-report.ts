@@ -33,7 +33,9 @@ const JOIN_CACHE_LIMIT = 20_000;
 
 /**
  * Produces one report (the report worker's job). Safe to run again: a retry rewrites the same object.
- * 1. Skip a report that is gone or final; PENDING → PROCESSING by conditional write.
+ * 1. Claim the run: PENDING → PROCESSING, or a PROCESSING report whose lease ran out, in one conditional write,
+ *    leased for REPORT_PROCESSING_TIMEOUT_SECONDS. A report that is gone, final or running elsewhere is skipped, so
+ *    a duplicate delivery or a sweeper's re-queueing never runs a report twice at a time.
  * 2. Page through the organisation's records of the type newest first, the date filters as key conditions;
  *    prefetch each page's joins in batches; keep the records that pass the filters.
  * 3. Stream the CSV into a multipart upload (memory flat in the row count).
@@ -41,16 +43,15 @@ const JOIN_CACHE_LIMIT = 20_000;
  *    publish `report.completed` after the record is final, then stamp it.
  */
 export async function runReport(deps: RunReportDeps, job: { orgId: string; reportId: string }): Promise<void> {
-  let report = await deps.reports.get(job.orgId, job.reportId);
-  if (!report || !OPEN_REPORT_STATUSES.includes(report.status)) return;
-  if (report.status === 'PENDING') {
-    report =
-      (await deps.reports.transition(job.orgId, job.reportId, ['PENDING'], 'PROCESSING', {
-        now: deps.clock.now().toISOString(),
-        startedAt: deps.clock.now().toISOString(),
-      })) ?? (await deps.reports.get(job.orgId, job.reportId));
-    if (report?.status !== 'PROCESSING') return;
-  }
+  const claimedAt = deps.clock.now();
+  const leaseUntil = new Date(claimedAt.getTime() + deps.config.reports.processingTimeoutSeconds * 1000);
+  const report = await deps.reports.claimRun(
+    job.orgId,
+    job.reportId,
+    claimedAt.toISOString(),
+    leaseUntil.toISOString(),
+  );
+  if (!report) return;
 
   const type = report.reportType as ReportType;
   const body = v.parse(ReportRequestBody, { reportType: type, ...report.filters });
@@ -239,6 +240,7 @@ export async function processReportJob(
     await runReport(deps, job);
   } catch (error) {
     logger.error('report run failed', { reportId: job.reportId, receiveCount, error: error as Error });
+    await deps.reports.releaseRun(job.orgId, job.reportId, deps.clock.now().toISOString());
     if (receiveCount >= maxReceiveCount) {
       const report = await deps.reports.get(job.orgId, job.reportId);
       if (report)

@@ -4,34 +4,46 @@ import { REPORT_REQUESTS_QUEUE } from './request-report.ts';
 import { announceReport, failReport, type RunReportDeps } from './run-report.ts';
 
 const BATCH = 100;
+/** A PENDING report is queued again after a minute, then after 2, 4, 8 … minutes, at most every 15. */
 const REQUEUE_AFTER_SECONDS = 60;
+const MAX_REQUEUE_INTERVAL_SECONDS = 900;
 const REPUBLISH_AFTER_SECONDS = 30;
 
 /**
  * The report sweeper (scheduled):
- * 1. Reports not finished within REPORT_PROCESSING_TIMEOUT_SECONDS → FAILED / REPORT_TIMEOUT (report.failed).
- * 2. Reports still PENDING after a minute → queued again (the worker is idempotent).
+ * 1. Reports PROCESSING for longer than REPORT_PROCESSING_TIMEOUT_SECONDS since they started → FAILED /
+ *    REPORT_TIMEOUT (report.failed). A report waiting in the queue is not timed out: it has not started.
+ * 2. PENDING reports are queued again in case their message was lost (stored but not queued), with a growing
+ *    interval per report, so that a backlog the workers are still draining does not multiply itself; the worker's
+ *    lease makes an extra message harmless.
  * 3. Final reports whose event was not published → published and stamped.
  */
 export async function sweepReports(
   deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & { queue: JobQueue },
 ) {
-  const now = deps.clock.now().getTime();
+  const now = deps.clock.now();
   const timeoutMs = deps.config.reports.processingTimeoutSeconds * 1000;
   let timedOut = 0;
   let requeued = 0;
   for (const report of await deps.reports.listOpen(BATCH)) {
-    const age = now - Date.parse(report.requestedAt);
-    if (age >= timeoutMs) {
+    if (report.status === 'PROCESSING') {
+      const running = now.getTime() - Date.parse(report.startedAt ?? report.requestedAt);
+      if (running < timeoutMs) continue;
       const message = `the report did not finish within ${deps.config.reports.processingTimeoutSeconds} s`;
       if (await failReport(deps, report, { code: 'REPORT_TIMEOUT', message })) timedOut += 1;
-    } else if (report.status === 'PENDING' && age >= REQUEUE_AFTER_SECONDS * 1000) {
-      await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
-      requeued += 1;
+      continue;
     }
+    const requeues = report.requeues ?? 0;
+    const waitSeconds = Math.min(MAX_REQUEUE_INTERVAL_SECONDS, REQUEUE_AFTER_SECONDS * 2 ** requeues);
+    if (now.getTime() - Date.parse(report.requeuedAt ?? report.requestedAt) < waitSeconds * 1000) continue;
+    if (!(await deps.reports.markRequeued(report.organisationId, report.reportId, requeues, now.toISOString()))) {
+      continue;
+    }
+    await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
+    requeued += 1;
   }
   const unpublished = (await deps.reports.listUnpublished(BATCH)).filter(
-    (report) => now - Date.parse(report.completedAt ?? report.requestedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
+    (report) => now.getTime() - Date.parse(report.completedAt ?? report.requestedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
   );
   for (const report of unpublished) await announceReport(deps, report);
   if (timedOut + requeued + unpublished.length > 0)
