@@ -19,10 +19,22 @@ export function sqsConsumer<S extends v.GenericSchema>(
 ) {
   const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
-    const body = v.parse(schema, JSON.parse(record.body));
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
+    const body = parseBody(schema, record.body);
+    if (!body.success) {
+      // No retry can fix it: make it visible again at once, so that the redrive policy moves it to the DLQ (and its
+      // alarm fires) after maxReceiveCount quick receives instead of that many visibility timeouts.
+      logger.error('poison message: the body does not match the queue schema; it goes to the dead-letter queue', {
+        queue,
+        messageId: record.messageId,
+        receiveCount,
+        issues: body.issues,
+      });
+      await deps().queue.retryAfter(queue, record.receiptHandle, 0);
+      throw new Error(`poison message ${record.messageId}`);
+    }
     try {
-      await work(body, receiveCount);
+      await work(body.output, receiveCount);
     } catch (error) {
       if (error instanceof RetryLater) {
         logger.info('record retried later', {
@@ -43,4 +55,22 @@ export function sqsConsumer<S extends v.GenericSchema>(
     .handler((event: SQSEvent, context: Context) =>
       processPartialResponse(event, recordHandler, processor, { context }),
     );
+}
+
+function parseBody<S extends v.GenericSchema>(
+  schema: S,
+  text: string,
+): { success: true; output: v.InferOutput<S> } | { success: false; issues: string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { success: false, issues: ['not valid JSON'] };
+  }
+  const result = v.safeParse(schema, json);
+  if (result.success) return { success: true, output: result.output };
+  return {
+    success: false,
+    issues: result.issues.map((issue) => `${v.getDotPath(issue) ?? '(body)'}: ${issue.message}`),
+  };
 }
