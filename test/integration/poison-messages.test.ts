@@ -6,7 +6,7 @@ describe('queue consumers and poison messages', () => {
   const api = useLocalStack();
 
   it.each(QUEUES.map((queue) => [queue.name]))(
-    'moves a malformed %s message to its dead-letter queue within seconds, leaving valid work alone',
+    'moves malformed %s messages to the dead-letter queue within seconds',
     async (name) => {
       const queue = api.stack.queues.get(name)!;
       const deadLetters = api.stack.queues.get(`${name}-dlq`)!;
