@@ -6,12 +6,13 @@ import { QUEUES } from '#shared/events/catalog';
  * All configuration, read from the environment once and validated here (CONTRACT §10). Every variable has a
  * working local default; the CDK stack sets the AWS values explicitly. An invalid value fails the cold start.
  */
-const int = (fallback: number, min = 0) =>
+const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(
     v.optional(v.string(), String(fallback)),
     v.regex(/^\d+$/, 'must be a non-negative integer'),
     v.transform(Number),
     v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
   );
 const bool = (fallback: boolean) =>
   v.pipe(
@@ -56,7 +57,12 @@ const EnvSchema = v.object({
   REPORT_WINDOW_SECONDS: int(300),
   REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
   REPORT_RETENTION_SECONDS: int(604800, 1),
-  REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1),
+  /**
+   * A pre-signed URL stops working when the temporary credentials that signed it (the function's role session)
+   * expire, whatever its own expiry says. One hour, the default role session length, is the most the service
+   * promises; a longer lifetime is refused rather than promised and then broken.
+   */
+  REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1, 3600),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   /** Webhook secrets at rest: a KMS key on AWS, or a local key file (the local stack makes one). */

@@ -50,4 +50,9 @@ describe('loadConfig', () => {
       expect(problems).toContain('WHATSAPP_GRAPH_URL');
     }
   });
+
+  it('refuses a download URL lifetime the signing session cannot honour', () => {
+    expect(loadConfig({ REPORT_DOWNLOAD_URL_TTL_SECONDS: '3600' }).reports.downloadUrlTtlSeconds).toBe(3600);
+    expect(() => loadConfig({ REPORT_DOWNLOAD_URL_TTL_SECONDS: '3601' })).toThrow(/REPORT_DOWNLOAD_URL_TTL_SECONDS/);
+  });
 });
