@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DeleteParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { JWK } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,19 @@ describe('jwt-keys handler', () => {
 
     expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(0);
     expect(publishedKeys().map((key) => key.kid)).toEqual([existing.activeKid]);
+  });
+
+  it('removes the published keys on Delete when the stack is disposable', async () => {
+    ssm.on(DeleteParameterCommand).resolves({});
+
+    await handler({
+      RequestType: 'Delete',
+      PhysicalResourceId: 'jwt-key-set',
+      ResourceProperties: { RemoveOnDelete: 'true' },
+    });
+
+    expect(ssm.commandCalls(DeleteParameterCommand).map((call) => call.args[0].input)).toEqual([{ Name: PARAMETER }]);
+    expect(secrets.calls()).toHaveLength(0);
   });
 
   it('leaves the keys alone on Delete', async () => {

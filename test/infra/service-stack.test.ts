@@ -125,18 +125,18 @@ describe('ServiceStack (dev)', () => {
   });
 
   it('lets every function behind a non-public route read the public keys', () => {
-    const parameterId = logicalId(stack.jwtKeys.publicKeys);
+    const parameterName = '/wp-crm/dev/jwt/public-keys';
     const verifying = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
     verifying.add('get-jwks');
 
     for (const name of verifying) {
       const role = logicalId(fnOf(name).role);
-      expect(envOf(name).JWT_PUBLIC_KEYS_PARAMETER, name).toEqual({ Ref: parameterId });
+      expect(envOf(name).JWT_PUBLIC_KEYS_PARAMETER, name).toBe(parameterName);
       const grants = statements(template).filter(
         ({ roles, statement }) =>
           roles.includes(role) &&
           asArray(statement.Action).includes('ssm:GetParameter') &&
-          JSON.stringify(statement.Resource).includes(parameterId),
+          JSON.stringify(statement.Resource).includes(`:parameter${parameterName}`),
       );
       expect(grants, name).not.toHaveLength(0);
     }
@@ -332,11 +332,39 @@ describe('ServiceStack (dev)', () => {
     expect(outputs.EventBusArn?.Export).toEqual({ Name: 'WpCrm-dev-EventBusArn' });
   });
 
-  it('creates the JWT key set through the jwt-keys function', () => {
+  it('creates the JWT key set through the jwt-keys function, which alone owns the public-keys parameter', () => {
+    const parameterArn = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':ssm:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':parameter/wp-crm/dev/jwt/public-keys',
+        ],
+      ],
+    };
+    const managerGrants = statements(template).filter(({ roles }) =>
+      roles.includes(logicalId(stack.jwtKeys.manager.role)),
+    );
+
     template.hasResourceProperties('Custom::JwtKeySet', {
       SecretId: { Ref: logicalId(stack.jwtKeys.secret) },
-      Parameter: { Ref: logicalId(stack.jwtKeys.publicKeys) },
+      Parameter: '/wp-crm/dev/jwt/public-keys',
+      RemoveOnDelete: 'true',
     });
+    expect(resources(template, 'AWS::SSM::Parameter')).toEqual([]);
+    expect(envOf('list-channels').JWT_PUBLIC_KEYS_PARAMETER).toBe('/wp-crm/dev/jwt/public-keys');
+    expect(
+      managerGrants.some(
+        ({ statement }) =>
+          asArray(statement.Action).includes('ssm:PutParameter') &&
+          JSON.stringify(statement.Resource) === JSON.stringify(parameterArn),
+      ),
+    ).toBe(true);
     expect(stack.jwtKeys.manager.name).toBe('jwt-keys');
   });
 

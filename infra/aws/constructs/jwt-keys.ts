@@ -2,16 +2,14 @@ import { type CfnElement, CustomResource, Duration, RemovalPolicy, Stack, Valida
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { AppFunction } from './app-function.ts';
 
-/** The template value of the public-keys parameter; the key manager replaces it with the real JWKS. */
-const PLACEHOLDER_JWKS = '{"keys":[]}';
-const PARAMETER_DESCRIPTION = 'wp-crm public JWKS that verifies access tokens; written by the jwt-keys function';
-
 export interface JwtKeysProps {
+  /** Name of the SSM parameter holding the public JWKS (e.g. `/wp-crm/dev/jwt/public-keys`). */
+  parameterName: string;
   /**
    * Removal policy of the secret, the parameter and the log groups.
    * @default RemovalPolicy.RETAIN
@@ -26,10 +24,14 @@ export interface JwtKeysProps {
  */
 export class JwtKeys extends Construct {
   readonly secret: Secret;
-  readonly publicKeys: StringParameter;
+  /**
+   * The public JWKS. Its value is the key manager's alone: the template does not declare the parameter, so no
+   * template update can ever write a placeholder over the published keys.
+   */
+  readonly publicKeys: IStringParameter;
   readonly manager: AppFunction;
 
-  constructor(scope: Construct, id: string, props: JwtKeysProps = {}) {
+  constructor(scope: Construct, id: string, props: JwtKeysProps) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     // Created with a random value; the manager treats anything but a key set as empty and generates one.
@@ -43,11 +45,7 @@ export class JwtKeys extends Construct {
         'A key rotation needs waiting periods between publishing, activating and retiring a key, which a ' +
         'Secrets Manager rotation cannot express; operators run add/activate/retire through the jwt-keys function.',
     });
-    this.publicKeys = new StringParameter(this, 'PublicKeys', {
-      description: PARAMETER_DESCRIPTION,
-      stringValue: PLACEHOLDER_JWKS,
-    });
-    this.publicKeys.applyRemovalPolicy(removalPolicy);
+    this.publicKeys = StringParameter.fromStringParameterName(this, 'PublicKeys', props.parameterName);
 
     this.manager = new AppFunction(this, 'Manager', {
       fn: 'jwt-keys',
@@ -56,6 +54,12 @@ export class JwtKeys extends Construct {
       logRemovalPolicy: removalPolicy,
     });
     this.manager.bindSigningKeys(this.secret, 'readWrite').bindPublicKeys(this.publicKeys, 'write');
+    const disposable = removalPolicy === RemovalPolicy.DESTROY;
+    if (disposable) {
+      this.manager.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['ssm:DeleteParameter'], resources: [this.publicKeys.parameterArn] }),
+      );
+    }
 
     // An own role for the provider framework, so its logs permissions are scoped to its log group.
     const providerLogs = new LogGroup(this, 'ProviderLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy });
@@ -74,15 +78,15 @@ export class JwtKeys extends Construct {
       reason: 'The CDK provider framework may invoke any version of the key manager function.',
     });
 
-    // The parameter's template value is only a placeholder. Any template change that makes CloudFormation rewrite
-    // it (value, description, replacement) changes these properties too, so the manager republishes the JWKS.
+    // Create/Update: generate the key set unless one exists, and (re)publish its public keys. Delete: remove the
+    // published keys where the stack is disposable; the secret is the template's and goes with it.
     new CustomResource(this, 'KeySet', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::JwtKeySet',
       properties: {
         SecretId: this.secret.secretArn,
-        Parameter: this.publicKeys.parameterName,
-        ParameterTemplate: { Value: PLACEHOLDER_JWKS, Description: PARAMETER_DESCRIPTION },
+        Parameter: props.parameterName,
+        RemoveOnDelete: String(disposable),
       },
     });
   }

@@ -47,7 +47,10 @@ export class ServiceStack extends Stack {
     super(scope, id, props);
     const removalPolicy = removalPolicyFor(props.stage);
     this.data = new DataStore(this, 'Data', { removalPolicy });
-    this.jwtKeys = new JwtKeys(this, 'JwtKeys', { removalPolicy });
+    this.jwtKeys = new JwtKeys(this, 'JwtKeys', {
+      removalPolicy,
+      parameterName: `/wp-crm/${props.stage}/jwt/public-keys`,
+    });
     // Customers' webhook signing secrets are stored encrypted under this key (CONTRACT §7).
     this.webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
       description: 'Encrypts webhook signing secrets at rest',

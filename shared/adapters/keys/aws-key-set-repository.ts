@@ -3,7 +3,7 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { DeleteParameterCommand, PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { KeySetRepository } from '#shared/domain/auth/manage-key-set';
 import { type KeySetDocument, publicJwk } from '#shared/ports/key-store';
 
@@ -33,6 +33,14 @@ export class AwsKeySetRepository implements KeySetRepository {
     await this.clients.ssm.send(
       new PutParameterCommand({ Name: this.names.parameterName, Value: jwks, Overwrite: true }),
     );
+  }
+
+  async unpublish(): Promise<void> {
+    try {
+      await this.clients.ssm.send(new DeleteParameterCommand({ Name: this.names.parameterName }));
+    } catch (error) {
+      if ((error as Error).name !== 'ParameterNotFound') throw error;
+    }
   }
 
   async store(set: KeySetDocument): Promise<void> {

@@ -6,6 +6,8 @@ export interface KeySetRepository {
   /** The stored key set, or undefined while the secret still holds its initial random value. */
   read(): Promise<KeySetDocument | undefined>;
   publish(set: KeySetDocument): Promise<void>;
+  /** Removes the published JWKS (a disposable stack's deletion); absent is fine. */
+  unpublish(): Promise<void>;
   store(set: KeySetDocument): Promise<void>;
 }
 
