@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The e2e target (README: Tests). Vite sets BASE_URL to its own base, '/', when the user did not set it.
+if (/^https?:\/\//.test(process.env.BASE_URL ?? '')) process.env.E2E_BASE_URL ??= process.env.BASE_URL;
+
 const env = {
   CDK_VALIDATION: 'false',
   CDK_DISABLE_VERSION_CHECK: '1',
@@ -23,7 +26,17 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
+          // Cold starts of the deployed functions' processes and the synth on a fresh clone take their time.
+          testTimeout: 60_000,
+          hookTimeout: 600_000,
+        },
+      },
     ],
   },
 });

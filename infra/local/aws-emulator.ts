@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalBus, PutEventsEntry } from './bus.ts';
+
+/** What the endpoint needs of a bus: the local one, or the template's (infra/cdk-local). */
+export type EventBusBackend = Pick<LocalBus, 'put'>;
+
 import type { LocalQueue } from './queue.ts';
 
 /**
@@ -14,7 +18,7 @@ export class AwsEmulator {
 
   constructor(
     private readonly queues: Map<string, LocalQueue>,
-    private readonly bus: LocalBus,
+    private readonly bus: EventBusBackend,
   ) {
     this.#server = createServer((request, response) => {
       void this.#handle(request, response);

@@ -137,6 +137,8 @@ export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefin
 export interface ConsumerOptions {
   batchSize: number;
   maxConcurrency: number;
+  /** The mapping's FunctionResponseTypes include ReportBatchItemFailures (default true); otherwise Lambda ignores them. */
+  reportBatchItemFailures?: boolean;
   onError?: (error: unknown) => void;
 }
 
@@ -195,6 +197,7 @@ export class QueueConsumer {
     let failed: Set<string>;
     try {
       const result = await this.handler({ Records: records });
+      if (this.options.reportBatchItemFailures === false) return this.#deleteAll(records, new Set());
       const identifiers = (result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier);
       const known = new Set(records.map((record) => record.messageId));
       failed = identifiers.every((id) => typeof id === 'string' && known.has(id))
@@ -204,6 +207,10 @@ export class QueueConsumer {
       this.options.onError?.(error);
       failed = new Set(records.map((record) => record.messageId));
     }
+    this.#deleteAll(records, failed);
+  }
+
+  #deleteAll(records: SQSRecord[], failed: Set<string>) {
     for (const record of records) if (!failed.has(record.messageId)) this.queue.delete(record.receiptHandle);
   }
 }

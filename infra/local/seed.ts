@@ -13,6 +13,9 @@ export interface DemoSeed {
 /** Phone-number id of the demo organisation's eligible channel, known to the WhatsApp simulator. */
 export const DEMO_PHONE_NUMBER_ID = '100000000000001';
 
+/** The simulator accepts any bearer token; this one is the demo channels'. */
+const SIMULATOR_ACCESS_TOKEN = 'local-simulator-access-token';
+
 /** Demo CRM data: 40 chats and contacts and the records linked to them, the same on every machine. */
 const DEMO_SCALE = 40;
 
@@ -20,21 +23,36 @@ const DEMO_SCALE = 40;
  * Seeds a demo organisation: one credential per role, an eligible WhatsApp channel, a non-official channel and an
  * official channel without an Official Business Account, and deterministic demo CRM data for reports.
  */
-export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity' | 'crm'>): Promise<DemoSeed> {
+export async function seedDemo(
+  deps: Pick<Deps, 'clock' | 'ids' | 'identity' | 'crm'>,
+  options: {
+    /**
+     * Keeps a channel's access token where the deployment keeps tokens and answers its reference; without it the
+     * token is stored in the channel record (the local stack).
+     */
+    storeToken?: (channelId: string, token: string) => Promise<string>;
+  } = {},
+): Promise<DemoSeed> {
   const { orgId } = await createOrg(deps, { name: 'Demo Organisation' });
   const credentials = {} as DemoSeed['credentials'];
   for (const role of ROLES) {
     const { clientId, clientSecret } = await createCredential(deps, { orgId, roles: [role] });
     credentials[role] = { clientId, clientSecret };
   }
+  const token = async (channelId: string) =>
+    options.storeToken
+      ? { accessTokenSecretId: await options.storeToken(channelId, SIMULATOR_ACCESS_TOKEN) }
+      : { accessToken: SIMULATOR_ACCESS_TOKEN };
+  const eligibleId = deps.ids.next('ch');
   const eligible = await createChannel(deps, {
     orgId,
+    channelId: eligibleId,
     name: 'Demo WhatsApp (official)',
     type: 'MESSAGING_OFFICIAL',
     phoneNumber: '+4915100000001',
     officialBusinessAccount: true,
     phoneNumberId: DEMO_PHONE_NUMBER_ID,
-    accessToken: 'local-simulator-access-token',
+    ...(await token(eligibleId)),
   });
   const unofficial = await createChannel(deps, {
     orgId,
@@ -42,14 +60,16 @@ export async function seedDemo(deps: Pick<Deps, 'clock' | 'ids' | 'identity' | '
     type: 'MESSAGING_UNOFFICIAL',
     phoneNumber: '+4915100000002',
   });
+  const notObaId = deps.ids.next('ch');
   const notOba = await createChannel(deps, {
     orgId,
+    channelId: notObaId,
     name: 'Demo WhatsApp (official, no OBA)',
     type: 'MESSAGING_OFFICIAL',
     phoneNumber: '+4915100000003',
     officialBusinessAccount: false,
     phoneNumberId: '100000000000003',
-    accessToken: 'local-simulator-access-token',
+    ...(await token(notObaId)),
   });
   await deps.crm.putRecords(orgId, [...generateRecords({ scale: DEMO_SCALE, seed: 1 })]);
   return {

@@ -1,0 +1,269 @@
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { IamLedger } from './iam-ledger.ts';
+import { AwsServiceError, type AwsServices } from './services.ts';
+
+/** What one AWS SDK request asks for, as the IAM check needs it. */
+export interface DescribedCall {
+  accessKeyId: string;
+  /** SigV4 signing name: dynamodb, s3, sqs, events, secretsmanager, ssm, kms, lambda. */
+  service: string;
+  operation: string;
+  authorizations: Authorization[];
+  /** Present for a pre-signed URL: when it was signed and for how many seconds. */
+  presigned?: { signedAt: Date; expiresSeconds: number };
+}
+
+export interface Authorization {
+  action: string;
+  resource: string;
+  context: Record<string, unknown>;
+}
+
+/** A function's execution role as the gateway knows its callers. */
+export interface GatewayPrincipal {
+  /** The function's logical id: the key of the IAM report. */
+  id: string;
+  roleName: string;
+  /** The assumed-role session name (the function name on Lambda). */
+  sessionName: string;
+}
+
+export interface AuthorizationDecision {
+  allowed: boolean;
+  /** Denied by an explicit Deny statement, and in which kind of policy. */
+  explicitDenyIn?: 'identity' | 'resource';
+  /** The granted `<action> <resource>` pairs of the identity policy that allowed the call. */
+  matchedGrants: string[];
+}
+
+/** The IAM model: describes SDK requests and evaluates a principal's policies for them. */
+export interface CallAuthorizer {
+  describe(http: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body: Buffer;
+  }): DescribedCall | { error: string };
+  authorize(principal: GatewayPrincipal, authorization: Authorization): AuthorizationDecision;
+}
+
+export interface GatewayBackends {
+  /** dynalite's endpoint. */
+  dynamodb: string;
+  /** s3rver's endpoint and the access key id it accepts. */
+  s3: { endpoint: string; accessKeyId: string };
+  /** The in-process queues and bus behind the AWS JSON protocol (infra/local/aws-emulator.ts). */
+  sqsAndEvents: string;
+  services: AwsServices;
+  /** Lambda's Invoke API: RequestResponse or Event. */
+  invoke(
+    functionNameOrArn: string,
+    payload: Buffer,
+    type: string,
+  ): Promise<{ payload: string; functionError?: string }>;
+}
+
+/** Lambda's limit on how long a pre-signed URL made with a role session's credentials can be used. */
+const MAX_PRESIGNED_SECONDS = 7 * 24 * 3600;
+
+/**
+ * One loopback endpoint for every AWS API the functions call (they reach it through `AWS_ENDPOINT_URL`): each
+ * request is attributed to a function by its access key id, checked against that function's role in the template,
+ * recorded in the IAM ledger, and then served by the local backend — or refused as AWS refuses it.
+ */
+export class AwsGateway {
+  #server: Server;
+  #principals = new Map<string, GatewayPrincipal>();
+
+  constructor(
+    private readonly authorizer: CallAuthorizer,
+    private readonly ledger: IamLedger,
+    private readonly backends: () => GatewayBackends,
+    private readonly account: string,
+  ) {
+    this.#server = createServer((request, response) => {
+      void this.#handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) {
+          jsonError(response, 500, 'InternalFailure', (error as Error).message);
+        } else response.end();
+      });
+    });
+    this.#server.keepAliveTimeout = 5_000;
+  }
+
+  /** Lets a function's processes call AWS with `accessKeyId`. */
+  addPrincipal(accessKeyId: string, principal: GatewayPrincipal): void {
+    this.#principals.set(accessKeyId, principal);
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join(',') : (value ?? ''),
+      ]),
+    );
+    const method = request.method ?? 'GET';
+    const path = request.url ?? '/';
+    const call = this.authorizer.describe({ method, path, headers, body });
+    if ('error' in call) return jsonError(response, 400, 'UnknownOperationException', call.error);
+    const principal = this.#principals.get(call.accessKeyId);
+    if (!principal) {
+      return this.#deny(
+        response,
+        call.service,
+        403,
+        'InvalidClientTokenId',
+        'The security token included in the request is invalid.',
+      );
+    }
+    if (call.presigned) {
+      const age = (Date.now() - call.presigned.signedAt.getTime()) / 1000;
+      if (call.presigned.expiresSeconds > MAX_PRESIGNED_SECONDS || age > call.presigned.expiresSeconds) {
+        return this.#deny(response, call.service, 403, 'AccessDenied', 'Request has expired');
+      }
+    }
+    if (this.ledger.mode !== 'off') {
+      for (const authorization of call.authorizations) {
+        const decision = this.authorizer.authorize(principal, authorization);
+        if (decision.allowed) {
+          this.ledger.used(principal.id, decision.matchedGrants);
+          continue;
+        }
+        this.ledger.denied(principal.id, authorization.action, authorization.resource);
+        if (this.ledger.mode === 'enforce') {
+          const why = decision.explicitDenyIn
+            ? `with an explicit deny in a${decision.explicitDenyIn === 'identity' ? 'n identity' : ' resource'}-based policy`
+            : `because no identity-based policy allows the ${authorization.action} action`;
+          const text =
+            `User: arn:aws:sts::${this.account}:assumed-role/${principal.roleName}/${principal.sessionName} is not ` +
+            `authorized to perform: ${authorization.action} on resource: ${authorization.resource} ${why}`;
+          return this.#deny(response, call.service, 403, 'AccessDeniedException', text);
+        }
+      }
+    }
+    return this.#serve(call, { method, path, headers, body }, response);
+  }
+
+  async #serve(
+    call: DescribedCall,
+    http: { method: string; path: string; headers: Record<string, string>; body: Buffer },
+    response: ServerResponse,
+  ) {
+    const backends = this.backends();
+    switch (call.service) {
+      case 'dynamodb':
+        return forward(backends.dynamodb, http, response);
+      case 's3': {
+        // s3rver does not verify SigV4 signatures, only that the key id is its own.
+        const { accessKeyId } = backends.s3;
+        const headers = { ...http.headers };
+        if (headers.authorization) {
+          headers.authorization = headers.authorization.replace(/Credential=[^/]+\//, `Credential=${accessKeyId}/`);
+        }
+        const path = http.path.replace(/X-Amz-Credential=[^%&]+(%2F|\/)/, `X-Amz-Credential=${accessKeyId}$1`);
+        return forward(backends.s3.endpoint, { ...http, headers, path }, response);
+      }
+      case 'sqs':
+      case 'events':
+        return forward(backends.sqsAndEvents, http, response);
+      case 'secretsmanager':
+      case 'ssm':
+      case 'kms': {
+        const target = http.headers['x-amz-target'] ?? '';
+        try {
+          const output = backends.services.handle(target, JSON.parse(http.body.toString('utf8') || '{}'));
+          response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+          return void response.end(JSON.stringify(output));
+        } catch (error) {
+          if (!(error instanceof AwsServiceError)) throw error;
+          return jsonError(response, error.status, error.code, error.message);
+        }
+      }
+      case 'lambda': {
+        const name = decodeURIComponent(/\/functions\/([^/]+)\/invocations/.exec(http.path)?.[1] ?? '');
+        const type = http.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+        const result = await backends.invoke(name, http.body, type);
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          'x-amz-executed-version': '$LATEST',
+        };
+        if (result.functionError) headers['x-amz-function-error'] = result.functionError;
+        response.writeHead(type === 'Event' ? 202 : 200, headers);
+        return void response.end(type === 'Event' ? '' : result.payload);
+      }
+      default:
+        return jsonError(response, 400, 'UnknownOperationException', `${call.service} is not emulated locally`);
+    }
+  }
+
+  #deny(response: ServerResponse, service: string, status: number, code: string, message: string) {
+    if (service === 's3') {
+      const s3Code =
+        code === 'AccessDeniedException'
+          ? 'AccessDenied'
+          : code === 'InvalidClientTokenId'
+            ? 'InvalidAccessKeyId'
+            : code;
+      response.writeHead(status, { 'content-type': 'application/xml' });
+      return void response.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${s3Code}</Code><Message>${escapeXml(message)}</Message></Error>`,
+      );
+    }
+    return jsonError(response, status === 403 && service !== 'lambda' ? 400 : status, code, message);
+  }
+}
+
+function jsonError(response: ServerResponse, status: number, code: string, message: string) {
+  response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': code });
+  response.end(JSON.stringify({ __type: code, message, Message: message }));
+}
+
+function forward(
+  base: string,
+  http: { method: string; path: string; headers: Record<string, string>; body: Buffer },
+  response: ServerResponse,
+): Promise<void> {
+  const target = new URL(base);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: http.method,
+        path: http.path,
+        headers: { ...http.headers, host: target.host, 'content-length': String(http.body.length) },
+      },
+      (incoming) => {
+        response.writeHead(incoming.statusCode ?? 502, incoming.headers);
+        incoming.pipe(response);
+        incoming.on('end', resolve);
+        incoming.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(http.body);
+  });
+}
+
+const escapeXml = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);

@@ -1,0 +1,219 @@
+import type {
+  Authorization,
+  AuthorizationDecision,
+  CallAuthorizer,
+  DescribedCall,
+  GatewayPrincipal,
+} from './aws-gateway.ts';
+import { type DescribeContext, describeAwsCall } from './iam/aws-request.ts';
+import { authorize, grantedActions, type PolicyDocument, type RequestContext } from './iam/policy.ts';
+import type { PhysicalResource, Template, TemplateResolver } from './template.ts';
+
+/** The deployment's resources as the request describer needs them (secrets and keys by any of their names). */
+export type PolicyContext = Required<Pick<DescribeContext, 'account' | 'defaultRegion'>> &
+  Pick<DescribeContext, 'secretArn' | 'kmsKeyArn' | 'kmsKeyArnForCiphertext'>;
+
+interface Role {
+  name: string;
+  arn: string;
+  documents: PolicyDocument[];
+}
+
+/** Lambda polls a queue for its event source mapping with the function's role; these it must allow. */
+const QUEUE_CONSUMER_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+
+/**
+ * The template's IAM: each function's execution role with every policy attached to it (inline, AWS::IAM::Policy,
+ * customer managed), and the resource policies (queue and bucket policies, key policies, Lambda permissions).
+ */
+export class TemplatePolicies implements CallAuthorizer {
+  #roles = new Map<string, Role>();
+  /** Function logical id → its role's logical id. */
+  #functionRoles = new Map<string, string>();
+  #resourcePolicies = new Map<string, PolicyDocument>();
+  /** Access key id → the function whose role session it is. */
+  #sessions = new Map<string, GatewayPrincipal>();
+  #describeContext: DescribeContext;
+
+  constructor(
+    template: Template,
+    private readonly resolver: TemplateResolver,
+    physical: Map<string, PhysicalResource>,
+    private readonly ctx: PolicyContext,
+  ) {
+    this.#describeContext = {
+      ...ctx,
+      principalArn: (accessKeyId) => {
+        const principal = this.#sessions.get(accessKeyId);
+        return principal ? this.#sessionArn(principal) : undefined;
+      },
+    };
+    const roleIdByName = new Map<string, string>();
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
+      if (resource.Type !== 'AWS::IAM::Role') continue;
+      const own = physical.get(logicalId)!;
+      const inline = (resource.Properties?.Policies ?? []) as { PolicyDocument: unknown }[];
+      this.#roles.set(logicalId, {
+        name: own.ref,
+        arn: own.attributes.Arn!,
+        documents: inline.map((policy) => resolver.resolve(policy.PolicyDocument) as PolicyDocument),
+      });
+      roleIdByName.set(own.ref, logicalId);
+    }
+    const resourceArn = (id: string) => physical.get(id)?.attributes.Arn;
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
+      const props = resource.Properties ?? {};
+      switch (resource.Type) {
+        case 'AWS::IAM::Policy':
+        case 'AWS::IAM::ManagedPolicy': {
+          const document = resolver.resolve(props.PolicyDocument) as PolicyDocument;
+          for (const name of resolver.resolve(props.Roles ?? []) as string[]) {
+            this.#roles.get(roleIdByName.get(name) ?? '')?.documents.push(document);
+          }
+          break;
+        }
+        case 'AWS::Lambda::Function': {
+          const roleArn = resolver.string(props.Role);
+          const roleId = [...this.#roles].find(([, role]) => role.arn === roleArn)?.[0];
+          if (roleId) this.#functionRoles.set(logicalId, roleId);
+          break;
+        }
+        case 'AWS::SQS::QueuePolicy':
+          for (const url of resolver.resolve(props.Queues ?? []) as string[]) {
+            this.#addResourcePolicy(
+              `arn:aws:sqs:${ctx.defaultRegion}:${ctx.account}:${url.split('/').pop()}`,
+              props.PolicyDocument,
+            );
+          }
+          break;
+        case 'AWS::S3::BucketPolicy':
+          this.#addResourcePolicy(`arn:aws:s3:::${resolver.string(props.Bucket)}`, props.PolicyDocument);
+          break;
+        case 'AWS::KMS::Key':
+          if (props.KeyPolicy) this.#addResourcePolicy(resourceArn(logicalId)!, props.KeyPolicy);
+          break;
+        case 'AWS::Lambda::Permission': {
+          const resolved = resolver.resolve(props) as {
+            Action: string;
+            FunctionName: string;
+            Principal: string;
+            SourceArn?: string;
+          };
+          const functionArn = resolved.FunctionName.startsWith('arn:')
+            ? resolved.FunctionName
+            : `arn:aws:lambda:${ctx.defaultRegion}:${ctx.account}:function:${resolved.FunctionName}`;
+          const principal = resolved.Principal.endsWith('.amazonaws.com')
+            ? { Service: resolved.Principal }
+            : { AWS: resolved.Principal };
+          this.#addStatement(functionArn, {
+            Effect: 'Allow',
+            Principal: principal,
+            Action: resolved.Action,
+            Resource: functionArn,
+            ...(resolved.SourceArn ? { Condition: { ArnLike: { 'AWS:SourceArn': resolved.SourceArn } } } : {}),
+          });
+          break;
+        }
+      }
+    }
+  }
+
+  /** The role session a function's processes sign with `accessKeyId`. */
+  sessionFor(functionId: string, accessKeyId: string, sessionName: string): GatewayPrincipal {
+    const principal = { id: functionId, roleName: this.#role(functionId).name, sessionName };
+    this.#sessions.set(accessKeyId, principal);
+    return principal;
+  }
+
+  grantedPairs(functionId: string): string[] {
+    return grantedActions(this.#role(functionId).documents);
+  }
+
+  describe(http: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body: Buffer;
+  }): DescribedCall | { error: string } {
+    return describeAwsCall(http, this.#describeContext);
+  }
+
+  authorize(principal: GatewayPrincipal, authorization: Authorization): AuthorizationDecision {
+    return this.#decide(this.#role(principal.id), authorization, this.#sessionArn(principal));
+  }
+
+  /** Whether a function's role may invoke another function (the custom-resource framework does). */
+  allowsInvoke(functionId: string, targetArn: string): boolean {
+    const roleId = this.#functionRoles.get(functionId);
+    const role = roleId ? this.#roles.get(roleId) : undefined;
+    return role
+      ? this.#decide(role, { action: 'lambda:InvokeFunction', resource: targetArn, context: {} }, role.arn).allowed
+      : false;
+  }
+
+  /** The queue-polling actions a function's role lacks for its event source mapping; the ones it has count as used. */
+  missingQueueConsumerActions(functionId: string, queueArn: string): { missing: string[]; matchedGrants: string[] } {
+    const role = this.#role(functionId);
+    const missing: string[] = [];
+    const matchedGrants: string[] = [];
+    for (const action of QUEUE_CONSUMER_ACTIONS) {
+      const decision = this.#decide(role, { action, resource: queueArn, context: {} }, role.arn);
+      if (decision.allowed) matchedGrants.push(...decision.matchedGrants);
+      else missing.push(action);
+    }
+    return { missing, matchedGrants };
+  }
+
+  /** Whether an AWS service may act on a resource for `sourceArn` under the resource's policy (no identity policy). */
+  serviceMay(service: string, action: string, resourceArn: string, sourceArn: string): boolean {
+    const result = authorize({
+      identityPolicies: [],
+      resourcePolicy: this.#resourcePolicies.get(resourceArn),
+      principal: { service },
+      request: { action, resource: resourceArn, context: { 'aws:SourceArn': sourceArn, 'aws:SecureTransport': true } },
+    });
+    return result.decision === 'allow';
+  }
+
+  #decide(role: Role, authorization: Authorization, callerArn: string): AuthorizationDecision {
+    const result = authorize({
+      identityPolicies: role.documents,
+      resourcePolicy: this.#resourcePolicyFor(authorization.resource),
+      principal: { arn: callerArn },
+      request: { ...authorization, context: authorization.context as RequestContext },
+    });
+    return {
+      allowed: result.decision === 'allow',
+      explicitDenyIn: result.reason === 'explicit-deny' ? result.deniedBy : undefined,
+      matchedGrants: result.matchedGrants ?? [],
+    };
+  }
+
+  #resourcePolicyFor(resource: string): PolicyDocument | undefined {
+    if (resource.startsWith('arn:aws:s3:::')) {
+      return this.#resourcePolicies.get(`arn:aws:s3:::${resource.slice('arn:aws:s3:::'.length).split('/')[0]}`);
+    }
+    return this.#resourcePolicies.get(resource);
+  }
+
+  #sessionArn(principal: GatewayPrincipal): string {
+    return `arn:aws:sts::${this.ctx.account}:assumed-role/${principal.roleName}/${principal.sessionName}`;
+  }
+
+  #role(functionId: string): Role {
+    const role = this.#roles.get(this.#functionRoles.get(functionId) ?? '');
+    if (!role) throw new Error(`function ${functionId} has no execution role in the template`);
+    return role;
+  }
+
+  #addResourcePolicy(arn: string, document: unknown) {
+    const resolved = this.resolver.resolve(document) as PolicyDocument;
+    for (const statement of ([] as unknown[]).concat(resolved.Statement)) this.#addStatement(arn, statement);
+  }
+
+  #addStatement(arn: string, statement: unknown) {
+    const policy = this.#resourcePolicies.get(arn) ?? { Version: '2012-10-17', Statement: [] };
+    (policy.Statement as unknown[]).push(statement);
+    this.#resourcePolicies.set(arn, policy);
+  }
+}

@@ -1,0 +1,915 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { REPO_ROOT } from '#infra/aws/constructs/app-function';
+import { AwsEmulator, type EventBusBackend } from '#infra/local/aws-emulator';
+import type { PutEventsEntry } from '#infra/local/bus';
+import { LocalQueue, QueueConsumer } from '#infra/local/queue';
+import { type DemoSeed, seedDemo } from '#infra/local/seed';
+import { startDynamo, startS3 } from '#infra/local/servers';
+import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
+import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
+import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
+import { type Config, loadConfig } from '#shared/config/env';
+import { type EventPattern, matchesPattern } from '#shared/events/pattern';
+import { systemClock } from '#shared/ports/clock';
+import { ulidIds } from '#shared/ports/ids';
+import { BASE_PATH } from '#shared/routes/route';
+import { AwsGateway } from './aws-gateway.ts';
+import { type ApiRoute, TemplateHttpApi } from './http-api.ts';
+import { type IamLedger, type IamMode, type IamReport, IamLedger as Ledger } from './iam-ledger.ts';
+import { FunctionRuntime, type InvokeOutcome } from './lambda-runtime.ts';
+import { TemplatePolicies } from './policies.ts';
+import { AwsServices } from './services.ts';
+import { synthesize } from './synth.ts';
+import {
+  type DeploymentContext,
+  type PhysicalResource,
+  physicalResources,
+  type Template,
+  TemplateResolver,
+  type TemplateResource,
+} from './template.ts';
+
+const ACCOUNT = '000000000000';
+/** The local emulation of Lambda's concurrency: environments per function at most. */
+const DEFAULT_MAX_ENVIRONMENTS = 4;
+/** Variables of CONTRACT §10 that a user may set for the local run; they reach every function too. */
+const LOCAL_OVERRIDES = [
+  'WHATSAPP_GRAPH_URL',
+  'TOKEN_TTL_SECONDS',
+  'GROUP_CREATE_RATE_LIMIT',
+  'GROUP_CONFIRMATION_TIMEOUT_SECONDS',
+  'GROUP_RECONCILE_SETTLE_SECONDS',
+  'NETWORK_RETRY_BASE_SECONDS',
+  'REPORT_WINDOW_SECONDS',
+  'REPORT_PROCESSING_TIMEOUT_SECONDS',
+  'REPORT_RETENTION_SECONDS',
+  'REPORT_DOWNLOAD_URL_TTL_SECONDS',
+  'WEBHOOK_RETRY_SCHEDULE_SECONDS',
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  'MESSAGE_SEND_RATE_LIMIT',
+  'WEBHOOK_SUBSCRIPTION_LIMIT',
+  'WPCRM_S3_PUBLIC_URL',
+];
+
+export interface CdkStackOptions {
+  /** Environment to read configuration from (CONTRACT §10, §14); defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Seed the demo organisation when the data dir is new (default true). */
+  seed?: boolean;
+}
+
+export interface CdkStackInfo {
+  pid: number;
+  deployment: 'cdk';
+  stackName: string;
+  apiUrl: string;
+  ports: { api: number; dynamodb: number; s3: number; simulator: number | null; aws: number };
+  endpoints: { dynamodb: string; s3: string; aws: string; graph: string };
+  tableName: string;
+  startedAt: string;
+}
+
+export interface CdkStack {
+  apiUrl: string;
+  info: CdkStackInfo;
+  config: Config;
+  dataDir: string;
+  demo: DemoSeed | undefined;
+  simulator: WhatsAppSimulator | undefined;
+  /** Per function: calls denied and granted actions never used (CONTRACT §14). */
+  iamReport(): IamReport;
+  /** The template's functions by logical id. */
+  functions: Map<string, FunctionRuntime>;
+  close(): Promise<void>;
+}
+
+/**
+ * `npm run start:cdk`: synthesizes the CDK app and runs that template here (CONTRACT §14). Each function runs from
+ * its bundled asset in its own processes with the template's environment, handler, timeout and memory, and every AWS
+ * call it makes passes the AWS gateway, which checks it against the function's role. Routes, queue mappings, rules,
+ * schedules and custom resources come from the template; ports, stack.json, the demo seed and the simulator are
+ * those of `npm start`.
+ */
+export async function startCdkStack(options: CdkStackOptions = {}): Promise<CdkStack> {
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    return await start(options, cleanups);
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]): Promise<CdkStack> {
+  const sourceEnv = options.env ?? process.env;
+  const cfg = loadConfig(sourceEnv);
+  const stage = sourceEnv.WPCRM_STAGE ?? 'dev';
+  const mode = parseMode(sourceEnv.WPCRM_IAM);
+  const outdir =
+    sourceEnv.WPCRM_CDK_OUT ??
+    // Outside the repository, so that a bundle can't resolve a module from the repo's node_modules by accident.
+    join(tmpdir(), `wpcrm-cdk-out-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`);
+  const synth = await synthesize({ outdir, stage });
+  const { template, stackName } = synth;
+
+  const inMemory = cfg.local.dataDir === ':memory:';
+  const dataDir = inMemory ? await mkdtemp(join(tmpdir(), 'wpcrm-cdk-')) : resolve(cfg.local.dataDir);
+  await mkdir(join(dataDir, 'logs'), { recursive: true });
+  if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+
+  const ledger = new Ledger(mode);
+  const queues = new Map<string, LocalQueue>();
+  let bus: TemplateBus | undefined;
+  const emulator = new AwsEmulator(queues, { put: (entries) => bus!.put(entries) });
+  const emulatorUrl = await emulator.listen();
+  cleanups.push(() => emulator.close());
+
+  const services = new AwsServices(inMemory ? undefined : join(dataDir, 'aws-services.json'), cfg.aws.region, ACCOUNT);
+  let policies: TemplatePolicies | undefined;
+  const functionsByName = new Map<string, FunctionRuntime>();
+  let s3Backend = { endpoint: '', accessKeyId: 'S3RVER' };
+  let dynamoEndpoint = '';
+  const gateway = new AwsGateway(
+    {
+      describe: (http) => policies!.describe(http),
+      authorize: (principal, request) => policies!.authorize(principal, request),
+    },
+    ledger,
+    () => ({
+      dynamodb: dynamoEndpoint,
+      s3: s3Backend,
+      sqsAndEvents: emulatorUrl,
+      services,
+      invoke: (name, payload, type) => invokeApi(functionsByName, name, payload, type),
+    }),
+    ACCOUNT,
+  );
+  const awsEndpoint = await gateway.listen();
+  cleanups.push(() => gateway.close());
+
+  const routes: ApiRoute[] = [];
+  const apiOptions = {
+    apiId: '',
+    routes,
+    localRoutes: { '/_local/iam': () => ledger.report() },
+    onForbiddenInvoke: (route: ApiRoute) =>
+      ledger.denied(`apigateway:${route.fn.def.logicalId}`, 'lambda:InvokeFunction', route.fn.def.arn),
+  };
+  const api = new TemplateHttpApi(apiOptions);
+  const apiPort = await api.listen(cfg.local.port);
+  cleanups.push(() => api.close());
+  const apiOrigin = `http://127.0.0.1:${apiPort}`;
+
+  const ctx: DeploymentContext = { stackName, region: cfg.aws.region, account: ACCOUNT, awsEndpoint, apiOrigin };
+  const physical = physicalResources(template, ctx);
+  const resolver = new TemplateResolver(ctx, physical);
+  policies = new TemplatePolicies(template, resolver, physical, {
+    defaultRegion: cfg.aws.region,
+    account: ACCOUNT,
+    secretArn: (id) => services.secretArn(id),
+    kmsKeyArn: (id) => services.keyArn(id),
+    kmsKeyArnForCiphertext: (blob) => services.keyArnForCiphertext(blob),
+  });
+
+  // Data resources, as CloudFormation would create them.
+  const tables = resourcesOf(template, 'AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table');
+  const buckets = resourcesOf(template, 'AWS::S3::Bucket');
+  if (buckets.length !== 1)
+    throw new Error(`the local runner serves exactly one bucket; the template has ${buckets.length}`);
+  const bucketName = physical.get(buckets[0]![0])!.ref;
+  const dynamo = await startDynamo({
+    port: cfg.local.dynamoPort,
+    path: inMemory ? undefined : join(dataDir, 'dynamodb'),
+  });
+  cleanups.push(dynamo.close);
+  dynamoEndpoint = dynamo.endpoint;
+  const s3 = await startS3({ port: cfg.local.s3Port, directory: join(dataDir, 's3'), bucket: bucketName });
+  cleanups.push(s3.close);
+  s3Backend = { endpoint: s3.endpoint, accessKeyId: 'S3RVER' };
+  const dynamoClient = new DynamoDBClient({
+    region: cfg.aws.region,
+    endpoint: dynamo.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  for (const [logicalId, resource] of tables) {
+    await createTable(dynamoClient, physical.get(logicalId)!.ref, resource);
+  }
+  const tableName = physical.get(tables[0]![0])!.ref;
+
+  createQueues(template, physical, resolver, queues);
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::SecretsManager::Secret')) {
+    services.ensureSecret(physical.get(logicalId)!.ref, initialSecretValue(resource), resource.Properties?.Description);
+  }
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::SSM::Parameter')) {
+    const props = resolver.resolve(resource.Properties ?? {}) as { Type?: string; Value?: string };
+    services.ensureParameter(physical.get(logicalId)!.ref, props.Type ?? 'String', props.Value ?? '');
+  }
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::KMS::Key')) {
+    const key = physical.get(logicalId)!;
+    services.ensureKey(key.ref, key.attributes.Arn!, resource.Properties?.Description);
+  }
+
+  // The messaging network: the simulator, unless the user points WHATSAPP_GRAPH_URL elsewhere.
+  let simulator: WhatsAppSimulator | undefined;
+  let simulatorPort: number | null = null;
+  if (!sourceEnv.WHATSAPP_GRAPH_URL) {
+    simulator = new WhatsAppSimulator({
+      appSecret: cfg.whatsapp.appSecret,
+      webhookUrl: `${apiOrigin}${BASE_PATH}/network/whatsapp/webhook`,
+    });
+    simulatorPort = await simulator.listen(cfg.local.simulatorPort);
+    cleanups.push(() => simulator!.close());
+  }
+  const graphUrl = sourceEnv.WHATSAPP_GRAPH_URL ?? `http://127.0.0.1:${simulatorPort}/${GRAPH_VERSION}`;
+
+  // Functions.
+  const overlay: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WHATSAPP_GRAPH_URL: graphUrl };
+  for (const name of LOCAL_OVERRIDES) if (sourceEnv[name] !== undefined) overlay[name] = sourceEnv[name]!;
+  const maxEnvironments = Number(sourceEnv.WPCRM_LAMBDA_MAX_ENVIRONMENTS ?? DEFAULT_MAX_ENVIRONMENTS);
+  const functions = new Map<string, FunctionRuntime>();
+  const logFds: number[] = [];
+  cleanups.push(async () => {
+    for (const fd of logFds) closeSync(fd);
+  });
+  const home = join(dataDir, 'lambda-home');
+  mkdirSync(home, { recursive: true });
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::Lambda::Function')) {
+    if (resource.Metadata?.['aws:asset:is-bundled'] !== true) continue; // CDK's own framework functions (see README)
+    const props = resource.Properties ?? {};
+    const own = physical.get(logicalId)!;
+    const accessKeyId = `ASIA${createHash('sha256').update(`${stackName}/${logicalId}`).digest('hex').slice(0, 16).toUpperCase()}`;
+    const principal = policies.sessionFor(logicalId, accessKeyId, own.ref);
+    gateway.addPrincipal(accessKeyId, principal);
+    ledger.register(logicalId, policies.grantedPairs(logicalId));
+    const logGroup = props.LoggingConfig?.LogGroup
+      ? resolver.string(props.LoggingConfig.LogGroup)
+      : `/aws/lambda/${own.ref}`;
+    const logFd = openSync(join(dataDir, 'logs', `${logGroup.replace(/[^\w.-]+/g, '_')}.log`), 'a');
+    logFds.push(logFd);
+    const templateEnv = Object.fromEntries(
+      Object.entries(props.Environment?.Variables ?? {}).map(([name, value]) => [name, resolver.string(value)]),
+    );
+    const runtime = new FunctionRuntime({
+      // The Lambda service writes the function's logs (and traces, when active) with the execution role.
+      onFirstInvoke: () => {
+        const logGroupArn = `arn:aws:logs:${cfg.aws.region}:${ACCOUNT}:log-group:${logGroup}:*`;
+        const uses = [
+          ['logs:CreateLogStream', logGroupArn],
+          ['logs:PutLogEvents', logGroupArn],
+          ...(props.TracingConfig?.Mode === 'Active'
+            ? [
+                ['xray:PutTraceSegments', '*'],
+                ['xray:PutTelemetryRecords', '*'],
+              ]
+            : []),
+        ];
+        for (const [action, resource] of uses) {
+          const decision = policies!.authorize(principal, { action: action!, resource: resource!, context: {} });
+          if (decision.allowed) ledger.used(logicalId, decision.matchedGrants);
+          else ledger.denied(logicalId, action!, resource!);
+        }
+      },
+      logicalId,
+      name: own.ref,
+      arn: own.attributes.Arn!,
+      codeDir: join(synth.outdir, String(resource.Metadata?.['aws:asset:path'])),
+      handler: String(props.Handler),
+      timeoutSeconds: Number(props.Timeout ?? 3),
+      memoryMb: Number(props.MemorySize ?? 128),
+      maxEnvironments,
+      logFd,
+      environment: {
+        ...templateEnv,
+        ...overlay,
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: home,
+        LANG: 'en_US.UTF-8',
+        TZ: 'UTC',
+        // Lambda's own variables.
+        AWS_REGION: cfg.aws.region,
+        AWS_DEFAULT_REGION: cfg.aws.region,
+        AWS_EXECUTION_ENV: `AWS_Lambda_${props.Runtime}`,
+        AWS_LAMBDA_FUNCTION_NAME: own.ref,
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(props.MemorySize ?? 128),
+        AWS_LAMBDA_LOG_GROUP_NAME: logGroup,
+        AWS_LAMBDA_LOG_STREAM_NAME: 'local',
+        LAMBDA_TASK_ROOT: join(synth.outdir, String(resource.Metadata?.['aws:asset:path'])),
+        _HANDLER: String(props.Handler),
+        // The execution role's session, and where its AWS calls go.
+        AWS_ACCESS_KEY_ID: accessKeyId,
+        AWS_SECRET_ACCESS_KEY: randomBytes(20).toString('base64'),
+        AWS_SESSION_TOKEN: randomBytes(32).toString('base64'),
+        AWS_ENDPOINT_URL: awsEndpoint,
+        AWS_CONFIG_FILE: join(home, 'no-config'),
+        AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
+        // Lambda runs Node.js 22; this machine may run 20, where the SDK warns once per process.
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    });
+    functions.set(logicalId, runtime);
+    functionsByName.set(own.ref, runtime);
+    functionsByName.set(own.attributes.Arn!, runtime);
+  }
+  cleanups.push(async () => {
+    await Promise.all([...functions.values()].map((fn) => fn.close()));
+  });
+
+  await runCustomResources(template, resolver, physical, functions, policies, ledger, stackName, dataDir, inMemory);
+
+  // What an operator does after the first deploy (README, Deploy): Meta's app secret and verify token.
+  const whatsAppSecret = template.Outputs?.WhatsAppSecretsArn;
+  if (whatsAppSecret) {
+    services.handle('secretsmanager.PutSecretValue', {
+      SecretId: resolver.string(whatsAppSecret.Value),
+      SecretString: JSON.stringify({ appSecret: cfg.whatsapp.appSecret, verifyToken: cfg.whatsapp.verifyToken }),
+    });
+  }
+
+  const demo =
+    options.seed === false
+      ? undefined
+      : await loadOrSeedDemo(dataDir, inMemory, {
+          region: cfg.aws.region,
+          endpoint: dynamo.endpoint,
+          tableName,
+          // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (README, Deploy).
+          storeToken: async (channelId, token) =>
+            (
+              services.handle('secretsmanager.CreateSecret', {
+                Name: `wp-crm/${stage}/channels/${channelId}`,
+                SecretString: token,
+              }) as { ARN: string }
+            ).ARN,
+        });
+
+  // Event sources, rules and schedules.
+  const consumers = startEventSourceMappings(template, resolver, queues, functionsByName, policies, ledger);
+  cleanups.push(async () => {
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
+  });
+  bus = new TemplateBus(template, resolver, physical, queues, functionsByName, policies, ledger);
+  const schedules = startSchedules(
+    template,
+    resolver,
+    physical,
+    functionsByName,
+    policies,
+    ledger,
+    cfg.sweepIntervalMs,
+  );
+  cleanups.push(async () => {
+    for (const timer of schedules.timers) clearInterval(timer);
+    await Promise.allSettled([...schedules.running]);
+  });
+
+  // The HTTP API last: it only answers once everything behind it runs.
+  const apiResource = resourcesOf(template, 'AWS::ApiGatewayV2::Api')[0];
+  if (apiResource) {
+    apiOptions.apiId = physical.get(apiResource[0])!.ref;
+    routes.push(...apiRoutes(template, resolver, physical, apiOptions.apiId, functionsByName, policies));
+    // The running front reads these options per request: filling them in makes the routes live.
+    Object.assign(apiOptions, { throttle: stageThrottle(template) });
+  }
+
+  const apiUrl = `${apiOrigin}${BASE_PATH}`;
+  const info: CdkStackInfo = {
+    pid: process.pid,
+    deployment: 'cdk',
+    stackName,
+    apiUrl,
+    ports: {
+      api: apiPort,
+      dynamodb: dynamo.port,
+      s3: s3.port,
+      simulator: simulatorPort,
+      aws: Number(new URL(awsEndpoint).port),
+    },
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl },
+    tableName,
+    startedAt: new Date().toISOString(),
+  };
+  const stackFile = join(dataDir, 'stack.json');
+  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
+  if (!inMemory) cleanups.push(() => rm(stackFile, { force: true }));
+  const reportFile = join(dataDir, 'iam-report.json');
+  // Runs first on close (cleanups run in reverse): the report of the whole run, while every function still exists.
+  cleanups.push(async () => {
+    await writeFile(reportFile, `${JSON.stringify(ledger.report(), null, 2)}\n`);
+  });
+
+  return {
+    apiUrl,
+    info,
+    config: cfg,
+    dataDir,
+    demo,
+    simulator,
+    functions,
+    iamReport: () => ledger.report(),
+    close: async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+      cleanups.length = 0;
+    },
+  };
+}
+
+function parseMode(value: string | undefined): IamMode {
+  if (value === undefined || value === '') return 'enforce';
+  if (value === 'enforce' || value === 'report' || value === 'off') return value;
+  throw new Error(`WPCRM_IAM must be enforce, report or off, not ${JSON.stringify(value)}`);
+}
+
+function resourcesOf(template: Template, ...types: string[]): [string, TemplateResource][] {
+  return Object.entries(template.Resources).filter(([, resource]) => types.includes(resource.Type));
+}
+
+async function createTable(client: DynamoDBClient, tableName: string, resource: TemplateResource) {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  const props = resource.Properties ?? {};
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: props.AttributeDefinitions,
+      KeySchema: props.KeySchema,
+      GlobalSecondaryIndexes: props.GlobalSecondaryIndexes?.map(
+        (index: { IndexName: string; KeySchema: unknown; Projection: unknown }) => ({
+          IndexName: index.IndexName,
+          KeySchema: index.KeySchema,
+          Projection: index.Projection,
+        }),
+      ),
+    }),
+  );
+}
+
+/** A new secret's value: SecretString, or generated as GenerateSecretString describes (CloudFormation's rules). */
+function initialSecretValue(resource: TemplateResource): string {
+  const props = resource.Properties ?? {};
+  if (typeof props.SecretString === 'string') return props.SecretString;
+  const spec = (props.GenerateSecretString ?? {}) as {
+    SecretStringTemplate?: string;
+    GenerateStringKey?: string;
+    PasswordLength?: number;
+    ExcludePunctuation?: boolean;
+    ExcludeCharacters?: string;
+  };
+  const punctuation = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+  let alphabet = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789${spec.ExcludePunctuation ? '' : punctuation}`;
+  for (const excluded of spec.ExcludeCharacters ?? '') alphabet = alphabet.replaceAll(excluded, '');
+  const length = spec.PasswordLength ?? 32;
+  const password = [...randomBytes(length)].map((byte) => alphabet[byte % alphabet.length]).join('');
+  if (spec.SecretStringTemplate && spec.GenerateStringKey) {
+    return JSON.stringify({ ...JSON.parse(spec.SecretStringTemplate), [spec.GenerateStringKey]: password });
+  }
+  return password;
+}
+
+function createQueues(
+  template: Template,
+  physical: Map<string, PhysicalResource>,
+  resolver: TemplateResolver,
+  queues: Map<string, LocalQueue>,
+) {
+  const entries = resourcesOf(template, 'AWS::SQS::Queue');
+  const byArn = new Map<string, LocalQueue>();
+  // Dead-letter queues first: a source queue's redrive policy names one.
+  const ordered = entries.sort(
+    ([, a], [, b]) => Number(Boolean(a.Properties?.RedrivePolicy)) - Number(Boolean(b.Properties?.RedrivePolicy)),
+  );
+  for (const [logicalId, resource] of ordered) {
+    const own = physical.get(logicalId)!;
+    const props = resolver.resolve(resource.Properties ?? {}) as {
+      VisibilityTimeout?: number;
+      RedrivePolicy?: { deadLetterTargetArn: string; maxReceiveCount: number };
+    };
+    const deadLetterQueue = props.RedrivePolicy ? byArn.get(props.RedrivePolicy.deadLetterTargetArn) : undefined;
+    const queue = new LocalQueue(own.attributes.QueueName!, {
+      visibilityTimeoutSeconds: Number(props.VisibilityTimeout ?? 30),
+      maxReceiveCount: props.RedrivePolicy ? Number(props.RedrivePolicy.maxReceiveCount) : undefined,
+      deadLetterQueue,
+    });
+    queues.set(own.attributes.QueueName!, queue);
+    byArn.set(own.attributes.Arn!, queue);
+  }
+}
+
+function queueByArn(queues: Map<string, LocalQueue>, arn: string): LocalQueue {
+  const queue = queues.get(arn.split(':').pop()!);
+  if (!queue) throw new Error(`no queue ${arn} in the template`);
+  return queue;
+}
+
+/** Lambda's Invoke API for the gateway: the custom-resource framework and operators (`jwt-keys` rotation). */
+async function invokeApi(
+  functions: Map<string, FunctionRuntime>,
+  name: string,
+  payload: Buffer,
+  type: string,
+): Promise<{ payload: string; functionError?: string }> {
+  const fn = functions.get(name);
+  if (!fn)
+    return { payload: JSON.stringify({ errorMessage: `Function not found: ${name}` }), functionError: 'Unhandled' };
+  const event = payload.length > 0 ? JSON.parse(payload.toString('utf8')) : {};
+  if (type === 'Event') {
+    void fn.invoke(event);
+    return { payload: '' };
+  }
+  const outcome = await fn.invoke(event);
+  return outcome.ok
+    ? { payload: outcome.payload }
+    : { payload: JSON.stringify(outcome.error), functionError: 'Unhandled' };
+}
+
+/** What the provider framework does for a custom resource: invoke its handler with CloudFormation's event. */
+async function runCustomResources(
+  template: Template,
+  resolver: TemplateResolver,
+  physical: Map<string, PhysicalResource>,
+  functions: Map<string, FunctionRuntime>,
+  policies: TemplatePolicies,
+  ledger: IamLedger,
+  stackName: string,
+  dataDir: string,
+  inMemory: boolean,
+) {
+  const stateFile = join(dataDir, 'custom-resources.json');
+  const state: Record<string, { properties: string; physicalId: string; data: Record<string, string> }> =
+    !inMemory && existsSync(stateFile) ? JSON.parse(await readFile(stateFile, 'utf8')) : {};
+  const lambdaByArn = new Map([...functions.values()].map((fn) => [fn.def.arn, fn]));
+  for (const [logicalId, resource] of Object.entries(template.Resources)) {
+    if (!resource.Type.startsWith('Custom::') && resource.Type !== 'AWS::CloudFormation::CustomResource') continue;
+    const properties = resolver.resolve(resource.Properties ?? {}) as Record<string, unknown> & {
+      ServiceToken: string;
+    };
+    const provider = Object.entries(template.Resources).find(
+      ([id, candidate]) =>
+        candidate.Type === 'AWS::Lambda::Function' && physical.get(id)!.attributes.Arn === properties.ServiceToken,
+    );
+    if (!provider) throw new Error(`custom resource ${logicalId}: no function ${properties.ServiceToken}`);
+    const [providerId, providerResource] = provider;
+    const userArn = providerResource.Properties?.Environment?.Variables?.USER_ON_EVENT_FUNCTION_ARN;
+    if (!userArn) continue; // CDK's bucket auto-delete: it acts on stack deletion only
+    const handler = lambdaByArn.get(resolver.string(userArn));
+    if (!handler) throw new Error(`custom resource ${logicalId}: its provider's handler is not a bundled function`);
+    if (!policies.allowsInvoke(providerId, handler.def.arn)) {
+      ledger.denied(providerId, 'lambda:InvokeFunction', handler.def.arn);
+      if (ledger.mode === 'enforce') throw new Error(`${providerId} may not invoke ${handler.def.logicalId}`);
+    }
+    const serialized = JSON.stringify(properties);
+    const previous = state[logicalId];
+    if (previous?.properties === serialized) {
+      physical.set(logicalId, { ref: previous.physicalId, attributes: previous.data });
+      continue;
+    }
+    const outcome: InvokeOutcome = await handler.invoke({
+      RequestType: previous ? 'Update' : 'Create',
+      ServiceToken: properties.ServiceToken,
+      ResponseURL: 'http://127.0.0.1/unused',
+      StackId: `arn:aws:cloudformation:local:000000000000:stack/${stackName}/local`,
+      RequestId: randomBytes(16).toString('hex'),
+      LogicalResourceId: logicalId,
+      ResourceType: resource.Type,
+      ResourceProperties: properties,
+      ...(previous
+        ? { PhysicalResourceId: previous.physicalId, OldResourceProperties: JSON.parse(previous.properties) }
+        : {}),
+    });
+    if (!outcome.ok) {
+      throw new Error(`custom resource ${logicalId} failed: ${outcome.error.errorType}: ${outcome.error.errorMessage}`);
+    }
+    const result = JSON.parse(outcome.payload) as { PhysicalResourceId?: string; Data?: Record<string, string> } | null;
+    const physicalId = result?.PhysicalResourceId ?? previous?.physicalId ?? logicalId;
+    state[logicalId] = { properties: serialized, physicalId, data: result?.Data ?? {} };
+    physical.set(logicalId, { ref: physicalId, attributes: result?.Data ?? {} });
+  }
+  if (!inMemory) await writeFile(stateFile, JSON.stringify(state, null, 2));
+}
+
+function startEventSourceMappings(
+  template: Template,
+  resolver: TemplateResolver,
+  queues: Map<string, LocalQueue>,
+  functions: Map<string, FunctionRuntime>,
+  policies: TemplatePolicies,
+  ledger: IamLedger,
+): QueueConsumer[] {
+  const consumers: QueueConsumer[] = [];
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::Lambda::EventSourceMapping')) {
+    const props = resolver.resolve(resource.Properties ?? {}) as {
+      EventSourceArn: string;
+      FunctionName: string;
+      BatchSize?: number;
+      ScalingConfig?: { MaximumConcurrency?: number };
+      FunctionResponseTypes?: string[];
+      Enabled?: boolean;
+    };
+    if (props.Enabled === false || !props.EventSourceArn.startsWith('arn:aws:sqs:')) continue;
+    const fn = functions.get(props.FunctionName);
+    if (!fn) throw new Error(`event source mapping ${logicalId}: no function ${props.FunctionName}`);
+    const queue = queueByArn(queues, props.EventSourceArn);
+    // Lambda polls with the function's execution role: creating the mapping fails without these.
+    const { missing, matchedGrants } = policies.missingQueueConsumerActions(fn.def.logicalId, props.EventSourceArn);
+    ledger.used(fn.def.logicalId, matchedGrants);
+    for (const action of missing) ledger.denied(fn.def.logicalId, action, props.EventSourceArn);
+    if (missing.length > 0 && ledger.mode === 'enforce') {
+      throw new Error(`${fn.def.logicalId}'s role cannot consume ${props.EventSourceArn}: ${missing.join(', ')}`);
+    }
+    consumers.push(
+      new QueueConsumer(queue, (event: SQSEvent) => invokeForBatch(fn, event), {
+        batchSize: Number(props.BatchSize ?? 10),
+        maxConcurrency: Number(props.ScalingConfig?.MaximumConcurrency ?? fn.def.maxEnvironments),
+        reportBatchItemFailures: props.FunctionResponseTypes?.includes('ReportBatchItemFailures') ?? false,
+      }),
+    );
+  }
+  return consumers;
+}
+
+async function invokeForBatch(fn: FunctionRuntime, event: SQSEvent): Promise<SQSBatchResponse | undefined> {
+  const outcome = await fn.invoke(event);
+  if (!outcome.ok) throw new Error(`${outcome.error.errorType}: ${outcome.error.errorMessage}`);
+  return (JSON.parse(outcome.payload) as SQSBatchResponse | null) ?? undefined;
+}
+
+interface RuleTarget {
+  logicalId: string;
+  ruleArn: string;
+  arn: string;
+  deadLetterArn?: string;
+}
+
+/**
+ * The template's event buses: PutEvents entries become events, each enabled rule on the entry's bus whose pattern
+ * matches sends the event to its targets, as EventBridge does with the target's resource policy checked (a queue
+ * policy, a Lambda permission); what may not be delivered goes to the target's dead-letter queue.
+ */
+class TemplateBus implements EventBusBackend {
+  #rules: { busName: string; pattern: EventPattern; targets: RuleTarget[] }[] = [];
+
+  constructor(
+    template: Template,
+    resolver: TemplateResolver,
+    physical: Map<string, PhysicalResource>,
+    private readonly queues: Map<string, LocalQueue>,
+    private readonly functions: Map<string, FunctionRuntime>,
+    private readonly policies: TemplatePolicies,
+    private readonly ledger: IamLedger,
+  ) {
+    for (const [logicalId, resource] of resourcesOf(template, 'AWS::Events::Rule')) {
+      const props = resolver.resolve(resource.Properties ?? {}) as {
+        EventBusName?: string;
+        EventPattern?: EventPattern;
+        State?: string;
+        Targets?: { Arn: string; DeadLetterConfig?: { Arn: string }; Input?: unknown; InputTransformer?: unknown }[];
+      };
+      if (!props.EventPattern || props.State === 'DISABLED') continue;
+      const ruleArn = physical.get(logicalId)!.attributes.Arn!;
+      for (const target of props.Targets ?? []) {
+        if (target.Input !== undefined || target.InputTransformer !== undefined) {
+          throw new Error(`rule ${logicalId}: target input transformation is not emulated locally`);
+        }
+      }
+      this.#rules.push({
+        busName: (props.EventBusName ?? 'default').split('/').pop()!,
+        pattern: props.EventPattern,
+        targets: (props.Targets ?? []).map((target) => ({
+          logicalId,
+          ruleArn,
+          arn: target.Arn,
+          deadLetterArn: target.DeadLetterConfig?.Arn,
+        })),
+      });
+    }
+  }
+
+  put(entries: PutEventsEntry[]): { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] {
+    return entries.map((entry) => {
+      let detail: unknown;
+      try {
+        detail = JSON.parse(entry.Detail ?? '{}');
+      } catch {
+        return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not valid JSON' };
+      }
+      if (!entry.Source || !entry.DetailType) {
+        return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Source and DetailType are required' };
+      }
+      const event = {
+        version: '0',
+        id: crypto.randomUUID(),
+        'detail-type': entry.DetailType,
+        source: entry.Source,
+        account: ACCOUNT,
+        time: new Date(entry.Time ?? Date.now()).toISOString(),
+        region: 'local',
+        resources: entry.Resources ?? [],
+        detail,
+      };
+      const busName = (entry.EventBusName ?? 'default').split('/').pop();
+      for (const rule of this.#rules) {
+        if (rule.busName !== busName || !matchesPattern(rule.pattern, event)) continue;
+        for (const target of rule.targets) this.#deliver(target, event);
+      }
+      return { EventId: event.id };
+    });
+  }
+
+  #deliver(target: RuleTarget, event: { id: string }) {
+    const body = JSON.stringify(event);
+    const principal = `events:${target.logicalId}`;
+    if (target.arn.startsWith('arn:aws:sqs:')) {
+      if (this.policies.serviceMay('events.amazonaws.com', 'sqs:SendMessage', target.arn, target.ruleArn)) {
+        return void queueByArn(this.queues, target.arn).send(body);
+      }
+      this.ledger.denied(principal, 'sqs:SendMessage', target.arn);
+    } else if (target.arn.startsWith('arn:aws:lambda:')) {
+      const fn = this.functions.get(target.arn);
+      if (fn && this.policies.serviceMay('events.amazonaws.com', 'lambda:InvokeFunction', target.arn, target.ruleArn)) {
+        return void invokeAsync(fn);
+      }
+      this.ledger.denied(principal, 'lambda:InvokeFunction', target.arn);
+    }
+    if (target.deadLetterArn) queueByArn(this.queues, target.deadLetterArn).send(body);
+  }
+}
+
+/** Lambda's asynchronous invocation: retried on a function error as the function's EventInvokeConfig says. */
+async function invokeAsync(fn: FunctionRuntime, event: unknown = {}, retries = 2, retryDelayMs = 0): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await fn.invoke(event);
+    if (outcome.ok || attempt >= retries) return;
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, retryDelayMs * (attempt + 1)).unref());
+  }
+}
+
+function startSchedules(
+  template: Template,
+  resolver: TemplateResolver,
+  physical: Map<string, PhysicalResource>,
+  functions: Map<string, FunctionRuntime>,
+  policies: TemplatePolicies,
+  ledger: IamLedger,
+  localMinuteMs: number,
+) {
+  const timers: NodeJS.Timeout[] = [];
+  const running = new Set<Promise<void>>();
+  const invokeConfigs = new Map<string, number>();
+  for (const [, resource] of resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')) {
+    const props = resolver.resolve(resource.Properties ?? {}) as {
+      FunctionName: string;
+      MaximumRetryAttempts?: number;
+    };
+    invokeConfigs.set(props.FunctionName, Number(props.MaximumRetryAttempts ?? 2));
+  }
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::Events::Rule')) {
+    const props = resolver.resolve(resource.Properties ?? {}) as {
+      ScheduleExpression?: string;
+      State?: string;
+      Targets?: { Arn: string }[];
+    };
+    if (!props.ScheduleExpression || props.State === 'DISABLED') continue;
+    const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(props.ScheduleExpression);
+    if (!rate) throw new Error(`rule ${logicalId}: ${props.ScheduleExpression} is not emulated locally (rate only)`);
+    const minutes =
+      Number(rate[1]) *
+      ({ minute: 1, minutes: 1, hour: 60, hours: 60, day: 1440, days: 1440 } as const)[rate[2] as 'minute'];
+    const ruleArn = physical.get(logicalId)!.attributes.Arn!;
+    for (const target of props.Targets ?? []) {
+      const fn = functions.get(target.Arn);
+      if (!fn) throw new Error(`rule ${logicalId}: target ${target.Arn} is not a function of the template`);
+      const retries = invokeConfigs.get(fn.def.name) ?? invokeConfigs.get(fn.def.arn) ?? 2;
+      let inFlight: Promise<void> | undefined;
+      const timer = setInterval(() => {
+        if (inFlight) return; // the next tick comes; a sweep still running is not started twice locally
+        if (!policies.serviceMay('events.amazonaws.com', 'lambda:InvokeFunction', fn.def.arn, ruleArn)) {
+          return ledger.denied(`events:${logicalId}`, 'lambda:InvokeFunction', fn.def.arn);
+        }
+        const scheduled = {
+          version: '0',
+          id: crypto.randomUUID(),
+          'detail-type': 'Scheduled Event',
+          source: 'aws.events',
+          account: ACCOUNT,
+          time: new Date().toISOString(),
+          region: 'local',
+          resources: [ruleArn],
+          detail: {},
+        };
+        inFlight = invokeAsync(fn, scheduled, retries, localMinuteMs).finally(() => {
+          running.delete(inFlight!);
+          inFlight = undefined;
+        });
+        running.add(inFlight);
+      }, minutes * localMinuteMs);
+      timer.unref();
+      timers.push(timer);
+    }
+  }
+  return { timers, running };
+}
+
+function apiRoutes(
+  template: Template,
+  resolver: TemplateResolver,
+  physical: Map<string, PhysicalResource>,
+  apiId: string,
+  functions: Map<string, FunctionRuntime>,
+  policies: TemplatePolicies,
+): ApiRoute[] {
+  const integrations = new Map(
+    resourcesOf(template, 'AWS::ApiGatewayV2::Integration').map(([logicalId, resource]) => [
+      physical.get(logicalId)!.ref,
+      resolver.resolve(resource.Properties ?? {}) as {
+        IntegrationType: string;
+        IntegrationUri: string;
+        PayloadFormatVersion?: string;
+        TimeoutInMillis?: number;
+      },
+    ]),
+  );
+  const routeSettings = (stageProps(template)?.RouteSettings ?? {}) as Record<
+    string,
+    { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }
+  >;
+  return resourcesOf(template, 'AWS::ApiGatewayV2::Route').map(([logicalId, resource]) => {
+    const props = resolver.resolve(resource.Properties ?? {}) as { RouteKey: string; Target?: string };
+    const integration = integrations.get(String(props.Target).replace(/^integrations\//, ''));
+    if (integration?.IntegrationType !== 'AWS_PROXY' || integration.PayloadFormatVersion !== '2.0') {
+      throw new Error(`route ${logicalId}: only Lambda proxy integrations with payload format 2.0 are emulated`);
+    }
+    const fn = functions.get(integration.IntegrationUri);
+    if (!fn) throw new Error(`route ${logicalId}: ${integration.IntegrationUri} is not a function of the template`);
+    const [method, path] = props.RouteKey === '$default' ? ['ANY', undefined] : props.RouteKey.split(' ');
+    const sourceArn = `arn:aws:execute-api:${fn.def.arn.split(':')[3]}:${ACCOUNT}:${apiId}/$default/${
+      props.RouteKey === '$default' ? '$default' : `${method}${path}`
+    }`;
+    const settings = routeSettings[props.RouteKey];
+    return {
+      routeKey: props.RouteKey,
+      method: method!,
+      path,
+      fn,
+      permitted: policies.serviceMay('apigateway.amazonaws.com', 'lambda:InvokeFunction', fn.def.arn, sourceArn),
+      timeoutMs: Number(integration.TimeoutInMillis ?? 30_000),
+      throttle:
+        settings?.ThrottlingRateLimit !== undefined
+          ? { rateLimit: settings.ThrottlingRateLimit, burstLimit: settings.ThrottlingBurstLimit ?? 0 }
+          : undefined,
+    };
+  });
+}
+
+function stageProps(template: Template) {
+  return resourcesOf(template, 'AWS::ApiGatewayV2::Stage')[0]?.[1].Properties;
+}
+
+function stageThrottle(template: Template): { rateLimit: number; burstLimit: number } | undefined {
+  const settings = stageProps(template)?.DefaultRouteSettings as
+    | { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number }
+    | undefined;
+  if (settings?.ThrottlingRateLimit === undefined) return undefined;
+  return { rateLimit: settings.ThrottlingRateLimit, burstLimit: settings.ThrottlingBurstLimit ?? 0 };
+}
+
+async function loadOrSeedDemo(
+  dataDir: string,
+  inMemory: boolean,
+  target: {
+    region: string;
+    endpoint: string;
+    tableName: string;
+    storeToken: (channelId: string, token: string) => Promise<string>;
+  },
+): Promise<DemoSeed> {
+  const file = join(dataDir, 'demo.json');
+  if (!inMemory && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DemoSeed;
+  const db = createDocumentClient({
+    region: target.region,
+    endpoint: target.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const demo = await seedDemo(
+    {
+      clock: systemClock,
+      ids: ulidIds(),
+      identity: new DynamoIdentityStore(db, target.tableName),
+      crm: new DynamoCrmStore(db, target.tableName),
+    },
+    { storeToken: target.storeToken },
+  );
+  if (!inMemory) await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '#infra/aws/constructs/app-function';
+import type { Template } from './template.ts';
+
+/** What the synthesized template and its bundles depend on. */
+const INPUT_DIRS = ['functions', 'shared', 'infra/aws'];
+const INPUT_FILES = ['package.json', 'package-lock.json', 'cdk.json', 'tsconfig.json', 'infra/cdk-local/synth-app.ts'];
+const HASH_FILE = 'wpcrm-inputs.sha256';
+
+export interface SynthOutput {
+  outdir: string;
+  stackName: string;
+  template: Template;
+  /** true when the previous output matched the sources and was reused. */
+  reused: boolean;
+}
+
+/**
+ * Synthesizes the CDK app for `stage` into `outdir` (bundling every function as `cdk synth` does), unless `outdir`
+ * already holds the output of exactly these sources: a hash of every input file decides.
+ */
+export async function synthesize(options: { outdir: string; stage: string }): Promise<SynthOutput> {
+  const stackName = `WpCrm-${options.stage}`;
+  const hash = `${await inputsHash()}:${options.stage}`;
+  const hashFile = join(options.outdir, HASH_FILE);
+  const reused = existsSync(hashFile) && (await readFile(hashFile, 'utf8')) === hash;
+  if (!reused) {
+    // Synthesize next to the target and swap, so that an interrupted synth never leaves a half-written output.
+    const staging = `${options.outdir}.partial`;
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(staging, { recursive: true });
+    await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'infra/cdk-local/synth-app.ts'), staging, options.stage],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_VALIDATION: 'false' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((error: Error & { stderr?: string; stdout?: string }) => {
+      throw new Error(`cdk synth failed:\n${error.stderr || error.stdout || error.message}`);
+    });
+    await writeFile(join(staging, HASH_FILE), hash);
+    await rm(options.outdir, { recursive: true, force: true });
+    await rename(staging, options.outdir);
+  }
+  const template = JSON.parse(await readFile(join(options.outdir, `${stackName}.template.json`), 'utf8')) as Template;
+  return { outdir: options.outdir, stackName, template, reused };
+}
+
+async function inputsHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = [...INPUT_FILES.map((file) => join(REPO_ROOT, file))];
+  for (const dir of INPUT_DIRS) files.push(...(await listFiles(join(REPO_ROOT, dir))));
+  for (const file of files.sort()) {
+    hash.update(relative(REPO_ROOT, file)).update('\0');
+    hash.update(await readFile(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}

@@ -1,0 +1,15 @@
+/** Polls `check` until it returns without throwing, or fails with its last error after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  { timeoutMs = 10_000, intervalMs = 50 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}
