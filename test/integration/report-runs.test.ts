@@ -60,7 +60,7 @@ describe('report runs', () => {
   it('runs a report once at a time: a second delivery while it runs does nothing', async () => {
     const h = harness();
     const job = await h.request();
-    let release = () => undefined as void;
+    let release: () => void = () => {};
     h.uploadGate.hold = new Promise<void>((resolve) => {
       release = resolve;
     });

@@ -6,7 +6,18 @@ type JsonSchema = Record<string, any>;
 const TEXT = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('', ' ', '\u0000', '../../etc/passwd', "' OR '1'='1", '<script>', '${jndi:x}', '%00', 'null', '🎉'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '../../etc/passwd',
+    "' OR '1'='1",
+    '<script>',
+    '$' + '{jndi:x}',
+    '%00',
+    'null',
+    '🎉',
+  ),
 );
 
 /**
