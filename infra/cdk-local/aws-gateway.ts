@@ -133,7 +133,9 @@ export class AwsGateway {
         response,
         call.service,
         403,
-        'InvalidClientTokenId',
+        // Each protocol names an unknown key its own way: S3 InvalidAccessKeyId, SQS InvalidClientTokenId, the other
+        // JSON services and Lambda UnrecognizedClientException.
+        call.service === 'sqs' ? 'InvalidClientTokenId' : 'UnrecognizedClientException',
         'The security token included in the request is invalid.',
       );
     }
@@ -222,7 +224,7 @@ export class AwsGateway {
       const s3Code =
         code === 'AccessDeniedException'
           ? 'AccessDenied'
-          : code === 'InvalidClientTokenId'
+          : code === 'UnrecognizedClientException'
             ? 'InvalidAccessKeyId'
             : code;
       response.writeHead(status, { 'content-type': 'application/xml' });

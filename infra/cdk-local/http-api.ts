@@ -95,7 +95,7 @@ export class TemplateHttpApi {
       this.options.onForbiddenInvoke?.(route);
       return send(response, message(500, 'Internal Server Error'));
     }
-    const event = toEvent(request, url, body, requestId, { routeKey: route.routeKey, params });
+    const event = toEvent(request, url, body, requestId, { routeKey: route.routeKey, params }, this.options.apiId);
     const outcome = await withTimeout(route.fn.invoke(event), route.timeoutMs);
     if (outcome === 'timeout') return send(response, message(503, 'Service Unavailable'));
     if (!outcome.ok) return send(response, message(500, 'Internal Server Error'));

@@ -55,7 +55,7 @@ interface Environment {
 export class FunctionRuntime {
   readonly stats = { invocations: 0, coldStarts: 0, errors: 0, timeouts: 0, peakEnvironments: 0 };
   #environments = new Set<Environment>();
-  #waiting: ((environment: Environment) => void)[] = [];
+  #waiting: ((environment: Environment | undefined) => void)[] = [];
   #closed = false;
 
   constructor(readonly def: FunctionDefinition) {}
@@ -65,6 +65,7 @@ export class FunctionRuntime {
     if (this.stats.invocations === 0) this.def.onFirstInvoke?.();
     this.stats.invocations += 1;
     const environment = await this.#acquire();
+    if (!environment) throw new Error(`${this.def.logicalId} was shut down while the invocation waited`);
     const coldStart = !environment.initialized;
     if (coldStart) this.stats.coldStarts += 1;
     const started = Date.now();
@@ -77,6 +78,7 @@ export class FunctionRuntime {
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const waiting of this.#waiting.splice(0)) waiting(undefined);
     const exits = [...this.#environments].map((environment) => {
       environment.child.kill('SIGKILL');
       return environment.exited;
@@ -84,7 +86,7 @@ export class FunctionRuntime {
     await Promise.all(exits);
   }
 
-  #acquire(): Promise<Environment> {
+  #acquire(): Promise<Environment | undefined> {
     for (const environment of this.#environments) {
       if (!environment.busy) {
         environment.busy = true;
@@ -97,6 +99,7 @@ export class FunctionRuntime {
   }
 
   #release(environment: Environment) {
+    if (this.#closed) return;
     if (!this.#environments.has(environment)) {
       // It died; a waiting invocation gets a fresh one.
       const next = this.#waiting.shift();

@@ -214,19 +214,20 @@ export class AwsServices {
       if (existing.secretString !== input.SecretString) {
         throw new AwsServiceError('ResourceExistsException', 'A version with this ClientRequestToken already exists.');
       }
-    } else {
-      for (const version of secret.versions) {
-        version.stages = version.stages.includes('AWSCURRENT') ? ['AWSPREVIOUS'] : [];
-      }
-      secret.versions = secret.versions.filter((version) => version.stages.length > 0);
-      secret.versions.push({
-        versionId,
-        secretString: input.SecretString,
-        stages: ['AWSCURRENT'],
-        createdAt: new Date().toISOString(),
-      });
-      this.#save();
+      // A replayed request changes nothing, and says what that version is now.
+      return { ARN: secret.arn, Name: secret.name, VersionId: versionId, VersionStages: existing.stages };
     }
+    // Versions without a stage are kept, as AWS keeps them, so that a late replay cannot bring one back as current.
+    for (const version of secret.versions) {
+      version.stages = version.stages.includes('AWSCURRENT') ? ['AWSPREVIOUS'] : [];
+    }
+    secret.versions.push({
+      versionId,
+      secretString: input.SecretString,
+      stages: ['AWSCURRENT'],
+      createdAt: new Date().toISOString(),
+    });
+    this.#save();
     return { ARN: secret.arn, Name: secret.name, VersionId: versionId, VersionStages: ['AWSCURRENT'] };
   }
 

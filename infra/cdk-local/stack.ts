@@ -164,7 +164,6 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   };
   const api = new TemplateHttpApi(apiOptions);
   const apiPort = await api.listen(cfg.local.port);
-  cleanups.push(() => api.close());
   const apiOrigin = `http://127.0.0.1:${apiPort}`;
 
   const ctx: DeploymentContext = { stackName, region: cfg.aws.region, account: ACCOUNT, awsEndpoint, apiOrigin };
@@ -321,6 +320,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   cleanups.push(async () => {
     await Promise.all([...functions.values()].map((fn) => fn.close()));
   });
+  const functionsCleanup = cleanups.length - 1;
 
   await runCustomResources(template, resolver, physical, functions, policies, ledger, stackName, dataDir, inMemory);
 
@@ -399,11 +399,14 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const stackFile = join(dataDir, 'stack.json');
   await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
   if (!inMemory) cleanups.push(() => rm(stackFile, { force: true }));
+  // Cleanups run in reverse: first the API stops taking requests and finishes those in flight, then the schedules
+  // and queue mappings stop (above), and once no call can come any more the IAM report of the whole run is written;
+  // the functions and the servers they call close after that.
   const reportFile = join(dataDir, 'iam-report.json');
-  // Runs first on close (cleanups run in reverse): the report of the whole run, while every function still exists.
-  cleanups.push(async () => {
+  cleanups.splice(functionsCleanup + 1, 0, async () => {
     await writeFile(reportFile, `${JSON.stringify(ledger.report(), null, 2)}\n`);
   });
+  cleanups.push(() => api.close());
 
   return {
     apiUrl,

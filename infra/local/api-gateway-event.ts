@@ -21,6 +21,7 @@ export function toEvent(
   body: Buffer,
   requestId: string,
   match: { routeKey: string; params: Record<string, string> } | undefined,
+  apiId = 'local',
 ): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -42,7 +43,7 @@ export function toEvent(
     pathParameters: match && Object.keys(match.params).length > 0 ? match.params : undefined,
     requestContext: {
       accountId: '000000000000',
-      apiId: 'local',
+      apiId,
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'localhost',
       http: {
