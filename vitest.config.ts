@@ -37,6 +37,7 @@ export default defineConfig({
           hookTimeout: 600_000,
         },
       },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
     ],
   },
 });

@@ -29,6 +29,8 @@ const NETWORK_MEMBER: FunctionAccess = { table: 'readWrite', callsNetwork: true 
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'get-health': {},
   'get-openapi': {},
+  // Serves the API reference page and its script, bundled into its asset (function-files.ts).
+  'get-docs': {},
   'route-not-found': {},
   // Reads credentials; counts and clears failed attempts.
   'issue-token': { table: 'readWrite', signsTokens: true },

@@ -24,7 +24,10 @@ interface StoredMessage {
 
 export class LocalQueue {
   readonly arn: string;
+  /** Extra copies delivered so far (see duplicateDeliveries). */
+  duplicated = 0;
   #messages = new Map<string, StoredMessage>();
+  #duplication: { probability: number; random: () => number } | undefined;
   #listeners = new Set<() => void>();
   #now: () => number;
 
@@ -51,6 +54,14 @@ export class LocalQueue {
     return messageId;
   }
 
+  /**
+   * SQS delivers at least once: from now on each received message is, with `probability`, also delivered again as
+   * a copy (a fault injection for consumers' idempotency). `random` makes the choice reproducible; 0 stops it.
+   */
+  duplicateDeliveries(probability: number, random: () => number = Math.random): void {
+    this.#duplication = probability > 0 ? { probability, random } : undefined;
+  }
+
   /** Receives up to `max` visible messages; those past maxReceiveCount move to the dead-letter queue instead. */
   receive(max: number): SQSRecord[] {
     const now = this.#now();
@@ -69,6 +80,10 @@ export class LocalQueue {
       message.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
       message.receiptHandle = `${message.messageId}:${randomUUID()}`;
       records.push(this.#toRecord(message));
+      if (this.#duplication && this.#duplication.random() < this.#duplication.probability) {
+        this.duplicated += 1;
+        this.send(message.body);
+      }
     }
     return records;
   }

@@ -24,12 +24,21 @@ export async function startDynamo(options: { port: number; path?: string }): Pro
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeGracefully(server),
   };
+}
+
+/**
+ * Stops accepting connections and lets the requests being served finish before the server closes (dynalite closes
+ * its database then: a request still running would fail inside dynalite); connections still open after a grace
+ * period are cut.
+ */
+function closeGracefully(server: Server, graceMs = 2_000): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), graceMs).unref();
+  });
 }
 
 /** Creates the service table unless it exists: the same keys and indexes the CDK stack declares. */

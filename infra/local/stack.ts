@@ -49,6 +49,11 @@ export interface LocalStack {
   simulator: WhatsAppSimulator | undefined;
   /** Runs every sweeper once, now. */
   sweep(): Promise<void>;
+  /**
+   * Stops the embedded DynamoDB server and starts it again on the same port over the same data, as an outage of
+   * the database (fault injection). Calls in between fail as they would against an unreachable endpoint.
+   */
+  restartDynamo(downtimeMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,11 +84,9 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   await mkdir(dataDir, { recursive: true });
   if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
-  const dynamo = await startDynamo({
-    port: base.local.dynamoPort,
-    path: inMemory ? undefined : join(dataDir, 'dynamodb'),
-  });
-  cleanups.push(dynamo.close);
+  const dynamoPath = inMemory ? undefined : join(dataDir, 'dynamodb');
+  let dynamo = await startDynamo({ port: base.local.dynamoPort, path: dynamoPath });
+  cleanups.push(() => dynamo.close());
   const s3 = await startS3({ port: base.local.s3Port, directory: join(dataDir, 's3'), bucket: base.aws.reportsBucket });
   cleanups.push(s3.close);
 
@@ -246,6 +249,12 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     queues,
     simulator,
     sweep,
+    restartDynamo: async (downtimeMs = 0) => {
+      if (inMemory) throw new Error('restarting DynamoDB needs a data dir: in memory, the data would be lost');
+      await dynamo.close();
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, downtimeMs));
+      dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath });
+    },
     close: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
       cleanups.length = 0;

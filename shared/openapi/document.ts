@@ -33,6 +33,45 @@ const problemSchema = {
   },
 };
 
+const PROBLEM = { $ref: '#/components/schemas/Problem' };
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: PROBLEM } },
+});
+
+const GATEWAY_THROTTLING =
+  'On AWS, API Gateway\'s stage throttling answers `{"message":"Too Many Requests"}` (not a problem document)';
+
+/**
+ * The 4XX answers a route gives by its shape alone, in the contract's order of checks (CONTRACT §1): token and
+ * organisation, role, then media type, size and input. A status the route describes itself keeps its description.
+ */
+function shapeErrors(route: RouteDef): Record<string, ReturnType<typeof problem>> {
+  const errors: Record<string, ReturnType<typeof problem>> = {};
+  if (route.auth !== 'public') {
+    errors['401'] = problem(
+      route.orgParam
+        ? `UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {${route.orgParam}} is not the token's organisation`
+        : 'UNAUTHORIZED: missing or invalid bearer token',
+    );
+    errors['403'] = problem(`FORBIDDEN: the token has none of the roles ${route.auth.join(', ')}`);
+  }
+  if (route.body || route.rawBody) errors['413'] = problem('PAYLOAD_TOO_LARGE: the body is over 256 KiB');
+  if (route.body) errors['415'] = problem('UNSUPPORTED_MEDIA_TYPE: the body is not application/json');
+  const invalid = [
+    route.body && 'the body',
+    route.query && '#/query/…',
+    route.params && '#/path/…',
+    route.idempotent && '#/header/idempotency-key',
+  ].filter(Boolean);
+  if (invalid.length > 0) {
+    errors['400'] = problem(
+      `VALIDATION_FAILED: errors[] points into ${invalid.join(', ')}${route.body ? '; MALFORMED_JSON' : ''}`,
+    );
+  }
+  return errors;
+}
+
 function operation(route: RouteDef) {
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
     name: match[1],
@@ -63,29 +102,21 @@ function operation(route: RouteDef) {
     const schema = response.schema
       ? convert(response.schema)
       : isProblem
-        ? { $ref: '#/components/schemas/Problem' }
-        : undefined;
+        ? PROBLEM
+        : response.contentType?.startsWith('text/')
+          ? { type: 'string' }
+          : undefined;
     responses[status] = {
       description: response.description,
       ...(schema ? { content: { [contentType]: { schema } } } : {}),
     };
   }
-  if (route.auth !== 'public') {
-    responses['401'] ??= {
-      description: 'UNAUTHORIZED or ORG_MISMATCH',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    };
-    responses['403'] ??= {
-      description: 'FORBIDDEN: no allowed role',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    };
-  }
-  if (route.body || route.query) {
-    responses['400'] ??= {
-      description: 'VALIDATION_FAILED or MALFORMED_JSON',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    };
-  }
+  for (const [status, error] of Object.entries(shapeErrors(route))) responses[status] ??= error;
+  const own429 = responses['429'] as { description: string; content?: Record<string, unknown> } | undefined;
+  responses['429'] = {
+    description: own429 ? `${own429.description}. ${GATEWAY_THROTTLING}` : GATEWAY_THROTTLING,
+    content: { ...own429?.content, 'application/json': { schema: { $ref: '#/components/schemas/GatewayError' } } },
+  };
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -101,7 +132,11 @@ function operation(route: RouteDef) {
   };
 }
 
-/** The OpenAPI 3.1 document of every route, generated from the schemas that validate requests. */
+/**
+ * The OpenAPI 3.1 document of every route, generated from the schemas that validate requests. Its paths are the
+ * contract's full paths (with BASE_PATH, as API Gateway routes them), so the server is the bare origin; that depends
+ * on the deployment, so `withServer` adds it per request.
+ */
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
@@ -116,12 +151,28 @@ export function openApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'WhatsApp group chats on official channels, CRM reports and signed webhooks. Errors are RFC 9457 problem documents.',
+      // A private service: no public licence text to link, so an SPDX reference to our own terms.
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (ES256, typ at+jwt)' } },
-      schemas: { Problem: problemSchema },
+      schemas: {
+        Problem: problemSchema,
+        GatewayError: {
+          type: 'object',
+          required: ['message'],
+          properties: { message: { type: 'string' } },
+          description: 'An error API Gateway produces itself (throttling), before the service sees the request',
+        },
+      },
     },
     security: [{ bearer: [] }],
     paths,
   };
+}
+
+/** The document as served from `origin` (scheme, host and port, no path): `servers` names that deployment. */
+export function withServer(document: Record<string, unknown>, origin: string): Record<string, unknown> {
+  const { openapi, info, ...rest } = document;
+  return { openapi, info, servers: [{ url: origin, description: 'This deployment' }], ...rest };
 }

@@ -53,6 +53,37 @@ export const getOpenApi = defineRoute({
   responses: { 200: { description: 'OpenAPI 3.1 document' } },
 });
 
+export const getDocs = defineRoute({
+  operationId: 'getDocs',
+  method: 'GET',
+  path: '/docs',
+  fn: 'get-docs',
+  summary: 'This API reference as an HTML page',
+  tag: 'ops',
+  auth: 'public',
+  responses: {
+    200: {
+      description: 'The reference, rendered in the browser from openapi.json by a script the service serves itself',
+      contentType: 'text/html',
+    },
+  },
+});
+
+/** Served by the page's function: the renderer's script, named by its content hash so it can be cached for good. */
+export const getDocsAsset = defineRoute({
+  operationId: 'getDocsAsset',
+  method: 'GET',
+  path: '/docs/{asset}',
+  fn: 'get-docs',
+  summary: "The API reference page's script",
+  tag: 'ops',
+  auth: 'public',
+  responses: {
+    200: { description: 'JavaScript, gzip-encoded when accepted; immutable', contentType: 'text/javascript' },
+    404: { description: 'ROUTE_NOT_FOUND: no such asset (its name changes with the renderer version)' },
+  },
+});
+
 export const listChannels = defineRoute({
   operationId: 'listChannels',
   method: 'GET',

@@ -10,6 +10,8 @@ export const ROUTES: RouteDef[] = [
   foundation.getJwks,
   foundation.getHealth,
   foundation.getOpenApi,
+  foundation.getDocs,
+  foundation.getDocsAsset,
   foundation.listChannels,
   ...Object.values(groups),
   ...Object.values(webhooks),

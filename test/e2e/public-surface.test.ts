@@ -36,4 +36,16 @@ describe(`public surface of ${baseUrl}`, () => {
     expect(response.status).toBe(404);
     expect(((await response.json()) as { code: string }).code).toBe('ROUTE_NOT_FOUND');
   });
+
+  it('serves the API reference page and its script from the deployment itself', async () => {
+    const page = await call('/docs');
+    const html = await page.text();
+    const script = /src="([^"]+\.js)"/.exec(html)?.[1];
+    const asset = await fetch(new URL(script!, `${baseUrl}/docs`));
+
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(asset.status).toBe(200);
+    expect((await asset.text()).length).toBeGreaterThan(100_000);
+  });
 });

@@ -13,6 +13,8 @@ export class Receiver {
   readonly received: ReceivedRequest[] = [];
   /** Status codes for the next requests to a path, in order; then 200. */
   readonly scripts = new Map<string, (number | { status: number; headers?: Record<string, string> })[]>();
+  /** While set, every request is answered with this status (an outage), and not recorded. */
+  failing: number | undefined;
   #server: Server;
   url = '';
 
@@ -21,6 +23,10 @@ export class Receiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        if (this.failing !== undefined) {
+          response.writeHead(this.failing);
+          return void response.end();
+        }
         this.received.push({
           path: request.url ?? '/',
           headers: request.headers,

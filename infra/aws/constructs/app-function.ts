@@ -5,7 +5,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -39,6 +39,14 @@ const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
   readWrite: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
 };
 
+/** A file the function reads at run time from beside its bundle (`new URL(name, import.meta.url)`). */
+export interface BundledFile {
+  /** Absolute path of the file to copy. */
+  source: string;
+  /** Its name in the asset, next to `index.mjs`. */
+  name: string;
+}
+
 export interface AppFunctionProps {
   /** The folder under `functions/` whose `handler.ts` exports `handler`. */
   fn: string;
@@ -56,6 +64,11 @@ export interface AppFunctionProps {
   environment?: Record<string, string>;
   /** @default - none */
   description?: string;
+  /**
+   * Files copied into the asset after bundling, for what esbuild cannot see (a file read instead of an import).
+   * @default - none
+   */
+  files?: readonly BundledFile[];
   /**
    * What happens to the log group when the stack deletes the function.
    * @default RemovalPolicy.RETAIN
@@ -107,6 +120,7 @@ export class AppFunction extends Construct {
         sourceMap: true,
         externalModules: [],
         banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+        ...(props.files?.length ? { commandHooks: copyAfterBundling(props.files) } : {}),
       },
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
@@ -225,4 +239,15 @@ export class AppFunction extends Construct {
   private logicalIdOf(element: unknown): string {
     return Stack.of(this).getLogicalId(element as CfnElement);
   }
+}
+
+const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
+function copyAfterBundling(files: readonly BundledFile[]): ICommandHooks {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir, outputDir) =>
+      files.map((file) => `cp ${shellQuote(file.source)} ${shellQuote(`${outputDir}/${file.name}`)}`),
+  };
 }

@@ -14,6 +14,7 @@ import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi } from '../constructs/service-api.ts';
 import { FUNCTION_ACCESS } from '../function-access.ts';
+import { FUNCTION_FILES } from '../function-files.ts';
 import { pascalCase } from '../naming.ts';
 import { removalPolicyFor, type Stage } from '../stage.ts';
 
@@ -82,7 +83,12 @@ export class ServiceStack extends Stack {
     const functionFor = (fn: string, timeout?: Duration) => {
       let appFunction = functions.get(fn);
       if (!appFunction) {
-        appFunction = new AppFunction(this, pascalCase(fn), { fn, timeout, logRemovalPolicy: removalPolicy });
+        appFunction = new AppFunction(this, pascalCase(fn), {
+          fn,
+          timeout,
+          files: FUNCTION_FILES[fn],
+          logRemovalPolicy: removalPolicy,
+        });
         functions.set(fn, appFunction);
       }
       return appFunction;
