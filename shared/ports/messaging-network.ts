@@ -21,6 +21,8 @@ export interface JoinRequestOutcome {
 }
 
 export interface MessagingNetwork {
+  /** The longest a call may stay unanswered before it fails: an outcome is unknown at most this long. */
+  readonly callTimeoutSeconds: number;
   /** POST /{phoneNumberId}/groups; returns Meta's request_id. The group itself arrives by webhook. */
   createGroup(
     channel: NetworkChannel,

@@ -40,11 +40,25 @@ export interface ReportStore {
   ): Promise<Report | undefined>;
   /**
    * Takes the report for one run: PENDING → PROCESSING (startedAt = now), or a PROCESSING report whose lease ran out,
-   * in one conditional write, leased until `leaseUntil`. Undefined when it is final, gone, or another run holds it.
+   * in one conditional write, leased to `owner` until `leaseUntil`. Undefined when it is final, gone, or another run
+   * holds a live lease.
    */
-  claimRun(orgId: string, reportId: string, now: string, leaseUntil: string): Promise<Report | undefined>;
-  /** Ends the lease of a PROCESSING report whose run failed, so that its retry may claim it at once. */
-  releaseRun(orgId: string, reportId: string, now: string): Promise<void>;
+  claimRun(
+    orgId: string,
+    reportId: string,
+    now: string,
+    leaseUntil: string,
+    owner: string,
+  ): Promise<Report | undefined>;
+  /** Extends the lease while `owner` still holds it; false when the run lost it. */
+  renewRun(orgId: string, reportId: string, owner: string, leaseUntil: string): Promise<boolean>;
+  /** Ends `owner`'s lease at `now` (its run failed), so that a retry may claim the report at once. */
+  releaseRun(orgId: string, reportId: string, owner: string, now: string): Promise<void>;
+  /**
+   * Marks a PROCESSING report whose lease ended at `leaseUntil` as queued again, once per ended lease; false when it
+   * was already, or the report moved on.
+   */
+  markExpiredRunRequeued(orgId: string, reportId: string, leaseUntil: string, now: string): Promise<boolean>;
   /** Counts a re-queueing of a PENDING report, if it is still PENDING and was queued `requeues` times before. */
   markRequeued(orgId: string, reportId: string, requeues: number, now: string): Promise<boolean>;
   markPublished(orgId: string, reportId: string, now: string): Promise<void>;

@@ -157,6 +157,39 @@ describe('group request lifecycle', () => {
     expect(h.published.map((event) => event.type)).toEqual(['group.created']);
   });
 
+  it('does not reconcile while the previous create call may still be in flight, whatever the settle time', async () => {
+    h.deps.config = loadConfig({ GROUP_RECONCILE_SETTLE_SECONDS: '1', NETWORK_RETRY_BASE_SECONDS: '1' });
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = ['ambiguous-before', 'ok'];
+
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    h.advance(h.network.callTimeoutSeconds);
+    const tooEarly = processGroupRequest(h.deps, { orgId, requestId }, 2);
+    await expect(tooEarly).rejects.toThrow(/reconciling later/);
+    h.advance(1);
+    await processGroupRequest(h.deps, { orgId, requestId }, 3);
+
+    expect(h.network.createCalls).toBe(2);
+  });
+
+  it('applies a held confirmation on a retry after the run that linked the request id stopped short', async () => {
+    const { orgId, requestId, phoneNumberId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    const linked = await h.deps.groups.get(orgId, requestId);
+    // The confirmation was kept before the link existed, and the linking run died before it looked for it.
+    await h.deps.groups.holdConfirmation(
+      linked!.networkRequestId!,
+      success(phoneNumberId, linked!.networkRequestId!, h.network.groupIdOf(1)),
+      h.deps.clock.now(),
+    );
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 2);
+
+    expect(linked?.status).toBe('creating');
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'created' });
+    expect(h.network.createCalls).toBe(1);
+  });
+
   it("fails with Meta's code on a permanent refusal: 131215 → CHANNEL_NOT_ELIGIBLE", async () => {
     const { orgId, requestId } = await newRequest(h);
     h.network.createScript = [{ rejected: 131215, message: 'Number not eligible for Groups APIs' }];

@@ -111,6 +111,27 @@ describe('report runs', () => {
     expect(h.published.map((event) => event.type)).toEqual(['report.failed']);
   });
 
+  it('queues a report again once the run holding it died, and lets the next run take it over', async () => {
+    const h = harness();
+    const job = await h.request();
+    h.uploadGate.hold = new Promise(() => undefined);
+    void runReport(h.deps, job);
+    await expect.poll(() => h.uploads.length).toBe(1);
+
+    await sweepReports(h.deps);
+    const whileLeased = h.queued.length;
+    h.advance(61);
+    await sweepReports(h.deps);
+    await sweepReports(h.deps);
+    h.uploadGate.hold = undefined;
+    await runReport(h.deps, job);
+
+    expect(whileLeased).toBe(0);
+    expect(h.queued).toEqual([job]);
+    expect(h.uploads).toHaveLength(2);
+    expect((await h.deps.reports.get(job.orgId, job.reportId))?.status).toBe('COMPLETED');
+  });
+
   it('lets the retry of a failed run claim the report at once', async () => {
     const h = harness();
     const job = await h.request();

@@ -13,6 +13,7 @@ type CreateScript = 'ok' | 'not-sent' | 'ambiguous-before' | 'ambiguous-after' |
  * ('ambiguous-after' makes the group and then loses the answer, like a timeout after commit).
  */
 export class FakeNetwork implements MessagingNetwork {
+  readonly callTimeoutSeconds = 5;
   createScript: CreateScript[] = [];
   createCalls = 0;
   groups: (NetworkGroup & { requestId: string })[] = [];

@@ -166,14 +166,20 @@ export class DynamoReportStore implements ReportStore {
     });
   }
 
-  async claimRun(orgId: string, reportId: string, now: string, leaseUntil: string): Promise<Report | undefined> {
+  async claimRun(
+    orgId: string,
+    reportId: string,
+    now: string,
+    leaseUntil: string,
+    owner: string,
+  ): Promise<Report | undefined> {
     try {
       const result = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: reportKeys.report(orgId, reportId),
           UpdateExpression:
-            'SET #status = :processing, leaseUntil = :lease, startedAt = if_not_exists(startedAt, :now)',
+            'SET #status = :processing, leaseUntil = :lease, leaseOwner = :owner, startedAt = if_not_exists(startedAt, :now)',
           ConditionExpression:
             'attribute_exists(PK) AND (#status = :pending OR (#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil <= :now)))',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -182,6 +188,7 @@ export class DynamoReportStore implements ReportStore {
             ':processing': 'PROCESSING',
             ':now': now,
             ':lease': leaseUntil,
+            ':owner': owner,
           },
           ReturnValues: 'ALL_NEW',
         }),
@@ -193,38 +200,61 @@ export class DynamoReportStore implements ReportStore {
     }
   }
 
-  async releaseRun(orgId: string, reportId: string, now: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: reportKeys.report(orgId, reportId),
-          UpdateExpression: 'SET leaseUntil = :now',
-          ConditionExpression: '#status = :processing',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':processing': 'PROCESSING', ':now': now },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+  renewRun(orgId: string, reportId: string, owner: string, leaseUntil: string): Promise<boolean> {
+    return this.#conditionalSet(
+      orgId,
+      reportId,
+      'SET leaseUntil = :lease',
+      '#status = :processing AND leaseOwner = :owner',
+      {
+        ':processing': 'PROCESSING',
+        ':owner': owner,
+        ':lease': leaseUntil,
+      },
+    );
   }
 
-  async markRequeued(orgId: string, reportId: string, requeues: number, now: string): Promise<boolean> {
+  async releaseRun(orgId: string, reportId: string, owner: string, now: string): Promise<void> {
+    await this.#conditionalSet(
+      orgId,
+      reportId,
+      'SET leaseUntil = :now',
+      '#status = :processing AND leaseOwner = :owner',
+      {
+        ':processing': 'PROCESSING',
+        ':owner': owner,
+        ':now': now,
+      },
+    );
+  }
+
+  markExpiredRunRequeued(orgId: string, reportId: string, leaseUntil: string, now: string): Promise<boolean> {
+    return this.#conditionalSet(
+      orgId,
+      reportId,
+      'SET requeuedAt = :now',
+      '#status = :processing AND leaseUntil = :lease AND (attribute_not_exists(requeuedAt) OR requeuedAt < leaseUntil)',
+      { ':processing': 'PROCESSING', ':lease': leaseUntil, ':now': now },
+    );
+  }
+
+  /** One conditional update of a report; false when the condition did not hold. */
+  async #conditionalSet(
+    orgId: string,
+    reportId: string,
+    update: string,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: reportKeys.report(orgId, reportId),
-          UpdateExpression: 'SET requeues = :next, requeuedAt = :now',
-          ConditionExpression: '#status = :pending AND (attribute_not_exists(requeues) OR requeues = :requeues)',
+          UpdateExpression: update,
+          ConditionExpression: condition,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': 'PENDING',
-            ':requeues': requeues,
-            ':next': requeues + 1,
-            ':now': now,
-          },
+          ExpressionAttributeValues: values,
         }),
       );
       return true;
@@ -232,6 +262,16 @@ export class DynamoReportStore implements ReportStore {
       if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
+  }
+
+  markRequeued(orgId: string, reportId: string, requeues: number, now: string): Promise<boolean> {
+    return this.#conditionalSet(
+      orgId,
+      reportId,
+      'SET requeues = :next, requeuedAt = :now',
+      '#status = :pending AND (attribute_not_exists(requeues) OR requeues = :requeues)',
+      { ':pending': 'PENDING', ':requeues': requeues, ':next': requeues + 1, ':now': now },
+    );
   }
 
   markPublished(orgId: string, reportId: string, now: string): Promise<void> {

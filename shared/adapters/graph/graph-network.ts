@@ -55,6 +55,10 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     this.#fetch = options.fetch ?? fetch;
   }
 
+  get callTimeoutSeconds(): number {
+    return this.#timeoutMs / 1000;
+  }
+
   async createGroup(
     channel: NetworkChannel,
     input: { subject: string; description?: string; joinApprovalMode: 'approval_required' | 'auto_approve' },

@@ -23,7 +23,7 @@ const RECONCILE_SKEW_MS = 60_000;
  * 1. Skip a request that is gone or final; fail one whose channel can no longer host groups.
  * 2. `pending` → `creating` by conditional write.
  * 3. A previous call whose outcome is unknown (`submittedAt` set, no Meta request_id): once the settle time has
- *    passed, list the number's groups; a matching group completes the request, otherwise the marker is cleared
+ *    passed (and at least the network's call timeout, so that call has ended), list the number's groups; a matching group completes the request, otherwise the marker is cleared
  *    and the request is submitted again. One request never makes two groups.
  * 4. Mark the submission, POST /{phoneNumberId}/groups, link Meta's request_id to the request, and apply a
  *    confirmation that arrived before the link.
@@ -56,9 +56,20 @@ export async function processGroupRequest(
       })) ?? (await deps.groups.get(request.orgId, request.requestId));
     if (request?.status !== 'creating') return;
   }
-  if (request.networkRequestId) return;
+  if (request.networkRequestId) {
+    // A previous run linked Meta's request id but may have stopped before it looked for a confirmation that came
+    // first (the notification handler keeps those): look again; applying one twice changes nothing.
+    const held = (await deps.groups.heldConfirmation(request.networkRequestId)) as HeldGroupCreate | undefined;
+    if (held) await applyGroupCreateNotification(deps, held);
+    return;
+  }
 
-  const { reconcileSettleSeconds, retryBaseSeconds } = deps.config.groups;
+  const { retryBaseSeconds } = deps.config.groups;
+  // Never reconcile while the previous create call may still be in flight: it could still make the group.
+  const reconcileSettleSeconds = Math.max(
+    deps.config.groups.reconcileSettleSeconds,
+    deps.network.callTimeoutSeconds + 1,
+  );
   if (request.submittedAt) {
     const waited = (now().getTime() - Date.parse(request.submittedAt)) / 1000;
     if (waited < reconcileSettleSeconds) {

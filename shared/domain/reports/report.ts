@@ -22,8 +22,9 @@ export interface Report {
   /** Internal: where the file is, and when the final state was announced. */
   objectKey?: string;
   publishedAt?: string;
-  /** Internal: the run holding the report PROCESSING may run until then; another run may take over after. */
+  /** Internal: the run holding the report PROCESSING (and renewing its lease) may run until then. */
   leaseUntil?: string;
+  leaseOwner?: string;
   /** Internal: how often, and when last, the sweeper queued a PENDING report again. */
   requeues?: number;
   requeuedAt?: string;
@@ -37,7 +38,7 @@ export function effectiveStatus(report: Report, now: Date): ReportStatus {
 }
 
 export function reportView(report: Report, now: Date) {
-  const { objectKey, publishedAt, leaseUntil, requeues, requeuedAt, ...view } = report;
+  const { objectKey, publishedAt, leaseUntil, leaseOwner, requeues, requeuedAt, ...view } = report;
   return { ...view, status: effectiveStatus(report, now) };
 }
 

@@ -31,28 +31,56 @@ const CHUNK_CHARS = 16 * 1024;
 /** Joined chats and contacts kept between pages (a bounded cache, so memory stays flat). */
 const JOIN_CACHE_LIMIT = 20_000;
 
+/** A run's lease on its report: renewed every third of it while the run lasts, so it ends soon after a crash. */
+const RUN_LEASE_SECONDS = 60;
+
 /**
  * Produces one report (the report worker's job). Safe to run again: a retry rewrites the same object.
  * 1. Claim the run: PENDING → PROCESSING, or a PROCESSING report whose lease ran out, in one conditional write,
- *    leased for REPORT_PROCESSING_TIMEOUT_SECONDS. A report that is gone, final or running elsewhere is skipped, so
- *    a duplicate delivery or a sweeper's re-queueing never runs a report twice at a time.
+ *    leased for a minute and renewed while the run lasts. A report that is gone, final or running elsewhere is
+ *    skipped, so a duplicate delivery or a sweeper's re-queueing never runs a report twice at a time; a run that
+ *    died (timeout, crash) loses its lease within a minute and the sweeper queues the report again.
  * 2. Page through the organisation's records of the type newest first, the date filters as key conditions;
  *    prefetch each page's joins in batches; keep the records that pass the filters.
  * 3. Stream the CSV into a multipart upload (memory flat in the row count).
  * 4. COMPLETED with rowCount, sizeBytes and expiresAt; free the (organisation, type) window's active flag;
  *    publish `report.completed` after the record is final, then stamp it.
+ * A run that fails ends its lease at once, so that its retry may claim the report.
  */
 export async function runReport(deps: RunReportDeps, job: { orgId: string; reportId: string }): Promise<void> {
-  const claimedAt = deps.clock.now();
-  const leaseUntil = new Date(claimedAt.getTime() + deps.config.reports.processingTimeoutSeconds * 1000);
-  const report = await deps.reports.claimRun(
-    job.orgId,
-    job.reportId,
-    claimedAt.toISOString(),
-    leaseUntil.toISOString(),
-  );
+  const owner = crypto.randomUUID();
+  const leaseFrom = (at: Date) => new Date(at.getTime() + RUN_LEASE_SECONDS * 1000).toISOString();
+  const now = deps.clock.now();
+  const report = await deps.reports.claimRun(job.orgId, job.reportId, now.toISOString(), leaseFrom(now), owner);
   if (!report) return;
+  const heartbeat = setInterval(
+    () => {
+      deps.reports
+        .renewRun(job.orgId, job.reportId, owner, leaseFrom(deps.clock.now()))
+        .catch((error: unknown) =>
+          logger.warn('report lease not renewed', { reportId: job.reportId, error: error as Error }),
+        );
+    },
+    (RUN_LEASE_SECONDS * 1000) / 3,
+  );
+  try {
+    await produceReport(deps, job, report);
+  } catch (error) {
+    await deps.reports
+      .releaseRun(job.orgId, job.reportId, owner, deps.clock.now().toISOString())
+      .catch((releaseError: unknown) =>
+        logger.warn('report lease not released; it ends by itself', {
+          reportId: job.reportId,
+          error: releaseError as Error,
+        }),
+      );
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
 
+async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId: string }, report: Report) {
   const type = report.reportType as ReportType;
   const body = v.parse(ReportRequestBody, { reportType: type, ...report.filters });
   const filter = compileReportFilter(type, body as never);
@@ -240,7 +268,6 @@ export async function processReportJob(
     await runReport(deps, job);
   } catch (error) {
     logger.error('report run failed', { reportId: job.reportId, receiveCount, error: error as Error });
-    await deps.reports.releaseRun(job.orgId, job.reportId, deps.clock.now().toISOString());
     if (receiveCount >= maxReceiveCount) {
       const report = await deps.reports.get(job.orgId, job.reportId);
       if (report)

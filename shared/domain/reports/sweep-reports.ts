@@ -12,7 +12,8 @@ const REPUBLISH_AFTER_SECONDS = 30;
 /**
  * The report sweeper (scheduled):
  * 1. Reports PROCESSING for longer than REPORT_PROCESSING_TIMEOUT_SECONDS since they started → FAILED /
- *    REPORT_TIMEOUT (report.failed). A report waiting in the queue is not timed out: it has not started.
+ *    REPORT_TIMEOUT (report.failed). A report waiting in the queue is not timed out: it has not started. One whose
+ *    run died (its lease ended) is queued again, and the next run takes it over.
  * 2. PENDING reports are queued again in case their message was lost (stored but not queued), with a growing
  *    interval per report, so that a backlog the workers are still draining does not multiply itself; the worker's
  *    lease makes an extra message harmless.
@@ -28,9 +29,23 @@ export async function sweepReports(
   for (const report of await deps.reports.listOpen(BATCH)) {
     if (report.status === 'PROCESSING') {
       const running = now.getTime() - Date.parse(report.startedAt ?? report.requestedAt);
-      if (running < timeoutMs) continue;
-      const message = `the report did not finish within ${deps.config.reports.processingTimeoutSeconds} s`;
-      if (await failReport(deps, report, { code: 'REPORT_TIMEOUT', message })) timedOut += 1;
+      if (running >= timeoutMs) {
+        const message = `the report did not finish within ${deps.config.reports.processingTimeoutSeconds} s`;
+        if (await failReport(deps, report, { code: 'REPORT_TIMEOUT', message })) timedOut += 1;
+      } else if (
+        // The run died (its lease ended unrenewed): queue the report again, once per ended lease.
+        report.leaseUntil &&
+        Date.parse(report.leaseUntil) <= now.getTime() &&
+        (await deps.reports.markExpiredRunRequeued(
+          report.organisationId,
+          report.reportId,
+          report.leaseUntil,
+          now.toISOString(),
+        ))
+      ) {
+        await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
+        requeued += 1;
+      }
       continue;
     }
     const requeues = report.requeues ?? 0;
