@@ -5,8 +5,12 @@ import { idempotentResponse } from '#shared/http/idempotent-response';
 import { createGroup as route } from '#shared/routes/groups';
 
 export const handler = api(route).handler(async ({ orgId, payload, idempotencyKey }) =>
-  idempotentResponse(deps(), { orgId, idempotencyKey, operation: route.operationId, payload }, async () => {
-    const accepted = await createGroup(deps(), { orgId, ...payload });
-    return { statusCode: 202, body: accepted, location: accepted.statusUrl };
-  }),
+  idempotentResponse(
+    deps(),
+    { orgId, idempotencyKey, operation: route.operationId, payload, idPrefix: 'grq' },
+    async (id) => {
+      const accepted = await createGroup(deps(), { orgId, requestId: id, ...payload });
+      return { statusCode: 202, body: accepted, location: accepted.statusUrl };
+    },
+  ),
 );

@@ -6,14 +6,19 @@ import { requestReport as route } from '#shared/routes/reports';
 import { normaliseReportFilters } from '#shared/schemas/reports';
 
 export const handler = api(route).handler(async ({ orgId, auth, payload, idempotencyKey }) =>
-  idempotentResponse(deps(), { orgId, idempotencyKey, operation: route.operationId, payload }, async () => {
-    const filters = normaliseReportFilters(payload) as Record<string, unknown>;
-    const report = await requestReport(deps(), {
-      orgId,
-      requestedBy: auth.clientId,
-      reportType: payload.reportType,
-      filters,
-    });
-    return { statusCode: 202, body: report, location: `/api/wp-crm/reports/${orgId}/${report.reportId}` };
-  }),
+  idempotentResponse(
+    deps(),
+    { orgId, idempotencyKey, operation: route.operationId, payload, idPrefix: 'rpt' },
+    async (id) => {
+      const filters = normaliseReportFilters(payload) as Record<string, unknown>;
+      const report = await requestReport(deps(), {
+        reportId: id,
+        orgId,
+        requestedBy: auth.clientId,
+        reportType: payload.reportType,
+        filters,
+      });
+      return { statusCode: 202, body: report, location: `/api/wp-crm/reports/${orgId}/${report.reportId}` };
+    },
+  ),
 );

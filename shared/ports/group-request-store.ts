@@ -10,7 +10,8 @@ export interface NetworkRequestLink {
 
 export interface GroupRequestStore {
   /** Stores a new request; the id must be new. */
-  create(request: GroupRequest): Promise<void>;
+  /** Stores a new request; false when one with its id exists (a retry of the call that stored it). */
+  create(request: GroupRequest): Promise<boolean>;
   get(orgId: string, requestId: string): Promise<GroupRequest | undefined>;
   /**
    * Moves a request from one of `from` to `to` with the given changes, in one conditional write.

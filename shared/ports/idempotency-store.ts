@@ -6,14 +6,17 @@ export interface StoredResponse {
 }
 
 export type IdempotencyClaim =
-  | { outcome: 'claimed' }
+  /** `reservedId`: the id this key and body stand for, the same on every claim until the key is forgotten. */
+  | { outcome: 'claimed'; reservedId: string }
   | { outcome: 'completed'; fingerprint: string; response: StoredResponse }
   | { outcome: 'in-progress'; fingerprint: string };
 
 export interface IdempotencyStore {
   /**
    * Claims (orgId, key) for a request with `fingerprint`, in one conditional write: it succeeds when the key is new,
-   * its in-flight marker expired, or its stored answer expired. Otherwise returns what holds the key.
+   * was freed, its in-flight marker expired, or its stored answer expired. Otherwise returns what holds the key.
+   * A claim reserves `candidateId` for the (key, fingerprint), unless an earlier claim of them reserved one: a
+   * call that failed after it created something is retried under the same id, so the retry finds it.
    */
   claim(
     orgId: string,
@@ -22,6 +25,7 @@ export interface IdempotencyStore {
     now: Date,
     inFlightSeconds: number,
     keepSeconds: number,
+    candidateId: string,
   ): Promise<IdempotencyClaim>;
   complete(
     orgId: string,
@@ -31,7 +35,7 @@ export interface IdempotencyStore {
     now: Date,
     keepSeconds: number,
   ): Promise<void>;
-  /** Frees a key whose first call failed. */
+  /** Frees a key whose call failed (its reserved ids are kept). */
   release(orgId: string, key: string, fingerprint: string): Promise<void>;
 }
 

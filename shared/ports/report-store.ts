@@ -21,7 +21,8 @@ export interface ReportStore {
   settleWindow(orgId: string, reportType: string, reportId: string): Promise<void>;
   /** Frees a window claimed by a request that was never stored. */
   releaseWindow(orgId: string, reportType: string, reportId: string): Promise<void>;
-  create(report: Report): Promise<void>;
+  /** Stores a new report; false when one with its id exists (a retry of the call that stored it). */
+  create(report: Report): Promise<boolean>;
   get(orgId: string, reportId: string): Promise<Report | undefined>;
   /** Newest first. */
   list(

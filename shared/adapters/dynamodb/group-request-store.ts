@@ -15,19 +15,25 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     private readonly tableName: string,
   ) {}
 
-  async create(request: GroupRequest): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...groupKeys.request(request.orgId, request.requestId),
-          ...groupKeys.open(request.createdAt, request.orgId, request.requestId),
-          entity: 'GROUP_REQUEST',
-          ...request,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+  async create(request: GroupRequest): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...groupKeys.request(request.orgId, request.requestId),
+            ...groupKeys.open(request.createdAt, request.orgId, request.requestId),
+            entity: 'GROUP_REQUEST',
+            ...request,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   async get(orgId: string, requestId: string): Promise<GroupRequest | undefined> {

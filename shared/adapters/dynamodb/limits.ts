@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '#shared/ports/clock';
 import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
 import { isConditionalCheckFailed } from './client.ts';
@@ -24,8 +18,18 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
     now: Date,
     inFlightSeconds: number,
     keepSeconds: number,
+    candidateId: string,
   ): Promise<IdempotencyClaim> {
     const nowMs = now.getTime();
+    const marker = {
+      ':inProgress': 'IN_PROGRESS',
+      ':fingerprint': fingerprint,
+      ':locked': nowMs + inFlightSeconds * 1000,
+      ':expires': nowMs + keepSeconds * 1000,
+      ':ttl': epochSeconds(now) + keepSeconds,
+      ':now': nowMs,
+    };
+    // A new key, or one whose answer was forgotten: a fresh record reserving the candidate id.
     try {
       await this.db.send(
         new PutCommand({
@@ -35,17 +39,35 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
             entity: 'IDEMPOTENCY',
             state: 'IN_PROGRESS',
             fingerprint,
-            lockedUntilMs: nowMs + inFlightSeconds * 1000,
-            expiresAtMs: nowMs + keepSeconds * 1000,
-            ttl: epochSeconds(now) + keepSeconds,
+            lockedUntilMs: marker[':locked'],
+            expiresAtMs: marker[':expires'],
+            ttl: marker[':ttl'],
+            reserved: { [fingerprint]: candidateId },
           },
-          ConditionExpression:
-            'attribute_not_exists(PK) OR (#state = :inProgress AND lockedUntilMs <= :now) OR expiresAtMs <= :now',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowMs },
+          ConditionExpression: 'attribute_not_exists(PK) OR expiresAtMs <= :now',
+          ExpressionAttributeValues: { ':now': nowMs },
         }),
       );
-      return { outcome: 'claimed' };
+      return { outcome: 'claimed', reservedId: candidateId };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    // A freed key, or one whose call in flight was abandoned: claimed again, under the id reserved for this body.
+    try {
+      const result = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: limitKeys.idempotency(orgId, key),
+          UpdateExpression:
+            'SET #state = :inProgress, fingerprint = :fingerprint, lockedUntilMs = :locked, expiresAtMs = :expires, #ttl = :ttl, reserved.#body = if_not_exists(reserved.#body, :candidate)',
+          ConditionExpression: '#state = :free OR (#state = :inProgress AND lockedUntilMs <= :now)',
+          ExpressionAttributeNames: { '#state': 'state', '#ttl': 'ttl', '#body': fingerprint },
+          ExpressionAttributeValues: { ...marker, ':free': 'FREE', ':candidate': candidateId },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const reserved = (result.Attributes?.reserved ?? {}) as Record<string, string>;
+      return { outcome: 'claimed', reservedId: reserved[fingerprint] ?? candidateId };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
@@ -53,7 +75,7 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
       new GetCommand({ TableName: this.tableName, Key: limitKeys.idempotency(orgId, key), ConsistentRead: true }),
     );
     const item = result.Item;
-    if (!item) return this.claim(orgId, key, fingerprint, now, inFlightSeconds, keepSeconds);
+    if (!item) return this.claim(orgId, key, fingerprint, now, inFlightSeconds, keepSeconds, candidateId);
     if (item.state === 'COMPLETED') {
       return {
         outcome: 'completed',
@@ -93,12 +115,13 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
   async release(orgId: string, key: string, fingerprint: string): Promise<void> {
     try {
       await this.db.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: this.tableName,
           Key: limitKeys.idempotency(orgId, key),
+          UpdateExpression: 'SET #state = :free REMOVE lockedUntilMs',
           ConditionExpression: '#state = :inProgress AND fingerprint = :fingerprint',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':fingerprint': fingerprint },
+          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':free': 'FREE', ':fingerprint': fingerprint },
         }),
       );
     } catch (error) {

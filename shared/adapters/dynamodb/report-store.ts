@@ -93,19 +93,25 @@ export class DynamoReportStore implements ReportStore {
     }
   }
 
-  async create(report: Report): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...reportKeys.report(report.organisationId, report.reportId),
-          ...reportKeys.open(report.requestedAt, report.organisationId, report.reportId),
-          entity: 'REPORT',
-          ...report,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+  async create(report: Report): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...reportKeys.report(report.organisationId, report.reportId),
+            ...reportKeys.open(report.requestedAt, report.organisationId, report.reportId),
+            entity: 'REPORT',
+            ...report,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   async get(orgId: string, reportId: string): Promise<Report | undefined> {

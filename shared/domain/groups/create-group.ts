@@ -22,6 +22,8 @@ export interface CreateGroupDeps {
 
 export interface CreateGroupInput {
   orgId: string;
+  /** The id to create the request under (the Idempotency-Key's reserved id); a new one without. */
+  requestId?: string;
   channelId: string;
   subject: string;
   description?: string;
@@ -63,7 +65,7 @@ export async function createGroup(deps: CreateGroupDeps, input: CreateGroupInput
   }
 
   const request: GroupRequest = {
-    requestId: deps.ids.next('grq'),
+    requestId: input.requestId ?? deps.ids.next('grq'),
     orgId: input.orgId,
     channelId: input.channelId,
     subject: input.subject,
@@ -73,15 +75,24 @@ export async function createGroup(deps: CreateGroupDeps, input: CreateGroupInput
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
-  await deps.groups.create(request);
-  try {
-    await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
-  } catch (error) {
-    logger.error('group request stored but not queued; the sweeper will queue it', {
-      requestId: request.requestId,
-      error: error as Error,
-    });
+  // Not stored: the request is already there, made by a failed earlier call with the same Idempotency-Key. It is
+  // answered again, and queued again while it still waits (that call may have failed before queueing it).
+  const stored = await deps.groups.create(request);
+  const waiting = stored || (await deps.groups.get(input.orgId, request.requestId))?.status === 'pending';
+  if (waiting) {
+    try {
+      await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
+    } catch (error) {
+      logger.error('group request stored but not queued; the sweeper will queue it', {
+        requestId: request.requestId,
+        error: error as Error,
+      });
+    }
   }
-  const statusUrl = `/api/wp-crm/groups/${input.orgId}/creation-status/${request.requestId}`;
-  return { requestId: request.requestId, status: 'pending' as const, statusUrl };
+  return accepted(input.orgId, request.requestId);
+}
+
+function accepted(orgId: string, requestId: string) {
+  const statusUrl = `/api/wp-crm/groups/${orgId}/creation-status/${requestId}`;
+  return { requestId, status: 'pending' as const, statusUrl };
 }

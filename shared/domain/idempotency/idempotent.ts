@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DomainError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
 import type { IdempotencyStore, StoredResponse } from '#shared/ports/idempotency-store';
+import type { IdGenerator } from '#shared/ports/ids';
 
 export const IDEMPOTENCY_KEEP_SECONDS = 24 * 3600;
 export const IDEMPOTENCY_IN_FLIGHT_SECONDS = 60;
@@ -24,19 +25,22 @@ export interface IdempotentResult {
 }
 
 /**
- * Runs `action` at most once per (organisation, Idempotency-Key) within 24 h (CONTRACT §4).
- * 1. Without a key, just run the action.
- * 2. Claim the key with the request's fingerprint (operation + canonical body) in one conditional write.
+ * Runs `action` at most once per (organisation, Idempotency-Key) within 24 h (CONTRACT §4), and gives it the id of
+ * what it creates (prefix `idPrefix`).
+ * 1. Without a key, just run the action with a new id.
+ * 2. Claim the key with the request's fingerprint (operation + canonical body) in one conditional write. The claim
+ *    reserves the id for this key and body: a call that failed after it created something left the key free but the
+ *    id reserved, so its retry works on the same id and finds what the failed call made instead of making another.
  * 3. Held by a completed call: same fingerprint → replay its answer; other fingerprint → 422 IDEMPOTENCY_KEY_REUSED.
  *    Held by a call in flight (marker younger than 60 s) → 409 IDEMPOTENCY_KEY_IN_USE (422 if the body differs).
  * 4. Run the action; store a 2xx answer, or free the key when it failed.
  */
 export async function idempotent(
-  deps: { clock: Clock; limits: IdempotencyStore },
-  input: { orgId: string; key: string | undefined; operation: string; body: unknown },
-  action: () => Promise<StoredResponse>,
+  deps: { clock: Clock; limits: IdempotencyStore; ids: IdGenerator },
+  input: { orgId: string; key: string | undefined; operation: string; body: unknown; idPrefix: string },
+  action: (id: string) => Promise<StoredResponse>,
 ): Promise<IdempotentResult> {
-  if (input.key === undefined) return { response: await action(), replayed: false };
+  if (input.key === undefined) return { response: await action(deps.ids.next(input.idPrefix)), replayed: false };
   const fingerprint = createHash('sha256')
     .update(`${input.operation}\n${canonicalJson(input.body)}`)
     .digest('base64url');
@@ -47,6 +51,7 @@ export async function idempotent(
     deps.clock.now(),
     IDEMPOTENCY_IN_FLIGHT_SECONDS,
     IDEMPOTENCY_KEEP_SECONDS,
+    deps.ids.next(input.idPrefix),
   );
   if (claim.outcome !== 'claimed') {
     if (claim.fingerprint !== fingerprint) {
@@ -59,7 +64,7 @@ export async function idempotent(
   }
   let response: StoredResponse;
   try {
-    response = await action();
+    response = await action(claim.reservedId);
   } catch (error) {
     await deps.limits.release(input.orgId, input.key, fingerprint);
     throw error;

@@ -23,16 +23,25 @@ export interface RequestReportDeps {
  *    under any concurrency. Otherwise 409 REPORT_RATE_LIMITED naming the blocking report.
  * 2. Store the report PENDING with its normalised filters, and queue it for the report worker. A request that
  *    could not be stored frees the window again; one stored but not queued is queued by the sweeper.
+ * A window held, or a report stored, under the given id is the work of a failed earlier call with the same
+ * Idempotency-Key: that report is answered again instead of refused or made twice.
  */
 export async function requestReport(
   deps: RequestReportDeps,
-  input: { orgId: string; requestedBy: string; reportType: string; filters: Record<string, unknown> },
+  input: {
+    orgId: string;
+    requestedBy: string;
+    reportType: string;
+    filters: Record<string, unknown>;
+    /** The id to create the report under (the Idempotency-Key's reserved id); a new one without. */
+    reportId?: string;
+  },
 ) {
   const now = deps.clock.now();
-  const reportId = deps.ids.next('rpt');
+  const reportId = input.reportId ?? deps.ids.next('rpt');
   const windowSeconds = deps.config.reports.windowSeconds;
   const claim = await deps.reports.claimWindow(input.orgId, input.reportType, reportId, now, windowSeconds);
-  if (!claim.claimed) {
+  if (!claim.claimed && claim.blockingReportId !== reportId) {
     const windowEndsMs = Date.parse(claim.requestedAt) + windowSeconds * 1000;
     const retryAfterSeconds =
       windowEndsMs > now.getTime() ? Math.ceil((windowEndsMs - now.getTime()) / 1000) : undefined;
@@ -45,7 +54,7 @@ export async function requestReport(
       },
     );
   }
-  const report: Report = {
+  let report: Report = {
     reportId,
     organisationId: input.orgId,
     reportType: input.reportType,
@@ -55,16 +64,20 @@ export async function requestReport(
     requestedBy: input.requestedBy,
     format: 'text/csv',
   };
+  let stored: boolean;
   try {
-    await deps.reports.create(report);
+    stored = await deps.reports.create(report);
   } catch (error) {
-    await deps.reports.releaseWindow(input.orgId, input.reportType, reportId);
+    if (claim.claimed) await deps.reports.releaseWindow(input.orgId, input.reportType, reportId);
     throw error;
   }
-  try {
-    await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: input.orgId, reportId });
-  } catch (error) {
-    logger.error('report stored but not queued; the sweeper will queue it', { reportId, error: error as Error });
+  if (!stored) report = (await deps.reports.get(input.orgId, reportId)) ?? report;
+  if (report.status === 'PENDING') {
+    try {
+      await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: input.orgId, reportId });
+    } catch (error) {
+      logger.error('report stored but not queued; the sweeper will queue it', { reportId, error: error as Error });
+    }
   }
   return reportView(report, now);
 }

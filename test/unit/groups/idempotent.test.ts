@@ -6,7 +6,13 @@ import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '#shared
 class MemoryIdempotencyStore implements IdempotencyStore {
   items = new Map<
     string,
-    { fingerprint: string; state: 'IN_PROGRESS' | 'COMPLETED'; lockedUntil: number; response?: StoredResponse }
+    {
+      fingerprint: string;
+      state: 'IN_PROGRESS' | 'COMPLETED' | 'FREE';
+      lockedUntil: number;
+      response?: StoredResponse;
+      reserved: Record<string, string>;
+    }
   >();
 
   async claim(
@@ -15,12 +21,20 @@ class MemoryIdempotencyStore implements IdempotencyStore {
     fingerprint: string,
     now: Date,
     inFlightSeconds: number,
+    _keepSeconds: number,
+    candidateId: string,
   ): Promise<IdempotencyClaim> {
     const id = `${orgId}/${key}`;
     const item = this.items.get(id);
-    if (!item || (item.state === 'IN_PROGRESS' && item.lockedUntil <= now.getTime())) {
-      this.items.set(id, { fingerprint, state: 'IN_PROGRESS', lockedUntil: now.getTime() + inFlightSeconds * 1000 });
-      return { outcome: 'claimed' };
+    if (!item || item.state === 'FREE' || (item.state === 'IN_PROGRESS' && item.lockedUntil <= now.getTime())) {
+      const reserved = { [fingerprint]: candidateId, ...item?.reserved };
+      this.items.set(id, {
+        fingerprint,
+        state: 'IN_PROGRESS',
+        lockedUntil: now.getTime() + inFlightSeconds * 1000,
+        reserved,
+      });
+      return { outcome: 'claimed', reservedId: reserved[fingerprint]! };
     }
     return item.state === 'COMPLETED'
       ? { outcome: 'completed', fingerprint: item.fingerprint, response: item.response! }
@@ -28,15 +42,19 @@ class MemoryIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(orgId: string, key: string, fingerprint: string, response: StoredResponse) {
-    this.items.set(`${orgId}/${key}`, { fingerprint, state: 'COMPLETED', lockedUntil: 0, response });
+    const item = this.items.get(`${orgId}/${key}`)!;
+    this.items.set(`${orgId}/${key}`, { ...item, fingerprint, state: 'COMPLETED', lockedUntil: 0, response });
   }
 
   async release(orgId: string, key: string) {
-    this.items.delete(`${orgId}/${key}`);
+    const item = this.items.get(`${orgId}/${key}`)!;
+    this.items.set(`${orgId}/${key}`, { ...item, state: 'FREE' });
   }
 }
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+let next = 0;
+const ids = { next: (prefix: string) => `${prefix}_${++next}` };
 const accepted = (id: string): StoredResponse => ({ statusCode: 202, body: { id }, headers: {} });
 
 describe('idempotent', () => {
@@ -46,13 +64,13 @@ describe('idempotent', () => {
     const action = async () => accepted(`r${++runs}`);
 
     const first = await idempotent(
-      { clock, limits },
-      { orgId: 'o', key: 'k', operation: 'op', body: { a: 1, b: [1, 2] } },
+      { clock, limits, ids },
+      { orgId: 'o', key: 'k', operation: 'op', body: { a: 1, b: [1, 2] }, idPrefix: 'x' },
       action,
     );
     const second = await idempotent(
-      { clock, limits },
-      { orgId: 'o', key: 'k', operation: 'op', body: { b: [1, 2], a: 1 } },
+      { clock, limits, ids },
+      { orgId: 'o', key: 'k', operation: 'op', body: { b: [1, 2], a: 1 }, idPrefix: 'x' },
       action,
     );
 
@@ -62,24 +80,30 @@ describe('idempotent', () => {
 
   it('refuses the same key with another body (422) and while the first call runs (409)', async () => {
     const limits = new MemoryIdempotencyStore();
-    await idempotent({ clock, limits }, { orgId: 'o', key: 'k', operation: 'op', body: { a: 1 } }, async () =>
-      accepted('x'),
+    await idempotent(
+      { clock, limits, ids },
+      { orgId: 'o', key: 'k', operation: 'op', body: { a: 1 }, idPrefix: 'x' },
+      async () => accepted('x'),
     );
     let release: () => void = () => undefined;
     const slow = idempotent(
-      { clock, limits },
-      { orgId: 'o', key: 'slow', operation: 'op', body: {} },
+      { clock, limits, ids },
+      { orgId: 'o', key: 'slow', operation: 'op', body: {}, idPrefix: 'x' },
       () =>
         new Promise<StoredResponse>((resolve) => {
           release = () => resolve(accepted('y'));
         }),
     );
 
-    const reused = idempotent({ clock, limits }, { orgId: 'o', key: 'k', operation: 'op', body: { a: 2 } }, async () =>
-      accepted('z'),
+    const reused = idempotent(
+      { clock, limits, ids },
+      { orgId: 'o', key: 'k', operation: 'op', body: { a: 2 }, idPrefix: 'x' },
+      async () => accepted('z'),
     );
-    const inFlight = idempotent({ clock, limits }, { orgId: 'o', key: 'slow', operation: 'op', body: {} }, async () =>
-      accepted('z'),
+    const inFlight = idempotent(
+      { clock, limits, ids },
+      { orgId: 'o', key: 'slow', operation: 'op', body: {}, idPrefix: 'x' },
+      async () => accepted('z'),
     );
 
     await expect(reused).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
@@ -90,24 +114,58 @@ describe('idempotent', () => {
 
   it('frees the key when the first call failed, so a retry runs', async () => {
     const limits = new MemoryIdempotencyStore();
-    const failing = idempotent({ clock, limits }, { orgId: 'o', key: 'k', operation: 'op', body: {} }, async () => {
-      throw new DomainError('CHANNEL_NOT_FOUND', 'no');
-    });
+    const failing = idempotent(
+      { clock, limits, ids },
+      { orgId: 'o', key: 'k', operation: 'op', body: {}, idPrefix: 'x' },
+      async () => {
+        throw new DomainError('CHANNEL_NOT_FOUND', 'no');
+      },
+    );
     await expect(failing).rejects.toBeInstanceOf(DomainError);
 
-    const retry = await idempotent({ clock, limits }, { orgId: 'o', key: 'k', operation: 'op', body: {} }, async () =>
-      accepted('ok'),
+    const retry = await idempotent(
+      { clock, limits, ids },
+      { orgId: 'o', key: 'k', operation: 'op', body: {}, idPrefix: 'x' },
+      async () => accepted('ok'),
     );
 
     expect(retry.replayed).toBe(false);
   });
 
+  it('hands a retry of a failed call the id reserved for its key and body, and another body a new one', async () => {
+    const limits = new MemoryIdempotencyStore();
+    const given: string[] = [];
+    const request = (body: object, fail: boolean) =>
+      idempotent(
+        { clock, limits, ids },
+        { orgId: 'o', key: 'k', operation: 'op', body, idPrefix: 'grq' },
+        async (id) => {
+          given.push(id);
+          if (fail) throw new Error('the database went away after the write');
+          return accepted(id);
+        },
+      );
+
+    await expect(request({ a: 1 }, true)).rejects.toThrow();
+    await request({ a: 1 }, false);
+    await expect(request({ a: 2 }, true)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+
+    expect(given).toHaveLength(2);
+    expect(given[1]).toBe(given[0]);
+  });
+
   it('scopes keys by organisation (D-4)', async () => {
     const limits = new MemoryIdempotencyStore();
-    await idempotent({ clock, limits }, { orgId: 'a', key: 'k', operation: 'op', body: {} }, async () => accepted('a'));
+    await idempotent(
+      { clock, limits, ids },
+      { orgId: 'a', key: 'k', operation: 'op', body: {}, idPrefix: 'x' },
+      async () => accepted('a'),
+    );
 
-    const other = await idempotent({ clock, limits }, { orgId: 'b', key: 'k', operation: 'op', body: {} }, async () =>
-      accepted('b'),
+    const other = await idempotent(
+      { clock, limits, ids },
+      { orgId: 'b', key: 'k', operation: 'op', body: {}, idPrefix: 'x' },
+      async () => accepted('b'),
     );
 
     expect(other).toEqual({ response: accepted('b'), replayed: false });
