@@ -241,15 +241,16 @@ describe('FunctionRuntime', () => {
   it('leaves no process running for an invocation still waiting for an environment when closed', async () => {
     const fn = functionRunning('sleep', { maxEnvironments: 1, timeoutSeconds: 5 });
     const running = fn.invoke({ ms: 4_000 });
-    const waiting = fn.invoke({ ms: 0 });
+    // Settle handlers attached before close(): the waiting invocation is rejected during it.
+    const waiting = fn.invoke({ ms: 0 }).then(
+      (outcome) => outcome.ok && isRunning(payloadOf<{ pid: number }>(outcome).pid),
+      () => false,
+    );
     await expect.poll(() => fn.stats.invocations).toBe(2);
 
     await fn.close();
 
-    const leftRunning = await waiting.then(
-      (outcome) => outcome.ok && isRunning(payloadOf<{ pid: number }>(outcome).pid),
-      () => false,
-    );
+    const leftRunning = await waiting;
     expect(await running).toMatchObject({ ok: false, error: { errorType: 'Runtime.ExitError' } });
     expect(leftRunning).toBe(false);
   });
