@@ -16,14 +16,15 @@ import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { EventBridgePublisher } from '#shared/adapters/eventbridge/event-publisher';
 import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
 import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
-import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
-import { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
+import { SecretsManagerWhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import { KmsSecretBox, LocalSecretBox } from '#shared/adapters/kms/secret-box';
 import { S3ReportFiles } from '#shared/adapters/s3/report-files';
 import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
 import { type Config, config } from '#shared/config/env';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import { type Clock, systemClock } from '#shared/ports/clock';
 import type { EventPublisher } from '#shared/ports/event-publisher';
 import { type IdGenerator, ulidIds } from '#shared/ports/ids';
@@ -32,6 +33,7 @@ import type { KeyStore } from '#shared/ports/key-store';
 import type { MessagingNetwork } from '#shared/ports/messaging-network';
 import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
+import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
 
 /**
  * The composition root: SDK clients and adapters, each built on first use and then kept for the life of the
@@ -109,7 +111,7 @@ function buildDeps(): Deps {
       ),
     network: () => new GraphMessagingNetwork({ baseUrl: cfg.whatsapp.graphUrl }),
     secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
-    channelCredentials: () => new ChannelCredentials(() => deps.secrets),
+    channelCredentials: () => new SecretsManagerChannelCredentials(() => deps.secrets),
     webhooks: () => new DynamoWebhookStore(deps.db, cfg.aws.tableName),
     reports: () => new DynamoReportStore(deps.db, cfg.aws.tableName),
     crm: () => new DynamoCrmStore(deps.db, cfg.aws.tableName),
@@ -134,7 +136,7 @@ function buildDeps(): Deps {
     },
     webhookTransport: () => new WebhookSender({ allowPrivate: cfg.webhooks.allowPrivateTargets }),
     whatsappSecrets: () =>
-      new WhatsAppSecrets(
+      new SecretsManagerWhatsAppSecrets(
         { appSecret: cfg.whatsapp.appSecret, verifyToken: cfg.whatsapp.verifyToken },
         cfg.whatsapp.secretsId,
         () => deps.secrets,

@@ -1,6 +1,6 @@
-import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { ChatNotFoundError, NetworkRejectedError, NetworkUnavailableError, NotAGroupError } from '#shared/errors';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
@@ -12,7 +12,7 @@ export interface GroupMemberDeps {
   chats: ChatStore;
   identity: ChannelStore;
   network: MessagingNetwork;
-  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+  channelCredentials: ChannelCredentials;
 }
 
 interface GroupContext {
