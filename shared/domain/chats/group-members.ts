@@ -21,13 +21,21 @@ interface GroupContext {
 }
 
 /** The group chat and its network credentials: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
-async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+/** Reads only the table: listings never need the channel's network credentials. */
+type GroupReadDeps = Pick<GroupMemberDeps, 'chats' | 'identity'>;
+
+async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatId: string) {
   const chat = await deps.chats.getChat(orgId, chatId);
   if (!chat) throw new ChatNotFoundError(chatId);
   if (chat.chatType !== 'GROUP' || !chat.externalChatId) throw new NotAGroupError(chatId);
   const channel = await deps.identity.getChannel(orgId, chat.channelId);
   if (!channel) throw new NotAGroupError(chatId);
-  return { chat: chat as GroupContext['chat'], network: await deps.channelCredentials.forChannel(channel) };
+  return { chat: chat as GroupContext['chat'], channel };
+}
+
+async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+  const { chat, channel } = await requireGroupChat(deps, orgId, chatId);
+  return { chat, network: await deps.channelCredentials.forChannel(channel) };
 }
 
 /** A refusal by the network → 422 NETWORK_REJECTED with its code; no answer → 503 NETWORK_UNAVAILABLE. */
@@ -41,8 +49,8 @@ async function call<T>(action: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function listParticipants(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const { chat } = await requireGroup(deps, input.orgId, input.chatId);
+export async function listParticipants(deps: GroupReadDeps, input: { orgId: string; chatId: string }) {
+  const { chat } = await requireGroupChat(deps, input.orgId, input.chatId);
   return { participants: chat.participants ?? [] };
 }
 
@@ -110,10 +118,10 @@ export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: str
 }
 
 export async function listJoinRequests(
-  deps: GroupMemberDeps,
+  deps: GroupReadDeps,
   input: { orgId: string; chatId: string; limit: number; cursor?: string },
 ) {
-  await requireGroup(deps, input.orgId, input.chatId);
+  await requireGroupChat(deps, input.orgId, input.chatId);
   const binding = ['join-requests', input.orgId, input.chatId];
   const page = await deps.chats.listJoinRequests(input.orgId, input.chatId, {
     limit: input.limit,
