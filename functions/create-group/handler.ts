@@ -1,12 +1,12 @@
-import { deps } from '#shared/config/deps';
+import { createGroupDeps } from '#shared/config/groups';
 import { createGroup } from '#shared/domain/groups/create-group';
 import { api } from '#shared/http/api';
 import { idempotentResponse } from '#shared/http/idempotent-response';
 import { createGroup as route } from '#shared/routes/groups';
 
 export const handler = api(route).handler(async ({ orgId, payload, idempotencyKey }) =>
-  idempotentResponse(deps(), { orgId, idempotencyKey, operation: route.operationId, payload }, async () => {
-    const accepted = await createGroup(deps(), { orgId, ...payload });
+  idempotentResponse(createGroupDeps(), { orgId, idempotencyKey, operation: route.operationId, payload }, async () => {
+    const accepted = await createGroup(createGroupDeps(), { orgId, ...payload });
     return { statusCode: 202, body: accepted, location: accepted.statusUrl };
   }),
 );

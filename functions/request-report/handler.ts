@@ -1,4 +1,4 @@
-import { deps } from '#shared/config/deps';
+import { requestReportDeps } from '#shared/config/reports';
 import { requestReport } from '#shared/domain/reports/request-report';
 import { api } from '#shared/http/api';
 import { idempotentResponse } from '#shared/http/idempotent-response';
@@ -6,14 +6,18 @@ import { requestReport as route } from '#shared/routes/reports';
 import { normaliseReportFilters } from '#shared/schemas/reports';
 
 export const handler = api(route).handler(async ({ orgId, auth, payload, idempotencyKey }) =>
-  idempotentResponse(deps(), { orgId, idempotencyKey, operation: route.operationId, payload }, async () => {
-    const filters = normaliseReportFilters(payload) as Record<string, unknown>;
-    const report = await requestReport(deps(), {
-      orgId,
-      requestedBy: auth.clientId,
-      reportType: payload.reportType,
-      filters,
-    });
-    return { statusCode: 202, body: report, location: `/api/wp-crm/reports/${orgId}/${report.reportId}` };
-  }),
+  idempotentResponse(
+    requestReportDeps(),
+    { orgId, idempotencyKey, operation: route.operationId, payload },
+    async () => {
+      const filters = normaliseReportFilters(payload) as Record<string, unknown>;
+      const report = await requestReport(requestReportDeps(), {
+        orgId,
+        requestedBy: auth.clientId,
+        reportType: payload.reportType,
+        filters,
+      });
+      return { statusCode: 202, body: report, location: `/api/wp-crm/reports/${orgId}/${report.reportId}` };
+    },
+  ),
 );
