@@ -9,7 +9,7 @@ export function config(): Config {
 }
 
 export function clock(): Clock {
-  return systemClock;
+  return instance(clock, () => systemClock);
 }
 
 export function ids(): IdGenerator {
