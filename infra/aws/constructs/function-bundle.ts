@@ -9,10 +9,15 @@ import { FUNCTION_BUNDLING, REPO_ROOT } from './app-function.ts';
  * real synth asset: bench/RESULTS.md).
  */
 export function functionBuildOptions(fn: string, outdir: string): BuildOptions {
+  return bundleBuildOptions(`functions/${fn}/handler.ts`, outdir);
+}
+
+/** The same options for any entry file below the repository root (the benchmarks' reference handlers). */
+export function bundleBuildOptions(entry: string, outdir: string): BuildOptions {
   const bundling = FUNCTION_BUNDLING;
   return {
     absWorkingDir: REPO_ROOT,
-    entryPoints: [`functions/${fn}/handler.ts`],
+    entryPoints: [entry],
     bundle: true,
     target: bundling.target,
     platform: 'node',
