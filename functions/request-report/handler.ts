@@ -5,19 +5,12 @@ import { idempotentResponse } from '#shared/http/idempotent-response';
 import { requestReport as route } from '#shared/routes/reports';
 import { normaliseReportFilters } from '#shared/schemas/reports';
 
-export const handler = api(route).handler(async ({ orgId, auth, payload, idempotencyKey }) =>
-  idempotentResponse(
-    requestReportDeps(),
-    { orgId, idempotencyKey, operation: route.operationId, payload },
-    async () => {
-      const filters = normaliseReportFilters(payload) as Record<string, unknown>;
-      const report = await requestReport(requestReportDeps(), {
-        orgId,
-        requestedBy: auth.clientId,
-        reportType: payload.reportType,
-        filters,
-      });
-      return { statusCode: 202, body: report, location: `/api/wp-crm/reports/${orgId}/${report.reportId}` };
-    },
-  ),
-);
+export const handler = api(route).handler(async ({ orgId, auth, payload, idempotencyKey }) => {
+  const deps = requestReportDeps();
+  return idempotentResponse(deps, { orgId, idempotencyKey, operation: route.operationId, payload }, async () => {
+    const filters = normaliseReportFilters(payload) as Record<string, unknown>;
+    const input = { orgId, requestedBy: auth.clientId, reportType: payload.reportType, filters };
+    const report = await requestReport(deps, input);
+    return { statusCode: 202, body: report, location: `/api/wp-crm/reports/${orgId}/${report.reportId}` };
+  });
+});
