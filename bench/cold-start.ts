@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { REPO_ROOT } from '#infra/aws/constructs/app-function';
 import { bundleBuildOptions, functionBuildOptions } from '#infra/aws/constructs/function-bundle';
 import { median } from './stats.ts';
 
@@ -18,6 +19,32 @@ export const BASELINES = {
   reference: 'bench/reference/handler.ts',
   'reference, clients on first use': 'bench/reference/lazy-handler.ts',
 } as const;
+
+const TABLE_KEYS = { '#shared/config/keys': 'bench/what-if/table-keys.ts' };
+const ENV_CREDENTIALS = { '@aws-sdk/credential-provider-node': 'bench/what-if/env-credentials.ts' };
+
+/**
+ * Measured, never deployed: what the two largest remaining parts of a function cost (bench/what-if/). Each is the
+ * function's own bundle with one module swapped at bundle time.
+ */
+export const WHAT_IF: { name: string; fn: string; swap: Record<string, string> }[] = [
+  { name: 'get-group-status, JWKS from the table instead of SSM', fn: 'get-group-status', swap: TABLE_KEYS },
+  { name: 'get-group-status, env-only credential provider', fn: 'get-group-status', swap: ENV_CREDENTIALS },
+  { name: 'get-group-status, both', fn: 'get-group-status', swap: { ...TABLE_KEYS, ...ENV_CREDENTIALS } },
+  { name: 'report-worker, env-only credential provider', fn: 'report-worker', swap: ENV_CREDENTIALS },
+];
+
+function swapModules(swap: Record<string, string>): Plugin {
+  return {
+    name: 'what-if',
+    setup(builder) {
+      for (const [specifier, replacement] of Object.entries(swap)) {
+        const filter = new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+        builder.onResolve({ filter }, () => ({ path: join(REPO_ROOT, replacement) }));
+      }
+    },
+  };
+}
 
 export interface BundleFigures {
   name: string;
@@ -32,6 +59,7 @@ export interface BundleFigures {
 
 export interface ColdStartResult {
   functions: BundleFigures[];
+  whatIf: BundleFigures[];
   baselines: Record<keyof typeof BASELINES, BundleFigures>;
   samplesPerBundle: number;
 }
@@ -42,7 +70,11 @@ export interface ColdStartResult {
  * run without NODE_EXTRA_CA_CERTS (gotcha 14) and NODE_OPTIONS, and without the SDK's Node 20 support warning
  * (Lambda runs Node 22, where it is never printed).
  */
-export async function coldStartBenchmark(options: { samples: number; functions?: string[] }): Promise<ColdStartResult> {
+export async function coldStartBenchmark(options: {
+  samples: number;
+  functions?: string[];
+  whatIf?: boolean;
+}): Promise<ColdStartResult> {
   const functions = options.functions ?? readdirSync(new URL('../functions/', import.meta.url)).sort();
   const outdir = await mkdtemp(join(tmpdir(), 'wpcrm-p1-'));
   try {
@@ -51,6 +83,10 @@ export async function coldStartBenchmark(options: { samples: number; functions?:
       ...Object.entries(BASELINES).map(([name, entry]) => ({
         name,
         build: bundleBuildOptions(entry, join(outdir, name.replace(/\W+/g, '-'))),
+      })),
+      ...(options.whatIf === false ? [] : WHAT_IF).map(({ name, fn, swap }) => ({
+        name,
+        build: { ...functionBuildOptions(fn, join(outdir, name.replace(/\W+/g, '-'))), plugins: [swapModules(swap)] },
       })),
     ];
     const built = await Promise.all(
@@ -89,6 +125,7 @@ export async function coldStartBenchmark(options: { samples: number; functions?:
     const byName = new Map(figures.map((figure) => [figure.name, figure]));
     return {
       functions: functions.map((fn) => byName.get(fn)!),
+      whatIf: (options.whatIf === false ? [] : WHAT_IF).map(({ name }) => byName.get(name)!),
       baselines: Object.fromEntries(Object.keys(BASELINES).map((name) => [name, byName.get(name)!])) as Record<
         keyof typeof BASELINES,
         BundleFigures

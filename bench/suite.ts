@@ -1,11 +1,12 @@
 import { REPORT_WORKER_NODE_OPTIONS } from '#shared/events/catalog';
+import { inChildProcess } from './child.ts';
 import { type BundleFigures, type ColdStartResult, coldStartBenchmark } from './cold-start.ts';
 import { type CostLine, groupCreationCost, PRICES, pollCost, reportCost, sumCapacity, totalDollars } from './cost.ts';
-import { groupEndToEndBenchmark } from './group-e2e.ts';
+import type { groupEndToEndBenchmark } from './group-e2e.ts';
 import { reportEndToEndBenchmark } from './report-e2e.ts';
 import { reportMemoryBenchmark } from './report-memory.ts';
 import { fmt, machine } from './stats.ts';
-import { warmOverheadBenchmark } from './warm-overhead.ts';
+import type { warmOverheadBenchmark } from './warm-overhead.ts';
 
 export interface Sizes {
   coldStart: { samples: number; functions?: string[] };
@@ -60,17 +61,21 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
   log('P1 cold start');
   const coldStart = await coldStartBenchmark(sizes.coldStart);
   log('P2 warm overhead');
-  const warm = await warmOverheadBenchmark(sizes.warmCalls);
+  const warm = await inChildProcess<Awaited<ReturnType<typeof warmOverheadBenchmark>>>(
+    './warm-overhead.ts',
+    'warmOverheadBenchmark',
+    sizes.warmCalls,
+  );
   log('P3 report memory and throughput');
   const reportMemory = await reportMemoryBenchmark(sizes.reportRows, sizes.reportWarmUpRows);
   log('P3 report end to end');
   const reportE2e = await reportEndToEndBenchmark(sizes.reportE2eRows);
   log('P4 group end to end, P5 capacity');
-  const groups = await groupEndToEndBenchmark({
-    requests: sizes.groupRequests,
-    meteredRequests: sizes.meteredGroups,
-    seconds: sizes.pollSeconds,
-  });
+  const groups = await inChildProcess<Awaited<ReturnType<typeof groupEndToEndBenchmark>>>(
+    './group-e2e.ts',
+    'groupEndToEndBenchmark',
+    { requests: sizes.groupRequests, meteredRequests: sizes.meteredGroups, seconds: sizes.pollSeconds },
+  );
   const usage = groups.usage;
   const create = sumCapacity(usage.capacity, (key) => key.startsWith('create-group:'));
   const poll = sumCapacity(usage.capacity, (key) => key.startsWith('get-group-status:'));
@@ -102,7 +107,8 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
 /** Every figure the suite produced, flattened: the smoke test checks that each is a finite number. */
 export function figures(results: Results): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const bundle of [...results.coldStart.functions, ...Object.values(results.coldStart.baselines)]) {
+  const { functions, baselines, whatIf } = results.coldStart;
+  for (const bundle of [...functions, ...Object.values(baselines), ...whatIf]) {
     out[`p1.${bundle.name}.bytes`] = bundle.bytes;
     out[`p1.${bundle.name}.importMs`] = bundle.importMs;
   }
@@ -246,9 +252,21 @@ ${[...new Set([...worst.packages.slice(0, 14), ...packagesOf('get-group-status')
 The SDK's credential chain (\`@aws-sdk/nested-clients\`, the \`credential-provider-*\` packages, \`token-providers\`,
 IMDS) is ${fmt(kib(credentialChain(packageFigure(coldStart, 'get-group-status'))), 0)} KB of every function that has an SDK client.
 
+What the two largest remaining parts cost, measured in the same rounds (bench/what-if/: a module swapped at bundle
+time; never deployed):
+
+| what-if | KB | import median | over empty | × reference |
+|---|---|---|---|---|
+${coldStart.whatIf
+  .map(
+    (bundle) =>
+      `| ${bundle.name} | ${fmt(kib(bundle.bytes), 0)} | ${fmt(bundle.importMs)} ms | ${fmt(bundle.importMs - empty)} ms | ${fmt(ratio(bundle), 2)} |`,
+  )
+  .join('\n')}
+
 ## P2 warm overhead (bench/warm-overhead.ts)
 
-The create-group and poll handlers, invoked in this process with ${warm.create.calls.toLocaleString('en')} calls each after a warm-up, with
+The create-group and poll handlers, invoked in one process (V8 defaults, as on Lambda) with ${warm.create.calls.toLocaleString('en')} calls each after a warm-up, with
 every I/O port replaced by an in-memory fake (\`provide()\` in shared/config/instances.ts): the channel, the request
 store, the rate limit and the queue. The verification keys come from a key file. The baseline is the bare use case
 over the same fakes; calls alternate handler and baseline. Powertools logs at SILENT.
@@ -299,7 +317,7 @@ reading the time index a page at a time; on DynamoDB the same query pages are ab
 
 ## P4 local end to end (bench/group-e2e.ts)
 
-The whole local stack in this process: POST /groups → create-group → group-requests queue → group-worker → the
+The whole local stack in one process (V8 defaults, as \`npm start\` runs it): POST /groups → create-group → group-requests queue → group-worker → the
 WhatsApp simulator (confirming at once, \`webhookDelayMs: 0\`) → Meta's signed webhook → receive-network-webhook →
 the bus → webhook-deliveries queue → webhook-dispatcher → a loopback receiver subscribed to \`group.created\`.
 ${groups.requests} requests, one at a time, after 10 unmeasured ones.
@@ -372,6 +390,47 @@ ${costTable(cost.report, 'report')}
 
 Sweepers (three schedules, every minute) and idle queue polling by the event source mappings are fixed monthly
 costs, not per creation: about 130,000 sweeper invocations and about 2 million empty receives per queue a month.
+
+## What was missed, and why
+
+**P1, ${functions.length - passing.length} of ${functions.length} functions.** The composition root no longer drags every client into
+every function (${fmt(Math.min(...sizes), 0)}–${fmt(Math.max(...sizes), 0)} KB now; the infra test pins which clients each one holds), and
+get-health is ${fmt(kib(health?.bytes ?? Number.NaN), 0)} KB. What is left is the AWS SDK itself. A function with any client carries the
+SDK's shared runtime and its whole default credential chain (${fmt(kib(credentialChain(packageFigure(coldStart, 'get-group-status'))), 0)} KB above, plus the query protocol
+and XML code only its STS and SSO clients use), so a function that only reads the table is already about the size of
+the reference, and import time follows size (about two thirds of an import is V8 compiling the file). On top:
+- every token-verifying function reads the public JWKS from SSM, and the SSM client registers all 140 of SSM's
+  error types (${fmt(kib(packageFigure(coldStart, 'get-group-status').packages.find(([pkg]) => pkg === '@aws-sdk/client-ssm')?.[1] ?? 0), 0)} KB);
+- report-worker and download-report carry the S3 client with multipart upload and the presigner (the S3 client
+  alone bundles to more than 400 KB).
+
+The what-if rows measure the two levers that are left. (1) Reading the public JWKS with the DynamoDB client the
+verifying functions already have (an item the key keeper writes beside the SSM parameter) would take them to about
+the reference's size. That is a change to infra/aws/constructs/jwt-keys.ts, the keeper's grants and
+shared/adapters/keys/, the areas in flight elsewhere, so it is left to that work. (2) The credential chain cannot be
+trimmed through the SDK's configuration: the clients' runtime config imports the default provider statically and the
+providers Lambda never reaches (SSO, ini, process, web identity, IMDS) are bundled anyway (aws/aws-sdk-js-v3#5516,
+#6087). Swapping the module at bundle time, as the what-if does, replaces SDK internals and is not done here. With
+both, verifying functions meet both P1 goals; the S3 functions still exceed 400 KB.
+
+**P2, a token seen for the first time.** Reused tokens add ${fmt(warm.create.added.p99, 3)} ms at p99; a new token costs one ES256
+verification (WebCrypto on the thread pool) once per warm function and minute.
+
+**P3, ${fmt(share * 100, 0)} % of raw CSV.** A CPU profile of the real path (100,000 rows) put a third of its time in the report join
+cache, which stores every CHAT record of the report even when no filter joins on chats, and evicts with
+\`Map.keys().next()\` once 20,000 entries are in it: after each delete V8 skips the deleted slots from the front, so
+eviction grows with the table. Skipping the cache when no join needs it took the same run from about 26,000 to about
+42,000 rows/s (one-off experiment, 2026-11-23, not in this suite). Most of the rest is \`csvCell\` (re-parsing and
+re-formatting every stored time, three regular expressions per cell) and garbage collection under the worker's
+2 MB semi-space. Both are in shared/domain/reports/, which is being changed elsewhere; they are left to that work.
+
+**P5, the poll reads ${fmt(capacity.pollReads, 2)} RCU, not 0.5.** The status read is strongly consistent on purpose: a poll right after
+the 202 must find the request, and a poll after \`group.created\` must show the final state (ARCHITECTURE: polling
+shows the final state before any webhook about it arrives). An eventually consistent read would halve it, saving
+$0.06 per million polls.
+
+Also found: group-sweeper holds the channel-token grant (\`callsNetwork\`) but never calls the network; the bundle
+test records that it bundles no Secrets Manager client.
 `;
 }
 
