@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3ReportFiles } from '#shared/adapters/s3/report-files';
-import type { ChatRecord, RecordOf, ReportType } from '#shared/domain/reports/records';
+import { type ChatRecord, RECORD_KINDS, type RecordOf, type ReportType } from '#shared/domain/reports/records';
 import type { Report } from '#shared/domain/reports/report';
 import { runReport } from '#shared/domain/reports/run-report';
 import type { CrmStore } from '#shared/ports/crm-store';
@@ -90,7 +90,10 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
     peak = Math.max(peak, process.memoryUsage().rss);
     const done = reports.current();
     await rm(directory, { recursive: true, force: true }).catch(() => undefined);
+    const raw = rawCsv(rows, base);
     return {
+      raw,
+      warmUpRows,
       rows: done.rowCount ?? 0,
       sizeMiB: (done.sizeBytes ?? 0) / 2 ** 20,
       seconds,
@@ -109,7 +112,35 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
   }
 }
 
-function chatRecord(index: number, at: number): ChatRecord {
+/**
+ * The baseline: the same rows from the same generator, each written as its CHAT columns joined with commas (lists
+ * with `;`), with no filter, escaping, formula guard, stream or upload.
+ */
+function rawCsv(rows: number, base: number) {
+  const columns = RECORD_KINDS.CHAT.columns as readonly (keyof ChatRecord)[];
+  const started = performance.now();
+  let bytes = 0;
+  let chunk = '';
+  for (let index = 0; index < rows; index++) {
+    const record = chatRecord(index, base - index * 1000);
+    chunk += `${columns
+      .map((column) => {
+        const value = record[column];
+        return Array.isArray(value) ? value.join(';') : String(value ?? '');
+      })
+      .join(',')}\r\n`;
+    if (chunk.length >= 16 * 1024) {
+      bytes += Buffer.byteLength(chunk);
+      chunk = '';
+    }
+  }
+  bytes += Buffer.byteLength(chunk);
+  const seconds = (performance.now() - started) / 1000;
+  return { rows, seconds, rowsPerSecond: rows / seconds, sizeMiB: bytes / 2 ** 20 };
+}
+
+/** A generated CHAT record with the mix the benchmark needs: quoting, formula guards, lists. */
+export function chatRecord(index: number, at: number): ChatRecord {
   const time = new Date(at).toISOString();
   return {
     chatId: `chat-${String(index).padStart(7, '0')}`,
@@ -138,9 +169,19 @@ function chatRecord(index: number, at: number): ChatRecord {
 
 function memoryReports(initial: Report) {
   let report = initial;
-  const store: Pick<ReportStore, 'get' | 'transition' | 'settleWindow' | 'markPublished'> & { current(): Report } = {
+  const store: Pick<
+    ReportStore,
+    'get' | 'claimRun' | 'renewRun' | 'releaseRun' | 'transition' | 'settleWindow' | 'markPublished'
+  > & { current(): Report } = {
     current: () => report,
     get: async () => report,
+    claimRun: async (_org, _id, now, leaseUntil, leaseOwner) => {
+      if (report.status !== 'PENDING') return undefined;
+      report = { ...report, status: 'PROCESSING', startedAt: now, leaseUntil, leaseOwner };
+      return report;
+    },
+    renewRun: async () => true,
+    releaseRun: async () => undefined,
     transition: async (_org, _id, from, to, changes) => {
       if (!from.includes(report.status)) return undefined;
       const { now, ...fields } = changes;

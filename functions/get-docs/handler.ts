@@ -1,6 +1,6 @@
 import { serveApiReference } from '#shared/docs/api-reference';
-import { api } from '#shared/http/api';
+import { publicApi } from '#shared/http/public-api';
 import { getDocs as route } from '#shared/routes/foundation';
 
 // Also behind getDocsAsset (GET /docs/{asset}): both routes are public and take no input, so one check list fits.
-export const handler = api(route).handler(async (event) => serveApiReference(event));
+export const handler = publicApi(route).handler(async (event) => serveApiReference(event));

@@ -1,9 +1,9 @@
-import { deps } from '#shared/config/deps';
+import { groupStatusDeps } from '#shared/config/groups';
 import { getCreationStatus } from '#shared/domain/groups/get-creation-status';
 import { api } from '#shared/http/api';
 import { ok } from '#shared/http/responses';
 import { getGroupCreationStatus as route } from '#shared/routes/groups';
 
 export const handler = api(route).handler(async ({ orgId, params }) =>
-  ok(await getCreationStatus(deps(), { orgId, ...params })),
+  ok(await getCreationStatus(groupStatusDeps(), { orgId, ...params })),
 );

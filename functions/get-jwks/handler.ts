@@ -1,8 +1,8 @@
-import { deps } from '#shared/config/deps';
-import { api } from '#shared/http/api';
+import { verificationKeyStore } from '#shared/config/keys';
+import { publicApi } from '#shared/http/public-api';
 import { ok } from '#shared/http/responses';
 import { getJwks as route } from '#shared/routes/foundation';
 
-export const handler = api(route).handler(async () =>
-  ok({ keys: await deps().keys.verificationKeys() }, { 'cache-control': 'public, max-age=300' }),
+export const handler = publicApi(route).handler(async () =>
+  ok({ keys: await verificationKeyStore().verificationKeys() }, { 'cache-control': 'public, max-age=300' }),
 );

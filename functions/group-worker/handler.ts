@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { deps } from '#shared/config/deps';
+import { groupWorkerDeps } from '#shared/config/groups';
 import { processGroupRequest } from '#shared/domain/groups/process-group-request';
 import { sqsConsumer } from '#shared/queue/consumer';
 
 const GroupRequestMessage = v.object({ orgId: v.string(), requestId: v.string() });
 
 export const handler = sqsConsumer('group-requests', GroupRequestMessage, (message, receiveCount) =>
-  processGroupRequest(deps(), message, receiveCount),
+  processGroupRequest(groupWorkerDeps(), message, receiveCount),
 );

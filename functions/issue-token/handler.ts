@@ -1,9 +1,11 @@
-import { deps } from '#shared/config/deps';
+import { issueTokenDeps } from '#shared/config/auth';
 import { issueToken } from '#shared/domain/auth/issue-token';
-import { api } from '#shared/http/api';
+import { publicApi } from '#shared/http/public-api';
 import { ok } from '#shared/http/responses';
 import { issueToken as route } from '#shared/routes/foundation';
 
-export const handler = api(route).handler(async ({ payload, requestContext }) =>
-  ok(await issueToken(deps(), { ...payload, sourceIp: requestContext.http.sourceIp }), { 'cache-control': 'no-store' }),
+export const handler = publicApi(route).handler(async ({ payload, requestContext }) =>
+  ok(await issueToken(issueTokenDeps(), { ...payload, sourceIp: requestContext.http.sourceIp }), {
+    'cache-control': 'no-store',
+  }),
 );

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { deps } from '#shared/config/deps';
+import { messageSenderDeps } from '#shared/config/chats';
 import { deliverMessage } from '#shared/domain/chats/deliver-message';
 import { sqsConsumer } from '#shared/queue/consumer';
 
 const OutboundMessage = v.object({ orgId: v.string(), chatId: v.string(), messageId: v.string() });
 
 export const handler = sqsConsumer('outbound-messages', OutboundMessage, (message, receiveCount) =>
-  deliverMessage(deps(), message, receiveCount),
+  deliverMessage(messageSenderDeps(), message, receiveCount),
 );

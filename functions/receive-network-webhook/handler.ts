@@ -1,10 +1,10 @@
-import { deps } from '#shared/config/deps';
+import { networkWebhookDeps } from '#shared/config/groups';
 import { receiveNetworkWebhook } from '#shared/domain/network/receive-webhook';
-import { api } from '#shared/http/api';
+import { publicApi } from '#shared/http/public-api';
 import { ok } from '#shared/http/responses';
 import { receiveNetworkWebhook as route } from '#shared/routes/groups';
 
-export const handler = api(route).handler(async ({ rawBodyBytes, headers }) => {
-  await receiveNetworkWebhook(deps(), { body: rawBodyBytes, signature: headers['x-hub-signature-256'] });
+export const handler = publicApi(route).handler(async ({ rawBodyBytes, headers }) => {
+  await receiveNetworkWebhook(networkWebhookDeps(), { body: rawBodyBytes, signature: headers['x-hub-signature-256'] });
   return ok({ received: true });
 });

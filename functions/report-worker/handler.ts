@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { deps } from '#shared/config/deps';
+import { reportWorkerDeps } from '#shared/config/reports';
 import { processReportJob } from '#shared/domain/reports/run-report';
 import { QUEUES } from '#shared/events/catalog';
 import { sqsConsumer } from '#shared/queue/consumer';
@@ -8,5 +8,5 @@ const ReportJob = v.object({ orgId: v.string(), reportId: v.string() });
 const maxReceiveCount = QUEUES.find((queue) => queue.name === 'report-requests')!.maxReceiveCount;
 
 export const handler = sqsConsumer('report-requests', ReportJob, (job, receiveCount) =>
-  processReportJob(deps(), job, receiveCount, maxReceiveCount),
+  processReportJob(reportWorkerDeps(), job, receiveCount, maxReceiveCount),
 );

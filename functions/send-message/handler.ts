@@ -1,9 +1,9 @@
-import { deps } from '#shared/config/deps';
+import { sendMessageDeps } from '#shared/config/chats';
 import { sendMessage } from '#shared/domain/chats/chats';
 import { api } from '#shared/http/api';
 import { accepted } from '#shared/http/responses';
 import { sendMessage as route } from '#shared/routes/groups';
 
 export const handler = api(route).handler(async ({ auth, payload }) =>
-  accepted(await sendMessage(deps(), { orgId: auth.orgId, ...payload, sender: auth })),
+  accepted(await sendMessage(sendMessageDeps(), { orgId: auth.orgId, ...payload, sender: auth })),
 );

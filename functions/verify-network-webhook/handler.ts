@@ -1,10 +1,10 @@
-import { deps } from '#shared/config/deps';
+import { webhookHandshakeDeps } from '#shared/config/groups';
 import { verifyWebhookSubscription } from '#shared/domain/network/receive-webhook';
-import { api } from '#shared/http/api';
+import { publicApi } from '#shared/http/public-api';
 import { verifyNetworkWebhook as route } from '#shared/routes/groups';
 
-export const handler = api(route).handler(async ({ query }) => ({
+export const handler = publicApi(route).handler(async ({ query }) => ({
   statusCode: 200,
   headers: { 'content-type': 'text/plain' },
-  body: await verifyWebhookSubscription(deps(), query),
+  body: await verifyWebhookSubscription(webhookHandshakeDeps(), query),
 }));

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { deps } from '#shared/config/deps';
+import { dispatchDeps } from '#shared/config/webhooks';
 import { dispatchMessage } from '#shared/domain/webhooks/dispatch';
 import { sqsConsumer } from '#shared/queue/consumer';
 
@@ -10,5 +10,5 @@ const DispatchMessage = v.union([
 ]);
 
 export const handler = sqsConsumer('webhook-deliveries', DispatchMessage, async (message) => {
-  await dispatchMessage(deps(), message);
+  await dispatchMessage(dispatchDeps(), message);
 });

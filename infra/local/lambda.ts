@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,18 @@ export type AnyHandler = (event: any, context: Context) => Promise<any>;
 const loaded = new Map<string, Promise<AnyHandler>>();
 /** Handler runs not yet settled, timed-out ones included: Lambda would freeze them, here they keep running. */
 const inFlight = new Set<Promise<unknown>>();
+const running = new AsyncLocalStorage<string>();
+const stats = new Map<string, { invocations: number; totalMs: number }>();
+
+/** The function whose handler the current code runs in, if any (benchmarks attribute costs with it). */
+export function runningFunction(): string | undefined {
+  return running.getStore();
+}
+
+/** Invocations and summed run time per function since the process started (benchmarks' cost model). */
+export function invocationStats(): ReadonlyMap<string, { invocations: number; totalMs: number }> {
+  return stats;
+}
 
 /** Imports `functions/<name>/handler.ts`, the very module CDK bundles for the Lambda of that name. */
 export function loadFunction(name: string): Promise<AnyHandler> {
@@ -49,12 +62,15 @@ export async function invoke<T>(name: string, event: unknown, timeoutMs: number)
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
   });
-  const run = handler(event, lambdaContext(name, timeoutMs));
+  const started = performance.now();
+  const run = running.run(name, () => handler(event, lambdaContext(name, timeoutMs)));
   inFlight.add(run);
-  void run.then(
-    () => inFlight.delete(run),
-    () => inFlight.delete(run),
-  );
+  const settle = () => {
+    inFlight.delete(run);
+    const entry = stats.get(name) ?? { invocations: 0, totalMs: 0 };
+    stats.set(name, { invocations: entry.invocations + 1, totalMs: entry.totalMs + performance.now() - started });
+  };
+  void run.then(settle, settle);
   try {
     return await Promise.race([run, timeout]);
   } finally {

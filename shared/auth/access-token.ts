@@ -95,5 +95,24 @@ async function resolveKey(keys: KeyStore, header: JWTHeaderParameters) {
   }
   const [jwk] = matches as [JWK | undefined];
   if (!jwk) throw new UnauthorizedError();
-  return importJWK({ ...jwk, alg: ALGORITHM }, ALGORITHM);
+  return importedKey(jwk);
+}
+
+/**
+ * Imported verification keys by their public coordinates: importing a JWK costs as much as checking the signature,
+ * and a warm function sees the same few keys on every request. A retired key simply stops being asked for.
+ */
+const imported = new Map<string, ReturnType<typeof importJWK>>();
+const MAX_IMPORTED = 16;
+
+function importedKey(jwk: JWK) {
+  const id = `${jwk.kid}:${jwk.crv}:${jwk.x}:${jwk.y}`;
+  let key = imported.get(id);
+  if (!key) {
+    if (imported.size >= MAX_IMPORTED) imported.clear();
+    key = importJWK({ ...jwk, alg: ALGORITHM }, ALGORITHM);
+    imported.set(id, key);
+    key.catch(() => imported.delete(id));
+  }
+  return key;
 }

@@ -1,41 +1,51 @@
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
-import { createDocumentClient } from '#shared/adapters/dynamodb/client';
-import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
-import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
-import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
-import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
-import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
-import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
-import { EventBridgePublisher } from '#shared/adapters/eventbridge/event-publisher';
-import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
-import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
-import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
-import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
-import { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
-import { KmsSecretBox, LocalSecretBox } from '#shared/adapters/kms/secret-box';
-import { S3ReportFiles } from '#shared/adapters/s3/report-files';
-import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
-import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
-import { type Config, config } from '#shared/config/env';
-import { type Clock, systemClock } from '#shared/ports/clock';
+import type { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
+import type { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
+import type { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
+import type { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
+import type { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import type { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
+import type { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
+import type { Config } from '#shared/config/env';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
+import type { Clock } from '#shared/ports/clock';
 import type { EventPublisher } from '#shared/ports/event-publisher';
-import { type IdGenerator, ulidIds } from '#shared/ports/ids';
+import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { KeyStore } from '#shared/ports/key-store';
 import type { MessagingNetwork } from '#shared/ports/messaging-network';
+import type { ReportFiles } from '#shared/ports/report-files';
 import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
+import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
+import { clock, config, ids } from './core.ts';
+import {
+  chatStore,
+  crmStore,
+  documentClient,
+  groupRequestStore,
+  identityStore,
+  limits,
+  reportStore,
+  webhookStore,
+} from './dynamodb.ts';
+import { eventPublisher } from './eventbridge.ts';
+import { instance, lazyDeps } from './instances.ts';
+import { signingKeyStore } from './keys.ts';
+import { channelCredentials, messagingNetwork, secretsManager, whatsAppSecrets } from './network.ts';
+import { reportFiles } from './s3.ts';
+import { secretBox } from './secret-box.ts';
+import { jobQueue } from './sqs.ts';
+import { webhookTransport } from './webhooks.ts';
+
+export { resetDeps } from './instances.ts';
 
 /**
- * The composition root: SDK clients and adapters, each built on first use and then kept for the life of the
- * process (one cold start), so a function only creates the clients it actually touches.
+ * Every port of the service at once, for the tools that run beside the functions: the local stack's seeding, the
+ * wpcrm command, tests and benchmarks. Functions never import this module (an infra test checks their bundles): each
+ * takes only the getters its use case needs from the per-port modules next to it, and so bundles only their clients.
+ * The instances are the same ones those getters return.
  */
 export interface Deps {
   config: Config;
@@ -58,110 +68,34 @@ export interface Deps {
   webhookTransport: WebhookTransport;
   reports: DynamoReportStore;
   crm: DynamoCrmStore;
-  files: S3ReportFiles;
+  files: ReportFiles;
 }
 
-/** SDK defaults for every AWS client: bounded retries and timeouts, the endpoint the stack configured. */
-const clientOptions = (region: string, endpoint: string | undefined) => ({
-  region,
-  endpoint,
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
-});
-
-function lazy<T extends object>(factories: { [K in keyof T]: () => T[K] }): T {
-  const target = {} as T;
-  for (const name of Object.keys(factories) as (keyof T)[]) {
-    Object.defineProperty(target, name, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const value = factories[name]();
-        Object.defineProperty(target, name, { value, enumerable: true });
-        return value;
-      },
-    });
-  }
-  return target;
-}
-
-function buildDeps(): Deps {
-  const cfg = config();
-  const deps: Deps = lazy<Deps>({
-    config: () => cfg,
-    clock: () => systemClock,
-    ids: () => ulidIds(),
-    db: () => createDocumentClient({ region: cfg.aws.region, endpoint: cfg.aws.endpoints.dynamodb }),
-    identity: () => new DynamoIdentityStore(deps.db, cfg.aws.tableName),
-    groups: () => new DynamoGroupRequestStore(deps.db, cfg.aws.tableName),
-    chats: () => new DynamoChatStore(deps.db, cfg.aws.tableName),
-    limits: () => new DynamoLimits(deps.db, cfg.aws.tableName),
-    queue: () =>
-      new SqsJobQueue(new SQSClient(clientOptions(cfg.aws.region, cfg.aws.endpoints.sqs)), (name) => {
-        const url = cfg.queueUrls[name];
-        if (!url) throw new Error(`no URL configured for queue ${name}`);
-        return url;
-      }),
-    events: () =>
-      new EventBridgePublisher(
-        new EventBridgeClient(clientOptions(cfg.aws.region, cfg.aws.endpoints.eventbridge)),
-        cfg.aws.eventBusName,
-      ),
-    network: () => new GraphMessagingNetwork({ baseUrl: cfg.whatsapp.graphUrl }),
-    secrets: () => new SecretsManagerClient(clientOptions(cfg.aws.region, undefined)),
-    channelCredentials: () => new ChannelCredentials(() => deps.secrets),
-    webhooks: () => new DynamoWebhookStore(deps.db, cfg.aws.tableName),
-    reports: () => new DynamoReportStore(deps.db, cfg.aws.tableName),
-    crm: () => new DynamoCrmStore(deps.db, cfg.aws.tableName),
-    files: () => {
-      const s3 = (endpoint: string | undefined) =>
-        new S3Client({
-          ...clientOptions(cfg.aws.region, endpoint),
-          // Report parts are 5 MiB: give each upload request more time than an API call.
-          requestHandler: { connectionTimeout: 1_000, requestTimeout: 30_000 },
-          forcePathStyle: endpoint !== undefined,
-        });
-      const client = s3(cfg.aws.endpoints.s3);
-      // Locally the signed URL must name the host callers reach; on AWS the regional endpoint is that host.
-      const signer = cfg.reports.s3PublicUrl ? s3(cfg.reports.s3PublicUrl) : client;
-      return new S3ReportFiles(client, signer, cfg.aws.reportsBucket);
-    },
-    secretBox: () => {
-      if (cfg.webhooks.kmsKeyId)
-        return new KmsSecretBox(new KMSClient(clientOptions(cfg.aws.region, undefined)), cfg.webhooks.kmsKeyId);
-      if (cfg.webhooks.keyFile) return new LocalSecretBox(cfg.webhooks.keyFile);
-      throw new Error('WEBHOOK_SECRETS_KMS_KEY_ID or WEBHOOK_SECRETS_KEY_FILE must be set');
-    },
-    webhookTransport: () => new WebhookSender({ allowPrivate: cfg.webhooks.allowPrivateTargets }),
-    whatsappSecrets: () =>
-      new WhatsAppSecrets(
-        { appSecret: cfg.whatsapp.appSecret, verifyToken: cfg.whatsapp.verifyToken },
-        cfg.whatsapp.secretsId,
-        () => deps.secrets,
-      ),
-    keys: () =>
-      cfg.jwt.keysFile
-        ? new FileKeyStore(cfg.jwt.keysFile)
-        : new AwsKeyStore(
-            {
-              secrets: cfg.jwt.signingSecretId ? new SecretsManagerClient({ region: cfg.aws.region }) : undefined,
-              ssm: cfg.jwt.publicKeysParameter ? new SSMClient({ region: cfg.aws.region }) : undefined,
-            },
-            { signingSecretId: cfg.jwt.signingSecretId, publicKeysParameter: cfg.jwt.publicKeysParameter },
-          ),
-  });
-  return deps;
-}
-
-let cached: Deps | undefined;
-
-/** The process-wide dependencies. */
+/** The process-wide dependencies, each built on first use. */
 export function deps(): Deps {
-  cached ??= buildDeps();
-  return cached;
-}
-
-/** Forgets every client; the local stack calls it when it restarts in the same process. */
-export function resetDeps(): void {
-  cached = undefined;
+  return instance(deps, () =>
+    lazyDeps<Deps>({
+      config,
+      clock,
+      ids,
+      db: documentClient,
+      identity: identityStore,
+      keys: signingKeyStore,
+      groups: groupRequestStore,
+      chats: chatStore,
+      limits,
+      queue: jobQueue,
+      events: eventPublisher,
+      network: messagingNetwork,
+      secrets: secretsManager,
+      channelCredentials,
+      whatsappSecrets: whatsAppSecrets,
+      webhooks: webhookStore,
+      secretBox,
+      webhookTransport,
+      reports: reportStore,
+      crm: crmStore,
+      files: reportFiles,
+    }),
+  );
 }

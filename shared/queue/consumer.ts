@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { deps } from '#shared/config/deps';
+import { jobQueue } from '#shared/config/sqs';
 import { logger } from '#shared/observability/logger';
 import { RetryLater } from './retry.ts';
 
@@ -30,7 +30,7 @@ export function sqsConsumer<S extends v.GenericSchema>(
         receiveCount,
         issues: body.issues,
       });
-      await deps().queue.retryAfter(queue, record.receiptHandle, 0);
+      await jobQueue().retryAfter(queue, record.receiptHandle, 0);
       throw new Error(`poison message ${record.messageId}`);
     }
     try {
@@ -43,7 +43,7 @@ export function sqsConsumer<S extends v.GenericSchema>(
           delaySeconds: error.delaySeconds,
           reason: error.message,
         });
-        await deps().queue.retryAfter(queue, record.receiptHandle, error.delaySeconds);
+        await jobQueue().retryAfter(queue, record.receiptHandle, error.delaySeconds);
       } else {
         logger.error('record failed', { queue, messageId: record.messageId, error: error as Error });
       }

@@ -3,7 +3,7 @@ import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
-import { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { loadConfig } from '#shared/config/env';
 import { applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
 import { createGroup } from '#shared/domain/groups/create-group';
@@ -36,7 +36,7 @@ function harness() {
     queue: { send: async (_: string, body: unknown) => void queued.push(body), retryAfter: async () => undefined },
     events: { publish: async (events: DomainEvent[]) => void published.push(...events) },
     network,
-    channelCredentials: new ChannelCredentials(() => {
+    channelCredentials: new SecretsManagerChannelCredentials(() => {
       throw new Error('no secrets in tests');
     }),
   };

@@ -5,7 +5,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -15,6 +15,22 @@ import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 
 /** The repository root: entries, package-lock.json and tsconfig live there, wherever cdk or vitest runs from. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * How every function is bundled (ARCHITECTURE, TOOLCHAIN §5): one ESM file with the SDK inside, module-first
+ * mainFields (about a third smaller and faster to load than CDK's default), and source maps without the sources
+ * (the stack traces need only the mappings). The benchmarks and the bundle test build with exactly these options.
+ */
+export const FUNCTION_BUNDLING = {
+  format: OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  externalModules: [],
+  banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+} satisfies BundlingOptions;
 
 export type TableAccess = 'read' | 'readWrite';
 export type BucketAccess = 'read' | 'readWrite';
@@ -113,13 +129,7 @@ export class AppFunction extends Construct {
       logGroup: this.logGroup,
       description: props.description,
       bundling: {
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        externalModules: [],
-        banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+        ...FUNCTION_BUNDLING,
         ...(props.files?.length ? { commandHooks: copyAfterBundling(props.files) } : {}),
       },
       environment: {

@@ -14,9 +14,30 @@ export function createDocumentClient(options: {
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
   });
+  // Every command passes the meter hook; with no meter installed it costs one comparison.
+  client.middlewareStack.add(
+    (next, context) => async (args) =>
+      capacityMeter ? capacityMeter.measure(context.commandName ?? 'unknown', args, next) : next(args),
+    { step: 'initialize', name: 'consumedCapacityMeter' },
+  );
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
+}
+
+/**
+ * Benchmarks measure DynamoDB cost here, in the one place every command passes: the meter asks for
+ * `ReturnConsumedCapacity: 'TOTAL'` and adds up what each operation consumed (bench/capacity-meter.ts).
+ */
+export interface CapacityMeterHook {
+  measure<T>(operation: string, args: { input: object }, next: (args: { input: object }) => Promise<T>): Promise<T>;
+}
+
+let capacityMeter: CapacityMeterHook | undefined;
+
+/** Installs (or with undefined removes) the capacity meter of every document client in this process. */
+export function meterCapacity(meter: CapacityMeterHook | undefined): void {
+  capacityMeter = meter;
 }
 
 export const isConditionalCheckFailed = (error: unknown): boolean =>

@@ -1,12 +1,13 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Channel } from '#shared/domain/orgs/model';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { NetworkChannel } from '#shared/ports/messaging-network';
 
 /**
  * A channel's network credentials: the access token is in the record locally, and a Secrets Manager reference on
  * AWS (read once per cold start and cached).
  */
-export class ChannelCredentials {
+export class SecretsManagerChannelCredentials implements ChannelCredentials {
   #cache = new Map<string, Promise<string>>();
 
   constructor(private readonly secrets: () => SecretsManagerClient) {}

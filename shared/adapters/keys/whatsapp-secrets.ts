@@ -1,15 +1,11 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-
-export interface WhatsAppSecretValues {
-  appSecret: string;
-  verifyToken: string;
-}
+import type { WhatsAppSecrets, WhatsAppSecretValues } from '#shared/ports/whatsapp-secrets';
 
 /**
  * Meta's app secret and webhook verify token: from the environment locally, from one Secrets Manager secret on
  * AWS (read once per cold start, retried on the next call if that read failed).
  */
-export class WhatsAppSecrets {
+export class SecretsManagerWhatsAppSecrets implements WhatsAppSecrets {
   #values: Promise<WhatsAppSecretValues> | undefined;
 
   constructor(

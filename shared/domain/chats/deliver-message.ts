@@ -1,6 +1,6 @@
-import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import type { Config } from '#shared/config/env';
 import { logger } from '#shared/observability/logger';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
@@ -13,7 +13,7 @@ export interface DeliverMessageDeps {
   chats: ChatStore;
   identity: ChannelStore;
   network: MessagingNetwork;
-  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+  channelCredentials: ChannelCredentials;
 }
 
 /**

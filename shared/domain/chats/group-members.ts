@@ -1,6 +1,6 @@
-import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { ChatNotFoundError, NetworkRejectedError, NetworkUnavailableError, NotAGroupError } from '#shared/errors';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
@@ -12,7 +12,7 @@ export interface GroupMemberDeps {
   chats: ChatStore;
   identity: ChannelStore;
   network: MessagingNetwork;
-  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+  channelCredentials: ChannelCredentials;
 }
 
 interface GroupContext {
@@ -20,22 +20,21 @@ interface GroupContext {
   network: NetworkChannel;
 }
 
-/** The group chat: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
-async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext['chat']> {
+/** The group chat and its network credentials: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
+/** Reads only the table: listings never need the channel's network credentials. */
+type GroupReadDeps = Pick<GroupMemberDeps, 'chats' | 'identity'>;
+
+async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatId: string) {
   const chat = await deps.chats.getChat(orgId, chatId);
   if (!chat) throw new ChatNotFoundError(chatId);
   if (chat.chatType !== 'GROUP' || !chat.externalChatId) throw new NotAGroupError(chatId);
-  return chat as GroupContext['chat'];
-}
-
-/**
- * The group chat and its channel's network credentials, for operations that call the network. Reading ones do not
- * fetch the credentials: on AWS that is a Secrets Manager read their role need not be allowed.
- */
-async function requireNetworkGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
-  const chat = await requireGroup(deps, orgId, chatId);
   const channel = await deps.identity.getChannel(orgId, chat.channelId);
   if (!channel) throw new NotAGroupError(chatId);
+  return { chat: chat as GroupContext['chat'], channel };
+}
+
+async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+  const { chat, channel } = await requireGroupChat(deps, orgId, chatId);
   return { chat, network: await deps.channelCredentials.forChannel(channel) };
 }
 
@@ -50,8 +49,8 @@ async function call<T>(action: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function listParticipants(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const chat = await requireGroup(deps, input.orgId, input.chatId);
+export async function listParticipants(deps: GroupReadDeps, input: { orgId: string; chatId: string }) {
+  const { chat } = await requireGroupChat(deps, input.orgId, input.chatId);
   return { participants: chat.participants ?? [] };
 }
 
@@ -63,7 +62,7 @@ export async function inviteParticipants(
   deps: GroupMemberDeps,
   input: { orgId: string; chatId: string; phoneNumbers: string[] },
 ) {
-  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const outcomes = await Promise.allSettled(
     input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
   );
@@ -95,21 +94,21 @@ export async function removeParticipants(
   deps: GroupMemberDeps,
   input: { orgId: string; chatId: string; phoneNumbers?: string[]; userIds?: string[] },
 ) {
-  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const users = [...(input.phoneNumbers ?? []).map((phone) => phone.replace(/^\+/, '')), ...(input.userIds ?? [])];
   await call(() => deps.network.removeParticipants(network, chat.externalChatId, users));
   return { status: 'pending' as const, phoneNumbers: input.phoneNumbers ?? [], userIds: input.userIds ?? [] };
 }
 
 export async function getInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const inviteLink = await call(() => deps.network.getInviteLink(network, chat.externalChatId));
   if (inviteLink !== chat.inviteLink) await deps.chats.updateChat(input.orgId, input.chatId, () => ({ inviteLink }));
   return { inviteLink };
 }
 
 export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
-  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const inviteLink = await call(() => deps.network.resetInviteLink(network, chat.externalChatId));
   await deps.chats.updateChat(input.orgId, input.chatId, () => ({
     inviteLink,
@@ -119,10 +118,10 @@ export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: str
 }
 
 export async function listJoinRequests(
-  deps: GroupMemberDeps,
+  deps: GroupReadDeps,
   input: { orgId: string; chatId: string; limit: number; cursor?: string },
 ) {
-  await requireGroup(deps, input.orgId, input.chatId);
+  await requireGroupChat(deps, input.orgId, input.chatId);
   const binding = ['join-requests', input.orgId, input.chatId];
   const page = await deps.chats.listJoinRequests(input.orgId, input.chatId, {
     limit: input.limit,
@@ -136,7 +135,7 @@ export async function decideJoinRequests(
   deps: GroupMemberDeps,
   input: { orgId: string; chatId: string; joinRequestIds: string[]; decision: 'approve' | 'reject' },
 ) {
-  const { chat, network } = await requireNetworkGroup(deps, input.orgId, input.chatId);
+  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const ids = [...new Set(input.joinRequestIds)];
   const outcome = await call(() =>
     input.decision === 'approve'

@@ -1,5 +1,5 @@
-import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { logger } from '#shared/observability/logger';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './outcomes.ts';
 
@@ -17,7 +17,7 @@ export interface HeldGroupCreate {
 
 export interface ApplyGroupCreateDeps extends OutcomeDeps {
   identity: ChannelStore;
-  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+  channelCredentials: ChannelCredentials;
 }
 
 /**

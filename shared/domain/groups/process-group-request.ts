@@ -1,6 +1,6 @@
-import type { ChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import type { Config } from '#shared/config/env';
 import { logger } from '#shared/observability/logger';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { type NetworkChannel, NetworkError, type NetworkGroup } from '#shared/ports/messaging-network';
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
@@ -12,7 +12,7 @@ import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './ou
 export interface ProcessGroupRequestDeps extends OutcomeDeps {
   config: Pick<Config, 'groups'>;
   identity: ChannelStore;
-  channelCredentials: Pick<ChannelCredentials, 'forChannel'>;
+  channelCredentials: ChannelCredentials;
 }
 
 /** Allowed clock skew between our submission time and Meta's `created_at` when matching a listed group. */

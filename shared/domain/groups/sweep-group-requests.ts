@@ -15,7 +15,9 @@ const REPUBLISH_AFTER_SECONDS = 30;
  * 2. Requests still `pending` after a minute → queued again (the worker is idempotent).
  * 3. Final requests whose event was never published → published and stamped.
  */
-export async function sweepGroupRequests(deps: OutcomeDeps & { config: Pick<Config, 'groups'>; queue: JobQueue }) {
+export async function sweepGroupRequests(
+  deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'events'> & { config: Pick<Config, 'groups'>; queue: JobQueue },
+) {
   const now = deps.clock.now().getTime();
   const timeoutMs = deps.config.groups.confirmationTimeoutSeconds * 1000;
   let timedOut = 0;

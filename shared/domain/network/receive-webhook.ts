@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import type { WhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import { verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
 import { toFieldErrors } from '#shared/http/validation';
 import { logger } from '#shared/observability/logger';
+import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
 import { applyNetworkNotification } from './apply-notification.ts';
 import { Notification } from './notification.ts';
 
@@ -17,7 +17,7 @@ import { Notification } from './notification.ts';
  * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
  */
 export async function receiveNetworkWebhook(
-  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & { whatsappSecrets: Pick<WhatsAppSecrets, 'get'> },
+  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & { whatsappSecrets: WhatsAppSecrets },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   const { appSecret } = await deps.whatsappSecrets.get();
@@ -38,7 +38,7 @@ export async function receiveNetworkWebhook(
 
 /** Meta's subscription handshake: echo `hub.challenge` when the verify token matches. */
 export async function verifyWebhookSubscription(
-  deps: { whatsappSecrets: Pick<WhatsAppSecrets, 'get'> },
+  deps: { whatsappSecrets: WhatsAppSecrets },
   query: { 'hub.mode'?: string; 'hub.verify_token'?: string; 'hub.challenge'?: string },
 ): Promise<string> {
   const expected = Buffer.from((await deps.whatsappSecrets.get()).verifyToken);

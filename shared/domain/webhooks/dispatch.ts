@@ -158,7 +158,7 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
 }
 
 /** Moves deliveries whose long wait is over back onto the queue (the webhook sweeper). */
-export async function sweepDueDeliveries(deps: DispatchDeps): Promise<number> {
+export async function sweepDueDeliveries(deps: Pick<DispatchDeps, 'clock' | 'webhooks' | 'queue'>): Promise<number> {
   const due = await deps.webhooks.dueDeliveries(deps.clock.now(), 100);
   for (const delivery of due) {
     await enqueue(deps, delivery, 0);

@@ -65,7 +65,7 @@ export async function listSubscriptions(
 
 /** Changes a subscription; a new URL is checked again, and `status: active` re-enables one that was disabled. */
 export async function updateSubscription(
-  deps: SubscriptionDeps,
+  deps: Pick<SubscriptionDeps, 'clock' | 'webhooks' | 'webhookTransport'>,
   input: {
     orgId: string;
     webhookId: string;
@@ -103,7 +103,10 @@ export async function deleteSubscription(
 }
 
 /** A new secret; the current one keeps signing beside it for 24 h (deliveries carry both signatures). */
-export async function rotateSecret(deps: SubscriptionDeps, input: { orgId: string; webhookId: string }) {
+export async function rotateSecret(
+  deps: Pick<SubscriptionDeps, 'clock' | 'webhooks' | 'secretBox'>,
+  input: { orgId: string; webhookId: string },
+) {
   const now = deps.clock.now();
   const secret = generateWebhookSecret();
   const sealed = await deps.secretBox.seal(secret);

@@ -1,0 +1,149 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { REPO_ROOT } from '#infra/aws/constructs/app-function';
+import { bundleBuildOptions, functionBuildOptions } from '#infra/aws/constructs/function-bundle';
+import { median } from './stats.ts';
+
+const run = promisify(execFile);
+const PROBE = new URL('./import-probe.mjs', import.meta.url).pathname;
+
+/** The baselines built beside the functions, with the same options. */
+export const BASELINES = {
+  empty: 'bench/reference/empty-handler.ts',
+  reference: 'bench/reference/handler.ts',
+  'reference, clients on first use': 'bench/reference/lazy-handler.ts',
+} as const;
+
+const TABLE_KEYS = { '#shared/config/keys': 'bench/what-if/table-keys.ts' };
+const ENV_CREDENTIALS = { '@aws-sdk/credential-provider-node': 'bench/what-if/env-credentials.ts' };
+
+/**
+ * Measured, never deployed: what the two largest remaining parts of a function cost (bench/what-if/). Each is the
+ * function's own bundle with one module swapped at bundle time.
+ */
+export const WHAT_IF: { name: string; fn: string; swap: Record<string, string> }[] = [
+  { name: 'get-group-status, JWKS from the table instead of SSM', fn: 'get-group-status', swap: TABLE_KEYS },
+  { name: 'get-group-status, env-only credential provider', fn: 'get-group-status', swap: ENV_CREDENTIALS },
+  { name: 'get-group-status, both', fn: 'get-group-status', swap: { ...TABLE_KEYS, ...ENV_CREDENTIALS } },
+  { name: 'report-worker, env-only credential provider', fn: 'report-worker', swap: ENV_CREDENTIALS },
+];
+
+function swapModules(swap: Record<string, string>): Plugin {
+  return {
+    name: 'what-if',
+    setup(builder) {
+      for (const [specifier, replacement] of Object.entries(swap)) {
+        const filter = new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+        builder.onResolve({ filter }, () => ({ path: join(REPO_ROOT, replacement) }));
+      }
+    },
+  };
+}
+
+export interface BundleFigures {
+  name: string;
+  bytes: number;
+  mapBytes: number;
+  /** Median import time in a fresh process, ms. */
+  importMs: number;
+  samples: number[];
+  /** Bytes per npm package (or own source folder) in the bundle, largest first. */
+  packages: [string, number][];
+}
+
+export interface ColdStartResult {
+  functions: BundleFigures[];
+  whatIf: BundleFigures[];
+  baselines: Record<keyof typeof BASELINES, BundleFigures>;
+  samplesPerBundle: number;
+}
+
+/**
+ * P1: each function bundled exactly as the CDK stack bundles it (functionBuildOptions), then imported in fresh Node
+ * processes, interleaved round by round with the empty handler and the reference bundle (TOOLCHAIN §5). The children
+ * run without NODE_EXTRA_CA_CERTS (gotcha 14) and NODE_OPTIONS, and without the SDK's Node 20 support warning
+ * (Lambda runs Node 22, where it is never printed).
+ */
+export async function coldStartBenchmark(options: {
+  samples: number;
+  functions?: string[];
+  whatIf?: boolean;
+}): Promise<ColdStartResult> {
+  const functions = options.functions ?? readdirSync(new URL('../functions/', import.meta.url)).sort();
+  const outdir = await mkdtemp(join(tmpdir(), 'wpcrm-p1-'));
+  try {
+    const entries = [
+      ...functions.map((fn) => ({ name: fn, build: functionBuildOptions(fn, join(outdir, fn)) })),
+      ...Object.entries(BASELINES).map(([name, entry]) => ({
+        name,
+        build: bundleBuildOptions(entry, join(outdir, name.replace(/\W+/g, '-'))),
+      })),
+      ...(options.whatIf === false ? [] : WHAT_IF).map(({ name, fn, swap }) => ({
+        name,
+        build: { ...functionBuildOptions(fn, join(outdir, name.replace(/\W+/g, '-'))), plugins: [swapModules(swap)] },
+      })),
+    ];
+    const built = await Promise.all(
+      entries.map(async ({ name, build: buildOptions }) => {
+        const result = await build(buildOptions);
+        const file = buildOptions.outfile!;
+        return { name, file, metafile: result.metafile! };
+      }),
+    );
+
+    const env: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const samples = new Map(built.map((bundle) => [bundle.name, [] as number[]]));
+    for (let round = 0; round < options.samples; round++) {
+      // Rotate the order each round, so no bundle always runs right after the same neighbour.
+      const offset = round % built.length;
+      for (const bundle of [...built.slice(offset), ...built.slice(0, offset)]) {
+        const { stdout } = await run(process.execPath, ['--no-warnings', PROBE, pathToFileURL(bundle.file).href], {
+          env,
+        });
+        samples.get(bundle.name)!.push(Number(stdout));
+      }
+    }
+
+    const figures = built.map(
+      (bundle): BundleFigures => ({
+        name: bundle.name,
+        bytes: statSync(bundle.file).size,
+        mapBytes: statSync(`${bundle.file}.map`).size,
+        importMs: median(samples.get(bundle.name)!),
+        samples: samples.get(bundle.name)!,
+        packages: packageBytes(bundle.metafile),
+      }),
+    );
+    const byName = new Map(figures.map((figure) => [figure.name, figure]));
+    return {
+      functions: functions.map((fn) => byName.get(fn)!),
+      whatIf: (options.whatIf === false ? [] : WHAT_IF).map(({ name }) => byName.get(name)!),
+      baselines: Object.fromEntries(Object.keys(BASELINES).map((name) => [name, byName.get(name)!])) as Record<
+        keyof typeof BASELINES,
+        BundleFigures
+      >,
+      samplesPerBundle: options.samples,
+    };
+  } finally {
+    await rm(outdir, { recursive: true, force: true });
+  }
+}
+
+/** esbuild's metafile, summed per npm package (own code per top folder), as analyzeMetafile lists it per file. */
+function packageBytes(metafile: Metafile): [string, number][] {
+  const output = Object.values(metafile.outputs).find((out) => out.entryPoint);
+  const totals = new Map<string, number>();
+  for (const [file, input] of Object.entries(output?.inputs ?? {})) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1] ?? file.split('/').slice(0, 2).join('/');
+    totals.set(pkg, (totals.get(pkg) ?? 0) + input.bytesInOutput);
+  }
+  return [...totals].sort((a, b) => b[1] - a[1]);
+}

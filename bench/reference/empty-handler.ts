@@ -1,0 +1,2 @@
+/** P1 floor: a handler that imports nothing. */
+export const handler = async () => ({ statusCode: 200 });

@@ -1,0 +1,49 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
+import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
+import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
+import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
+import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
+import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
+import { config } from './core.ts';
+import { instance } from './instances.ts';
+
+/** The table's stores, all over one DynamoDB document client. */
+export function documentClient(): DynamoDBDocumentClient {
+  return instance(documentClient, () =>
+    createDocumentClient({ region: config().aws.region, endpoint: config().aws.endpoints.dynamodb }),
+  );
+}
+
+const table = () => config().aws.tableName;
+
+export function identityStore(): DynamoIdentityStore {
+  return instance(identityStore, () => new DynamoIdentityStore(documentClient(), table()));
+}
+
+export function groupRequestStore(): DynamoGroupRequestStore {
+  return instance(groupRequestStore, () => new DynamoGroupRequestStore(documentClient(), table()));
+}
+
+export function chatStore(): DynamoChatStore {
+  return instance(chatStore, () => new DynamoChatStore(documentClient(), table()));
+}
+
+/** Rate limits and idempotency keys. */
+export function limits(): DynamoLimits {
+  return instance(limits, () => new DynamoLimits(documentClient(), table()));
+}
+
+export function webhookStore(): DynamoWebhookStore {
+  return instance(webhookStore, () => new DynamoWebhookStore(documentClient(), table()));
+}
+
+export function reportStore(): DynamoReportStore {
+  return instance(reportStore, () => new DynamoReportStore(documentClient(), table()));
+}
+
+export function crmStore(): DynamoCrmStore {
+  return instance(crmStore, () => new DynamoCrmStore(documentClient(), table()));
+}

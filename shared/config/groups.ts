@@ -1,0 +1,73 @@
+import type { createGroup } from '#shared/domain/groups/create-group';
+import type { getCreationStatus } from '#shared/domain/groups/get-creation-status';
+import type { processGroupRequest } from '#shared/domain/groups/process-group-request';
+import type { sweepGroupRequests } from '#shared/domain/groups/sweep-group-requests';
+import type { receiveNetworkWebhook, verifyWebhookSubscription } from '#shared/domain/network/receive-webhook';
+import type { IdempotencyStore } from '#shared/ports/idempotency-store';
+import { clock, config, ids } from './core.ts';
+import { chatStore, groupRequestStore, identityStore, limits } from './dynamodb.ts';
+import { eventPublisher } from './eventbridge.ts';
+import { type DepsOf, instance, lazyDeps } from './instances.ts';
+import { channelCredentials, messagingNetwork, whatsAppSecrets } from './network.ts';
+import { jobQueue } from './sqs.ts';
+
+/** POST /groups: the use case and the Idempotency-Key store. */
+export function createGroupDeps(): DepsOf<typeof createGroup> & { limits: IdempotencyStore } {
+  return instance(createGroupDeps, () =>
+    lazyDeps({
+      config,
+      clock,
+      ids,
+      identity: identityStore,
+      groups: groupRequestStore,
+      limits,
+      queue: jobQueue,
+    }),
+  );
+}
+
+export function groupStatusDeps(): DepsOf<typeof getCreationStatus> {
+  return instance(groupStatusDeps, () => lazyDeps({ groups: groupRequestStore }));
+}
+
+export function groupWorkerDeps(): DepsOf<typeof processGroupRequest> {
+  return instance(groupWorkerDeps, () =>
+    lazyDeps({
+      config,
+      clock,
+      identity: identityStore,
+      groups: groupRequestStore,
+      chats: chatStore,
+      events: eventPublisher,
+      network: messagingNetwork,
+      channelCredentials,
+    }),
+  );
+}
+
+export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
+  return instance(groupSweeperDeps, () =>
+    lazyDeps({ config, clock, groups: groupRequestStore, events: eventPublisher, queue: jobQueue }),
+  );
+}
+
+/** Meta's signed webhook: group confirmations, participants, inbound messages and statuses. */
+export function networkWebhookDeps(): DepsOf<typeof receiveNetworkWebhook> {
+  return instance(networkWebhookDeps, () =>
+    lazyDeps({
+      clock,
+      ids,
+      identity: identityStore,
+      groups: groupRequestStore,
+      chats: chatStore,
+      events: eventPublisher,
+      network: messagingNetwork,
+      channelCredentials,
+      whatsappSecrets: whatsAppSecrets,
+    }),
+  );
+}
+
+export function webhookHandshakeDeps(): DepsOf<typeof verifyWebhookSubscription> {
+  return instance(webhookHandshakeDeps, () => lazyDeps({ whatsappSecrets: whatsAppSecrets }));
+}

@@ -1,0 +1,30 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
+import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { SecretsManagerWhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
+import type { MessagingNetwork } from '#shared/ports/messaging-network';
+import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
+import { awsClientOptions, config } from './core.ts';
+import { instance } from './instances.ts';
+
+/** Meta's Graph API over `fetch`: no SDK client. */
+export function messagingNetwork(): MessagingNetwork {
+  return instance(messagingNetwork, () => new GraphMessagingNetwork({ baseUrl: config().whatsapp.graphUrl }));
+}
+
+/** The Secrets Manager client that reads the channels' access tokens and Meta's app secret. */
+export function secretsManager(): SecretsManagerClient {
+  return instance(secretsManager, () => new SecretsManagerClient(awsClientOptions(undefined)));
+}
+
+export function channelCredentials(): ChannelCredentials {
+  return instance(channelCredentials, () => new SecretsManagerChannelCredentials(secretsManager));
+}
+
+export function whatsAppSecrets(): WhatsAppSecrets {
+  return instance(whatsAppSecrets, () => {
+    const { appSecret, verifyToken, secretsId } = config().whatsapp;
+    return new SecretsManagerWhatsAppSecrets({ appSecret, verifyToken }, secretsId, secretsManager);
+  });
+}

@@ -1,0 +1,61 @@
+import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
+import type { dispatchMessage, sweepDueDeliveries } from '#shared/domain/webhooks/dispatch';
+import type {
+  createSubscription,
+  listSubscriptions,
+  redeliver,
+  rotateSecret,
+  updateSubscription,
+} from '#shared/domain/webhooks/subscriptions';
+import type { WebhookTransport } from '#shared/ports/webhook-transport';
+import { clock, config, ids } from './core.ts';
+import { webhookStore } from './dynamodb.ts';
+import { type DepsOf, instance, lazyDeps } from './instances.ts';
+import { secretBox } from './secret-box.ts';
+import { jobQueue } from './sqs.ts';
+
+/** Customers' webhook URLs over HTTP(S), with the SSRF policy: no SDK client. */
+export function webhookTransport(): WebhookTransport {
+  return instance(webhookTransport, () => new WebhookSender({ allowPrivate: config().webhooks.allowPrivateTargets }));
+}
+
+export function createWebhookDeps(): DepsOf<typeof createSubscription> {
+  return instance(createWebhookDeps, () =>
+    lazyDeps({ clock, ids, webhooks: webhookStore, secretBox, webhookTransport }),
+  );
+}
+
+export function updateWebhookDeps(): DepsOf<typeof updateSubscription> {
+  return instance(updateWebhookDeps, () => lazyDeps({ clock, webhooks: webhookStore, webhookTransport }));
+}
+
+export function rotateWebhookSecretDeps(): DepsOf<typeof rotateSecret> {
+  return instance(rotateWebhookSecretDeps, () => lazyDeps({ clock, webhooks: webhookStore, secretBox }));
+}
+
+/** Listing, deleting, and the delivery log: the table only. */
+export function webhookReadDeps(): DepsOf<typeof listSubscriptions> {
+  return instance(webhookReadDeps, () => lazyDeps({ webhooks: webhookStore }));
+}
+
+export function redeliverDeps(): DepsOf<typeof redeliver> {
+  return instance(redeliverDeps, () => lazyDeps({ config, clock, webhooks: webhookStore, queue: jobQueue }));
+}
+
+export function dispatchDeps(): DepsOf<typeof dispatchMessage> {
+  return instance(dispatchDeps, () =>
+    lazyDeps({
+      config,
+      clock,
+      ids,
+      webhooks: webhookStore,
+      secretBox,
+      webhookTransport,
+      queue: jobQueue,
+    }),
+  );
+}
+
+export function webhookSweeperDeps(): DepsOf<typeof sweepDueDeliveries> {
+  return instance(webhookSweeperDeps, () => lazyDeps({ clock, webhooks: webhookStore, queue: jobQueue }));
+}

@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { signAccessToken } from '#shared/auth/access-token';
+import { activateKey, addKey, retireKey } from '#shared/auth/key-set';
+import { clock, config } from '#shared/config/core';
+import { provide, resetDeps } from '#shared/config/instances';
+import { verificationKeyStore } from '#shared/config/keys';
+import { UnauthorizedError } from '#shared/errors';
+import { authenticateBearer } from '#shared/http/bearer-auth';
+import { MemoryKeyStore } from '#test/support/memory-key-store';
+
+const ORG = '3f1c2a4e-8b7d-4c1a-9e2f-0a1b2c3d4e5f';
+const subject = { clientId: 'cli_1', orgId: ORG, roles: ['CRM_ADMIN' as const] };
+
+describe('authenticateBearer', () => {
+  let keys: MemoryKeyStore;
+  const time = { now: new Date('2026-11-22T10:00:00Z') };
+  const advance = (seconds: number) => {
+    time.now = new Date(time.now.getTime() + seconds * 1000);
+  };
+
+  beforeEach(async () => {
+    keys = await MemoryKeyStore.create();
+    time.now = new Date('2026-11-22T10:00:00Z');
+    provide(verificationKeyStore, keys);
+    provide(clock, { now: () => time.now });
+  });
+
+  afterEach(() => {
+    resetDeps();
+  });
+
+  it('returns the principal of a valid bearer token, again on a repeated call', async () => {
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+
+    const first = await authenticateBearer(`Bearer ${token}`);
+    const second = await authenticateBearer(`Bearer ${token}`);
+
+    expect(first).toMatchObject({ clientId: 'cli_1', orgId: ORG, roles: ['CRM_ADMIN'] });
+    expect(second).toEqual(first);
+  });
+
+  it('refuses a token it accepted before once the token has expired, even within the minute', async () => {
+    const issuedAt = new Date(time.now.getTime() - (config().jwt.ttlSeconds - 10) * 1000);
+    const token = await signAccessToken(keys, config().jwt, subject, issuedAt);
+    await authenticateBearer(`Bearer ${token}`);
+
+    advance(10 + 31);
+
+    await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it('refuses a token of a retired key at the latest a minute after it last accepted it', async () => {
+    const oldKid = keys.set.activeKid;
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+    await authenticateBearer(`Bearer ${token}`);
+    keys.set = await addKey(keys.set);
+    keys.set = retireKey(activateKey(keys.set, keys.set.keys.at(-1)!.kid!), oldKid);
+
+    advance(61);
+
+    await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it('refuses a missing or non-bearer Authorization header', async () => {
+    await expect(authenticateBearer(undefined)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticateBearer('Basic abc')).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+});
