@@ -1,7 +1,8 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
+import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
+import { SsmPublicKeyStore } from '#shared/adapters/keys/ssm-public-keys';
 import type { KeyStore } from '#shared/ports/key-store';
 import { config } from './core.ts';
 import { instance } from './instances.ts';
@@ -14,10 +15,8 @@ export function verificationKeyStore(): KeyStore {
   return instance(verificationKeyStore, () => {
     const { jwt, aws } = config();
     if (jwt.keysFile) return new FileKeyStore(jwt.keysFile);
-    return new AwsKeyStore(
-      { ssm: jwt.publicKeysParameter ? new SSMClient({ region: aws.region }) : undefined },
-      { publicKeysParameter: jwt.publicKeysParameter },
-    );
+    if (!jwt.publicKeysParameter) throw new Error('JWT_PUBLIC_KEYS_PARAMETER is not configured');
+    return new SsmPublicKeyStore(new SSMClient({ region: aws.region }), jwt.publicKeysParameter);
   });
 }
 
@@ -26,9 +25,7 @@ export function signingKeyStore(): KeyStore {
   return instance(signingKeyStore, () => {
     const { jwt, aws } = config();
     if (jwt.keysFile) return new FileKeyStore(jwt.keysFile);
-    return new AwsKeyStore(
-      { secrets: jwt.signingSecretId ? new SecretsManagerClient({ region: aws.region }) : undefined },
-      { signingSecretId: jwt.signingSecretId },
-    );
+    if (!jwt.signingSecretId) throw new Error('JWT_SIGNING_SECRET_ID is not configured');
+    return new SecretsManagerKeySetStore(new SecretsManagerClient({ region: aws.region }), jwt.signingSecretId);
   });
 }

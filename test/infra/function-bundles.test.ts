@@ -31,16 +31,6 @@ function expectedClients(fn: string): string[] {
   return [...clients].sort();
 }
 
-/**
- * AwsKeyStore (shared/adapters/keys) imports the commands of both key stores, so a function that reads one store
- * also carries the other store's command class (a few KB), never its client.
- */
-function commandOnly(fn: string, clients: string[]): string[] {
-  const keys = clients.includes('client-ssm') || fn === 'issue-token';
-  if (!keys) return [];
-  return ['client-secrets-manager', 'client-ssm'].filter((pkg) => !clients.includes(pkg));
-}
-
 interface Contents {
   /** `@aws-sdk/client-*` packages whose client class (`…Client.js`) is in the bundle. */
   clients: string[];
@@ -83,7 +73,7 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     const clients = expectedClients(fn);
 
     expect(bundle.clients).toEqual(clients);
-    expect(bundle.packages).toEqual([...clients, ...commandOnly(fn, clients)].sort());
+    expect(bundle.packages).toEqual(clients);
   });
 
   it('keeps get-health, get-openapi and route-not-found free of the SDK and of jose', () => {
@@ -98,12 +88,12 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     const verifying = FUNCTIONS.filter((fn) =>
       bundles.get(fn)!.files.some((file) => file.includes('/jose/') && file.endsWith('/jwt/verify.js')),
     );
-    const withKeys = FUNCTIONS.filter((fn) =>
-      bundles.get(fn)!.files.some((file) => file.startsWith('shared/adapters/keys/aws-key-store')),
-    );
+    const withKeys = (adapter: string) =>
+      FUNCTIONS.filter((fn) => bundles.get(fn)!.files.includes(`shared/adapters/keys/${adapter}.ts`)).sort();
 
     expect(verifying.sort()).toEqual([...VERIFIES_TOKENS].sort());
-    expect(withKeys.sort()).toEqual([...VERIFIES_TOKENS, 'get-jwks', 'issue-token'].sort());
+    expect(withKeys('ssm-public-keys')).toEqual([...VERIFIES_TOKENS, 'get-jwks'].sort());
+    expect(withKeys('secrets-manager-key-set')).toEqual(['issue-token']);
   });
 
   it('never bundles the whole-service composition (shared/config/deps.ts)', () => {

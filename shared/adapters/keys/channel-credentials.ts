@@ -1,14 +1,17 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Channel } from '#shared/domain/orgs/model';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { NetworkChannel } from '#shared/ports/messaging-network';
+import { SECRET_MAX_AGE_SECONDS } from './max-age.ts';
 
 /**
  * A channel's network credentials: the access token is in the record locally, and a Secrets Manager reference on
- * AWS (read once per cold start and cached).
+ * AWS, reused for SECRET_MAX_AGE_SECONDS (an operator's new token reaches warm functions within 5 minutes; a failed
+ * read is not cached).
  */
 export class SecretsManagerChannelCredentials implements ChannelCredentials {
-  #cache = new Map<string, Promise<string>>();
+  #provider: SecretsProvider | undefined;
 
   constructor(private readonly secrets: () => SecretsManagerClient) {}
 
@@ -17,14 +20,11 @@ export class SecretsManagerChannelCredentials implements ChannelCredentials {
     if (channel.accessToken) return { phoneNumberId: channel.phoneNumberId, accessToken: channel.accessToken };
     const secretId = channel.accessTokenSecretId;
     if (!secretId) throw new Error(`channel ${channel.channelId} has no access token`);
-    let token = this.#cache.get(secretId);
-    if (!token) {
-      token = this.secrets()
-        .send(new GetSecretValueCommand({ SecretId: secretId }))
-        .then((result) => result.SecretString ?? '');
-      this.#cache.set(secretId, token);
-      token.catch(() => this.#cache.delete(secretId));
+    this.#provider ??= new SecretsProvider({ awsSdkV3Client: this.secrets() });
+    const accessToken = await this.#provider.get(secretId, { maxAge: SECRET_MAX_AGE_SECONDS });
+    if (typeof accessToken !== 'string' || accessToken.length === 0) {
+      throw new Error(`channel ${channel.channelId}: the access token secret is empty`);
     }
-    return { phoneNumberId: channel.phoneNumberId, accessToken: await token };
+    return { phoneNumberId: channel.phoneNumberId, accessToken };
   }
 }

@@ -1,12 +1,15 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { WhatsAppSecrets, WhatsAppSecretValues } from '#shared/ports/whatsapp-secrets';
+import { SECRET_MAX_AGE_SECONDS } from './max-age.ts';
 
 /**
  * Meta's app secret and webhook verify token: from the environment locally, from one Secrets Manager secret on
- * AWS (read once per cold start, retried on the next call if that read failed).
+ * AWS, reused for SECRET_MAX_AGE_SECONDS (a rotated app secret reaches warm functions within 5 minutes; a failed
+ * read is not cached, the next call reads again).
  */
 export class SecretsManagerWhatsAppSecrets implements WhatsAppSecrets {
-  #values: Promise<WhatsAppSecretValues> | undefined;
+  #provider: SecretsProvider | undefined;
 
   constructor(
     private readonly fallback: WhatsAppSecretValues,
@@ -14,14 +17,10 @@ export class SecretsManagerWhatsAppSecrets implements WhatsAppSecrets {
     private readonly secrets: () => SecretsManagerClient,
   ) {}
 
-  get(): Promise<WhatsAppSecretValues> {
-    if (!this.secretId) return Promise.resolve(this.fallback);
-    this.#values ??= this.secrets()
-      .send(new GetSecretValueCommand({ SecretId: this.secretId }))
-      .then((result) => JSON.parse(result.SecretString ?? '{}') as WhatsAppSecretValues);
-    this.#values.catch(() => {
-      this.#values = undefined;
-    });
-    return this.#values;
+  async get(): Promise<WhatsAppSecretValues> {
+    if (!this.secretId) return this.fallback;
+    this.#provider ??= new SecretsProvider({ awsSdkV3Client: this.secrets() });
+    const values = await this.#provider.get(this.secretId, { maxAge: SECRET_MAX_AGE_SECONDS, transform: 'json' });
+    return (values ?? {}) as unknown as WhatsAppSecretValues;
   }
 }

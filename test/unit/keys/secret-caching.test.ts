@@ -1,0 +1,148 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
+import { SsmPublicKeyStore } from '#shared/adapters/keys/ssm-public-keys';
+import { SecretsManagerWhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
+import type { Channel } from '#shared/domain/orgs/model';
+
+// CONTRACT §13: secrets and keys read from AWS are reused for at most 5 minutes, and a failed read is not cached.
+const secrets = mockClient(SecretsManagerClient);
+const ssm = mockClient(SSMClient);
+const minutes = (count: number) => vi.advanceTimersByTime(count * 60_000);
+const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+
+const channel = {
+  channelId: 'ch_1',
+  phoneNumberId: '100000000000001',
+  accessTokenSecretId: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:channel-ch_1',
+} as Channel;
+
+const keySet = (activeKid: string) =>
+  JSON.stringify({
+    activeKid,
+    keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd', kid: activeKid }],
+  });
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  secrets.reset();
+  ssm.reset();
+});
+afterEach(() => vi.useRealTimers());
+
+describe('channel access tokens from Secrets Manager', () => {
+  it('reuses a token for 5 minutes, then reads the operator’s new one', async () => {
+    secrets.on(GetSecretValueCommand).resolvesOnce({ SecretString: 'old' }).resolves({ SecretString: 'new' });
+    const credentials = new SecretsManagerChannelCredentials(() => new SecretsManagerClient({}));
+
+    expect((await credentials.forChannel(channel)).accessToken).toBe('old');
+    minutes(4.9);
+    expect((await credentials.forChannel(channel)).accessToken).toBe('old');
+    minutes(0.2);
+    expect((await credentials.forChannel(channel)).accessToken).toBe('new');
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('does not cache a failed read: the next call reads again', async () => {
+    secrets.on(GetSecretValueCommand).rejectsOnce(throttled).resolves({ SecretString: 'token' });
+    const credentials = new SecretsManagerChannelCredentials(() => new SecretsManagerClient({}));
+
+    await expect(credentials.forChannel(channel)).rejects.toThrow();
+    expect((await credentials.forChannel(channel)).accessToken).toBe('token');
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+});
+
+describe('Meta’s app secret from Secrets Manager', () => {
+  it('picks up a rotated app secret within 5 minutes and never caches a failure', async () => {
+    secrets
+      .on(GetSecretValueCommand)
+      .rejectsOnce(throttled)
+      .resolvesOnce({ SecretString: JSON.stringify({ appSecret: 'a'.repeat(32), verifyToken: 'v' }) })
+      .resolves({ SecretString: JSON.stringify({ appSecret: 'b'.repeat(32), verifyToken: 'v' }) });
+    const whatsapp = new SecretsManagerWhatsAppSecrets(
+      { appSecret: 'local', verifyToken: 'local' },
+      'wp-crm/whatsapp',
+      () => new SecretsManagerClient({}),
+    );
+
+    await expect(whatsapp.get()).rejects.toThrow();
+    expect((await whatsapp.get()).appSecret).toBe('a'.repeat(32));
+    minutes(3);
+    expect((await whatsapp.get()).appSecret).toBe('a'.repeat(32));
+    minutes(2.1);
+    expect((await whatsapp.get()).appSecret).toBe('b'.repeat(32));
+  });
+});
+
+describe('the signing key set (the token function)', () => {
+  it('signs with the newly activated key within 5 minutes of the activation', async () => {
+    secrets
+      .on(GetSecretValueCommand)
+      .resolvesOnce({ SecretString: keySet('k1') })
+      .resolves({ SecretString: keySet('k2') });
+    const store = new SecretsManagerKeySetStore(new SecretsManagerClient({}), 'wp-crm/jwt');
+
+    expect((await store.signingKey()).kid).toBe('k1');
+    minutes(4.9);
+    expect((await store.signingKey()).kid).toBe('k1');
+    minutes(0.2);
+    expect((await store.signingKey()).kid).toBe('k2');
+  });
+
+  it('retries a failed read on the next call instead of keeping the failure', async () => {
+    secrets
+      .on(GetSecretValueCommand)
+      .rejectsOnce(throttled)
+      .resolves({ SecretString: keySet('k1') });
+    const store = new SecretsManagerKeySetStore(new SecretsManagerClient({}), 'wp-crm/jwt');
+
+    await expect(store.signingKey()).rejects.toThrow();
+    expect((await store.signingKey()).kid).toBe('k1');
+  });
+});
+
+describe('the public JWKS (verifying functions)', () => {
+  const jwks = (...kids: string[]) => ({
+    Parameter: { Value: JSON.stringify({ keys: kids.map((kid) => ({ kty: 'EC', kid })) }) },
+  });
+  const kids = async (store: SsmPublicKeyStore) => (await store.verificationKeys()).map((key) => key.kid);
+
+  it('stops trusting a retired key within 4 minutes (5 with the verified-token memory)', async () => {
+    ssm.on(GetParameterCommand).resolvesOnce(jwks('k1', 'k2')).resolves(jwks('k2'));
+    const store = new SsmPublicKeyStore(new SSMClient({}), '/wp-crm/dev/jwt/public-keys');
+
+    expect(await kids(store)).toEqual(['k1', 'k2']);
+    minutes(3.9);
+    expect(await kids(store)).toEqual(['k1', 'k2']);
+    minutes(0.2);
+    expect(await kids(store)).toEqual(['k2']);
+  });
+
+  it('re-reads at once for an unknown kid, at most once a minute, and never caches a failure', async () => {
+    ssm
+      .on(GetParameterCommand)
+      .resolvesOnce(jwks('k1'))
+      .rejectsOnce(throttled)
+      .resolvesOnce(jwks('k1', 'k2'))
+      .resolves(jwks('k1', 'k2', 'k3'));
+    let now = Date.now();
+    const store = new SsmPublicKeyStore(new SSMClient({}), '/wp-crm/dev/jwt/public-keys', () => now);
+
+    expect(await kids(store)).toEqual(['k1']);
+    await store.refresh();
+    await expect(store.verificationKeys()).rejects.toThrow();
+    // The failed forced read left the cached value in place; a later forced read succeeds.
+    expect(await kids(store)).toEqual(['k1']);
+    now += 61_000;
+    await store.refresh();
+    expect(await kids(store)).toEqual(['k1', 'k2']);
+    now += 10_000;
+    await store.refresh();
+    expect(await kids(store)).toEqual(['k1', 'k2']);
+    expect(ssm.commandCalls(GetParameterCommand)).toHaveLength(3);
+  });
+});
