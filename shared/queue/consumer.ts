@@ -5,7 +5,10 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { jobQueue } from '#shared/config/sqs';
 import { logger } from '#shared/observability/logger';
-import { RetryLater } from './retry.ts';
+import { backoffSeconds, RetryLater } from './retry.ts';
+
+/** First retry delay of a record that failed unexpectedly; it doubles per receive (10 s, 20 s, 40 s … 15 min). */
+const FAILURE_BACKOFF_BASE_SECONDS = 10;
 
 /**
  * A Lambda handler for one of the service's queues: Powertools batch processing with partial batch failures,
@@ -45,7 +48,26 @@ export function sqsConsumer<S extends v.GenericSchema>(
         });
         await jobQueue().retryAfter(queue, record.receiptHandle, error.delaySeconds);
       } else {
-        logger.error('record failed', { queue, messageId: record.messageId, error: error as Error });
+        // An unexpected failure (often a dependency's brief outage) is retried after a short backoff, not after the
+        // whole visibility timeout (6 × the function's timeout; 90 minutes for reports). The redrive policy still
+        // moves a message that keeps failing to the DLQ after maxReceiveCount receives.
+        const delaySeconds = backoffSeconds(FAILURE_BACKOFF_BASE_SECONDS, receiveCount);
+        logger.error('record failed', {
+          queue,
+          messageId: record.messageId,
+          receiveCount,
+          delaySeconds,
+          error: error as Error,
+        });
+        await jobQueue()
+          .retryAfter(queue, record.receiptHandle, delaySeconds)
+          .catch((visibilityError: unknown) =>
+            logger.warn('retry delay not set; the message returns after its visibility timeout', {
+              queue,
+              messageId: record.messageId,
+              error: visibilityError as Error,
+            }),
+          );
       }
       throw error;
     }

@@ -274,6 +274,26 @@ describe('group request lifecycle', () => {
     expect(h.published.map((event) => event.type)).toEqual(['group.creation_failed']);
   });
 
+  it('queues again a creating request whose job was lost after a refused call, which is then submitted again', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = ['not-sent'];
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    h.queued.length = 0;
+    h.advance(119);
+
+    await sweepGroupRequests(h.deps);
+    const queuedEarly = [...h.queued];
+    h.advance(2);
+    await sweepGroupRequests(h.deps);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+
+    // The table is shared with the other tests: look only at this request's jobs.
+    expect(queuedEarly).not.toContainEqual({ orgId, requestId });
+    expect(h.queued).toContainEqual({ orgId, requestId });
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'creating' });
+    expect(h.network.createCalls).toBe(2);
+  });
+
   it('queues again a request left pending, and republishes a final state whose event was lost', async () => {
     const { orgId, requestId, phoneNumberId } = await newRequest(h);
     h.queued.length = 0;

@@ -36,6 +36,13 @@ export async function processGroupRequest(
   receiveCount: number,
 ): Promise<void> {
   let request = await deps.groups.get(message.orgId, message.requestId);
+  logger.debug('group request job', {
+    requestId: message.requestId,
+    receiveCount,
+    status: request?.status,
+    submittedAt: request?.submittedAt,
+    networkRequestId: request?.networkRequestId,
+  });
   if (!request || request.status === 'created' || request.status === 'failed') return;
   const channel = await deps.identity.getChannel(request.orgId, request.channelId);
   const reason = channel ? ineligibility(channel) : 'NOT_FOUND';
@@ -105,12 +112,17 @@ export async function processGroupRequest(
         undefined,
         now().toISOString(),
       ))
-    )
+    ) {
+      logger.debug('another run moved the submission on; this one stops', { requestId: request.requestId });
       return;
+    }
   }
 
   const marker = now().toISOString();
-  if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, marker, marker))) return;
+  if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, marker, marker))) {
+    logger.debug('another run is submitting this request; this one stops', { requestId: request.requestId });
+    return;
+  }
   let networkRequestId: string;
   try {
     ({ networkRequestId } = await deps.network.createGroup(network, {

@@ -6,13 +6,20 @@ import { announce, failGroup, type OutcomeDeps } from './outcomes.ts';
 
 /** A pending request not picked up within this time was probably never queued (or its message was lost). */
 export const REQUEUE_AFTER_SECONDS = 60;
+/**
+ * A `creating` request that has not moved for this long may have lost its job: a duplicate delivery that stopped
+ * early can delete a message another run still needed, and no confirmation may ever come for a call Meta never got.
+ * Queued again, the worker re-checks a held confirmation, or reconciles and resubmits; it never makes a second group.
+ */
+export const REQUEUE_STALLED_AFTER_SECONDS = 120;
 const BATCH = 100;
 const REPUBLISH_AFTER_SECONDS = 30;
 
 /**
  * The group sweeper (scheduled):
  * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS → `failed` with CONFIRMATION_TIMEOUT.
- * 2. Requests still `pending` after a minute → queued again (the worker is idempotent).
+ * 2. Requests still `pending` after a minute, or `creating` with no change for two minutes → queued again (the worker
+ *    is idempotent).
  * 3. Final requests whose event was never published → published and stamped.
  */
 export async function sweepGroupRequests(
@@ -33,7 +40,10 @@ export async function sweepGroupRequests(
       ) {
         timedOut += 1;
       }
-    } else if (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) {
+    } else if (
+      (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) ||
+      (request.status === 'creating' && now - Date.parse(request.updatedAt) >= REQUEUE_STALLED_AFTER_SECONDS * 1000)
+    ) {
       await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
       requeued += 1;
     }
