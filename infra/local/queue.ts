@@ -88,6 +88,11 @@ export class LocalQueue {
     return records;
   }
 
+  /** The messages held now (visible or not), with their visibility, for tests that trace where a job went. */
+  held(): { body: string; visibleAt: number; receiveCount: number }[] {
+    return [...this.#messages.values()].map(({ body, visibleAt, receiveCount }) => ({ body, visibleAt, receiveCount }));
+  }
+
   /** Deletes a message; a stale receipt handle (the message was received again since) is ignored, as in SQS. */
   delete(receiptHandle: string): void {
     const messageId = receiptHandle.split(':')[0]!;

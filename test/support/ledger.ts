@@ -40,6 +40,8 @@ export interface LedgerResult {
   operations: { groupCreates: number; duplicateSubmits: number; clientTimeouts: number; reports: number };
   acknowledged: { groups: number; reports: number; indeterminateResolved: number };
   faults: Record<string, number>;
+  /** When each fault was injected. */
+  faultLog: string[];
   final: { created: number; failed: number; completed: number; reportsFailed: number };
   /** Acknowledged requests and reports still open when the drain gave up. */
   notFinal: string[];
@@ -48,14 +50,21 @@ export interface LedgerResult {
   unexpectedGroups: string[];
   liveGroupsOfFailedRequests: string[];
   eventsMissing: string[];
+  /** For each missing event: how often it reached the bus, and its deliveries (status, attempts, last error). */
+  missingEventTrace: Record<string, unknown>;
+  /** For each request still open: its stored record, Meta's request id link, a held confirmation, Graph calls and notifications. */
+  notFinalTrace: Record<string, unknown>;
   deadLetters: Record<string, number>;
   drainMs: number;
+  /** How the drain's time was spent: resolving unknown outcomes, waiting for final states, waiting for events. */
+  drainPhasesMs: { resolve: number; settle: number; events: number };
 }
 
 interface Tenant {
   orgId: string;
   channelId: string;
   token: string;
+  webhookId: string;
 }
 
 /**
@@ -71,8 +80,10 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
   const simulator = api.stack.simulator!;
   const receiver = await new Receiver().start();
   const faults: Record<string, number> = {};
+  const faultLog: string[] = [];
   const count = (name: string) => {
     faults[name] = (faults[name] ?? 0) + 1;
+    faultLog.push(`${new Date().toISOString()} ${name}`);
   };
   try {
     // Meta retries a notification for days; the run must not lose one to a short outage.
@@ -170,6 +181,7 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
       indeterminateResolved += 1;
     }
 
+    const resolvedAt = Date.now();
     const requestIds = [...new Set(attempts.map((attempt) => `${attempt.orgId}/${attempt.requestId}`))];
     const statuses = new Map<string, { status: string; chatId?: string }>();
     const reportStatuses = new Map<string, string>();
@@ -197,6 +209,7 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
       },
       { timeoutMs: 180_000, intervalMs: 500 },
     ).catch(() => false);
+    const settledAt = Date.now();
     const notFinal = [
       ...[...statuses.entries()]
         .filter(([, status]) => !['created', 'failed'].includes(status.status))
@@ -231,6 +244,7 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     ).catch(() => expectedEvents.filter((event) => !delivered().has(event)));
+    const eventsAt = Date.now();
 
     // The network's side: each request made at most one group (committed creates, from the Graph request log), a
     // created request has its group, a failed one none left, and no group exists that no client asked for.
@@ -265,6 +279,7 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
         ...faults,
         queueDuplicates: [...api.stack.queues.values()].reduce((sum, queue) => sum + queue.duplicated, 0),
       },
+      faultLog,
       final: {
         created: [...statuses.values()].filter((status) => status.status === 'created').length,
         failed: [...statuses.values()].filter((status) => status.status === 'failed').length,
@@ -281,16 +296,89 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
         .filter(([id, status]) => status.status === 'failed' && live(subjectOf.get(id)!) > 0)
         .map(([id]) => id),
       eventsMissing,
+      missingEventTrace: await traceEvents(api, tenants, eventsMissing),
       deadLetters: Object.fromEntries(
         [...api.stack.queues.entries()]
           .filter(([name]) => name.endsWith('-dlq'))
           .map(([name, queue]) => [name, queue.size]),
       ),
+      notFinalTrace: await traceRequests(
+        api,
+        [...statuses.entries()]
+          .filter(([, status]) => !['created', 'failed'].includes(status.status))
+          .map(([id]) => id),
+      ),
       drainMs: Date.now() - drainStarted,
+      drainPhasesMs: {
+        resolve: resolvedAt - drainStarted,
+        settle: settledAt - resolvedAt,
+        events: eventsAt - settledAt,
+      },
     };
   } finally {
     await receiver.stop();
   }
+}
+
+/** Where an open request stopped: its record, the link of Meta's request id, a held confirmation, the network's side. */
+async function traceRequests(api: TestStack, ids: string[]): Promise<Record<string, unknown>> {
+  const simulator = api.stack.simulator!;
+  const trace: Record<string, unknown> = {};
+  for (const id of ids) {
+    const [orgId, requestId] = id.split('/') as [string, string];
+    const request = await deps().groups.get(orgId, requestId);
+    const networkRequestId = request?.networkRequestId;
+    trace[id] = {
+      request,
+      link: networkRequestId ? await deps().groups.findNetworkRequest(networkRequestId) : undefined,
+      held: networkRequestId ? await deps().groups.heldConfirmation(networkRequestId) : undefined,
+      graphCalls: simulator.requestLog.filter(
+        (entry) => (entry.body as { subject?: string } | undefined)?.subject === request?.subject,
+      ),
+      queued: [...api.stack.queues.entries()].flatMap(([name, queue]) =>
+        queue
+          .held()
+          .filter((message) => message.body.includes(requestId))
+          .map((message) => ({
+            queue: name,
+            visibleAt: new Date(message.visibleAt).toISOString(),
+            receiveCount: message.receiveCount,
+          })),
+      ),
+      graphLog: simulator.requestLog.filter((entry) => entry.method === 'GET' && entry.path.endsWith('/groups')).length,
+      notifications: simulator.webhookLog
+        .filter((delivery) => networkRequestId && delivery.rawBody.includes(networkRequestId))
+        .map(({ rawBody: _rawBody, ...rest }) => rest),
+    };
+  }
+  return trace;
+}
+
+/** Where a missing event stopped: on the bus (how often) and in each tenant's deliveries. */
+async function traceEvents(api: TestStack, tenants: Tenant[], missing: string[]): Promise<Record<string, unknown>> {
+  const trace: Record<string, unknown> = {};
+  for (const event of missing) {
+    const [id] = event.split(' ');
+    const published = api.stack.bus.published.filter(
+      (entry) => entry.detail.request_id === id || entry.detail.report_id === id,
+    );
+    const deliveries = [];
+    for (const { orgId, webhookId } of tenants) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await deps().webhooks.listDeliveries(orgId, webhookId, { limit: 100, startKey });
+        for (const delivery of page.items) {
+          if (delivery.body.includes(id!)) {
+            const { body: _body, ...rest } = delivery;
+            deliveries.push(rest);
+          }
+        }
+        startKey = page.nextKey;
+      } while (startKey);
+    }
+    trace[event] = { published: published.map((entry) => entry['detail-type']), deliveries };
+  }
+  return trace;
 }
 
 async function tenant(api: TestStack, index: number, receiver: Receiver): Promise<Tenant> {
@@ -316,7 +404,8 @@ async function tenant(api: TestStack, index: number, receiver: Receiver): Promis
     json: { url: `${receiver.url}/${orgId}` },
   });
   if (subscription.status !== 201) throw new Error(`webhook subscription: ${subscription.status}`);
-  return { orgId, channelId, token };
+  const { webhookId } = (await subscription.json()) as { webhookId: string };
+  return { orgId, channelId, token, webhookId };
 }
 
 /** The fault schedule: Graph faults and delays, Meta's duplicates, a DynamoDB restart, a receiver outage. */
