@@ -96,6 +96,22 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     expect(withKeys('secrets-manager-key-set')).toEqual(['issue-token']);
   });
 
+  it('bundles the environment credential provider instead of the SDK default chain and its STS and SSO clients', () => {
+    for (const fn of FUNCTIONS) {
+      const files = bundles.get(fn)!.files;
+      const chain = files.filter((file) =>
+        /node_modules\/@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|http)|token-providers|nested-clients|client-sso|client-sts)\//.test(
+          file,
+        ),
+      );
+
+      expect(chain, fn).toEqual([]);
+      if (bundles.get(fn)!.clients.length > 0) {
+        expect(files.some((file) => file.includes('/@aws-sdk/credential-provider-env/')), fn).toBe(true);
+      }
+    }
+  });
+
   it('never bundles the whole-service composition (shared/config/deps.ts)', () => {
     const withDeps = FUNCTIONS.filter((fn) => bundles.get(fn)!.files.includes('shared/config/deps.ts'));
 

@@ -21,6 +21,9 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  * mainFields (about a third smaller and faster to load than CDK's default), and source maps without the sources
  * (the stack traces need only the mappings). The benchmarks and the bundle test build with exactly these options.
  */
+/** The module bundled in place of the SDK's default credential chain, relative to REPO_ROOT (esbuild's cwd). */
+export const LAMBDA_CREDENTIALS = './shared/adapters/aws/lambda-credentials.ts';
+
 export const FUNCTION_BUNDLING = {
   format: OutputFormat.ESM,
   mainFields: ['module', 'main'],
@@ -30,6 +33,9 @@ export const FUNCTION_BUNDLING = {
   sourcesContent: false,
   externalModules: [],
   banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
+  // Lambda's credentials are in the environment: the SDK's default chain is bundled as the environment provider
+  // alone (shared/adapters/aws/lambda-credentials.ts says why).
+  esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS}` },
 } satisfies BundlingOptions;
 
 export type TableAccess = 'read' | 'readWrite';

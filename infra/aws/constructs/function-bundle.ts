@@ -4,7 +4,8 @@ import { FUNCTION_BUNDLING, REPO_ROOT } from './app-function.ts';
 /**
  * The esbuild call NodejsFunction makes for `functions/<fn>/handler.ts` with FUNCTION_BUNDLING (aws-cdk-lib's
  * Bundling: `esbuild --bundle <entry> --target --platform=node --format --outfile=<dir>/index.mjs --minify
- * --sourcemap --sources-content --external --banner:js --main-fields`, run in the project root), as JS API options.
+ * --sourcemap --sources-content --external --banner:js --main-fields --alias`, run in the project root), as JS API
+ * options.
  * Benchmarks and tests bundle through this, so they measure the bytes `cdk synth` deploys (checked once against a
  * real synth asset: bench/RESULTS.md).
  */
@@ -29,6 +30,7 @@ export function bundleBuildOptions(entry: string, outdir: string): BuildOptions 
     external: bundling.externalModules,
     banner: { js: bundling.banner },
     mainFields: bundling.mainFields,
+    alias: Object.fromEntries([bundling.esbuildArgs['--alias'].split('=') as [string, string]]),
     metafile: true,
     logLevel: 'error',
   };
