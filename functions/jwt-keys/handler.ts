@@ -1,5 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { AwsKeySetRepository } from '#shared/adapters/keys/aws-key-set-repository';
 import { ensureKeySet, type KeyRotationStep, rotateKeySet } from '#shared/domain/auth/manage-key-set';
@@ -9,11 +11,16 @@ type StackEvent = Pick<CloudFormationCustomResourceEvent, 'RequestType'> & {
   ResourceProperties?: { RemoveOnDelete?: string };
 };
 
-const clients = { secrets: new SecretsManagerClient({}), ssm: new SSMClient({}) };
+const clients = {
+  secrets: new SecretsManagerClient({}),
+  ssm: new SSMClient({}),
+  db: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+};
 const repository = () =>
   new AwsKeySetRepository(clients, {
     secretId: process.env.JWT_SIGNING_SECRET_ID ?? '',
     parameterName: process.env.JWT_PUBLIC_KEYS_PARAMETER ?? '',
+    tableName: process.env.TABLE_NAME ?? '',
   });
 
 /**

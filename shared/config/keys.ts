@@ -1,22 +1,21 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoPublicKeyStore } from '#shared/adapters/dynamodb/public-key-store';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
 import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
-import { SsmPublicKeyStore } from '#shared/adapters/keys/ssm-public-keys';
 import type { KeyStore } from '#shared/ports/key-store';
 import { config } from './core.ts';
+import { documentClient } from './dynamodb.ts';
 import { instance } from './instances.ts';
 
 /**
- * The keys that verify access tokens: on AWS the public JWKS in SSM (every token-verifying function and the JWKS
- * endpoint), locally the stack's key file.
+ * The keys that verify access tokens: on AWS the public JWKS item in the table (every token-verifying function and
+ * the JWKS endpoint read it with the DynamoDB client they already hold), locally the stack's key file.
  */
 export function verificationKeyStore(): KeyStore {
   return instance(verificationKeyStore, () => {
     const { jwt, aws } = config();
     if (jwt.keysFile) return new FileKeyStore(jwt.keysFile);
-    if (!jwt.publicKeysParameter) throw new Error('JWT_PUBLIC_KEYS_PARAMETER is not configured');
-    return new SsmPublicKeyStore(new SSMClient({ region: aws.region }), jwt.publicKeysParameter);
+    return new DynamoPublicKeyStore(documentClient(), aws.tableName);
   });
 }
 

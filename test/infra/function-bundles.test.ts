@@ -27,7 +27,9 @@ function expectedClients(fn: string): string[] {
   // group-sweeper holds the network grant but only fails, requeues and republishes requests: it never calls Graph.
   if (access.callsNetwork && fn !== 'group-sweeper') clients.add('client-secrets-manager');
   if (access.webhookSecrets) clients.add('client-kms');
-  if (VERIFIES_TOKENS.has(fn) || access.servesPublicKeys) clients.add('client-ssm');
+  // Verifiers read the public JWKS item from the table; only the key keeper writes the SSM parameter too.
+  if (VERIFIES_TOKENS.has(fn) || access.servesPublicKeys) clients.add('client-dynamodb');
+  if (fn === 'jwt-keys') clients.add('client-ssm');
   return [...clients].sort();
 }
 
@@ -89,11 +91,11 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
       bundles.get(fn)!.files.some((file) => file.includes('/jose/') && file.endsWith('/jwt/verify.js')),
     );
     const withKeys = (adapter: string) =>
-      FUNCTIONS.filter((fn) => bundles.get(fn)!.files.includes(`shared/adapters/keys/${adapter}.ts`)).sort();
+      FUNCTIONS.filter((fn) => bundles.get(fn)!.files.includes(`shared/adapters/${adapter}.ts`)).sort();
 
     expect(verifying.sort()).toEqual([...VERIFIES_TOKENS].sort());
-    expect(withKeys('ssm-public-keys')).toEqual([...VERIFIES_TOKENS, 'get-jwks'].sort());
-    expect(withKeys('secrets-manager-key-set')).toEqual(['issue-token']);
+    expect(withKeys('dynamodb/public-key-store')).toEqual([...VERIFIES_TOKENS, 'get-jwks'].sort());
+    expect(withKeys('keys/secrets-manager-key-set')).toEqual(['issue-token']);
   });
 
   it('bundles the environment credential provider instead of the SDK default chain and its STS and SSO clients', () => {
@@ -107,7 +109,10 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
 
       expect(chain, fn).toEqual([]);
       if (bundles.get(fn)!.clients.length > 0) {
-        expect(files.some((file) => file.includes('/@aws-sdk/credential-provider-env/')), fn).toBe(true);
+        expect(
+          files.some((file) => file.includes('/@aws-sdk/credential-provider-env/')),
+          fn,
+        ).toBe(true);
       }
     }
   });

@@ -1,5 +1,6 @@
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DeleteParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { JWK } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ const PARAMETER = 'jwt-public-keys';
 
 const secrets = mockClient(SecretsManagerClient);
 const ssm = mockClient(SSMClient);
+const dynamo = mockClient(DynamoDBDocumentClient);
+const TABLE = 'wp-crm-table';
 
 describe('jwt-keys handler', () => {
   let writes: string[];
@@ -19,10 +22,13 @@ describe('jwt-keys handler', () => {
   beforeEach(() => {
     process.env.JWT_SIGNING_SECRET_ID = SECRET_ID;
     process.env.JWT_PUBLIC_KEYS_PARAMETER = PARAMETER;
+    process.env.TABLE_NAME = TABLE;
     secrets.reset();
     ssm.reset();
+    dynamo.reset();
     writes = [];
     ssm.on(PutParameterCommand).callsFake(() => writes.push('parameter'));
+    dynamo.on(PutCommand).callsFake(() => writes.push('item'));
     secrets.on(PutSecretValueCommand).callsFake(() => writes.push('secret'));
   });
 
@@ -44,7 +50,11 @@ describe('jwt-keys handler', () => {
     expect(publishedKeys()).toEqual([expect.objectContaining({ kid: set.activeKid, kty: 'EC', crv: 'P-256' })]);
     expect(publishedKeys()[0]).not.toHaveProperty('d');
     expect(ssm.commandCalls(PutParameterCommand)[0]!.args[0].input).toMatchObject({ Name: PARAMETER, Overwrite: true });
-    expect(writes).toEqual(['parameter', 'secret']);
+    expect(dynamo.commandCalls(PutCommand)[0]!.args[0].input).toEqual({
+      TableName: TABLE,
+      Item: { PK: 'JWKS', SK: 'JWKS', entity: 'JWKS', keys: publishedKeys() },
+    });
+    expect(writes).toEqual(['parameter', 'item', 'secret']);
   });
 
   it('keeps an existing key set on Create and Update and only republishes its public keys', async () => {
@@ -68,6 +78,9 @@ describe('jwt-keys handler', () => {
     });
 
     expect(ssm.commandCalls(DeleteParameterCommand).map((call) => call.args[0].input)).toEqual([{ Name: PARAMETER }]);
+    expect(dynamo.commandCalls(DeleteCommand).map((call) => call.args[0].input)).toEqual([
+      { TableName: TABLE, Key: { PK: 'JWKS', SK: 'JWKS' } },
+    ]);
     expect(secrets.calls()).toHaveLength(0);
   });
 
@@ -77,6 +90,7 @@ describe('jwt-keys handler', () => {
     expect(result).toEqual({ PhysicalResourceId: 'jwt-key-set' });
     expect(secrets.calls()).toHaveLength(0);
     expect(ssm.calls()).toHaveLength(0);
+    expect(dynamo.calls()).toHaveLength(0);
   });
 
   it('adds a published but inactive key, publishing it before storing it', async () => {
@@ -90,7 +104,11 @@ describe('jwt-keys handler', () => {
     expect(set.keys).toHaveLength(2);
     expect(publishedKeys().map((key) => key.kid)).toEqual(set.keys.map((key) => key.kid));
     expect(result).toEqual({ activeKid: existing.activeKid, kids: set.keys.map((key) => key.kid) });
-    expect(writes).toEqual(['parameter', 'secret']);
+    expect(dynamo.commandCalls(PutCommand)[0]!.args[0].input).toEqual({
+      TableName: TABLE,
+      Item: { PK: 'JWKS', SK: 'JWKS', entity: 'JWKS', keys: publishedKeys() },
+    });
+    expect(writes).toEqual(['parameter', 'item', 'secret']);
   });
 
   it('activates a published key and retires the old one', async () => {

@@ -124,21 +124,28 @@ describe('ServiceStack (dev)', () => {
     }
   });
 
-  it('lets every function behind a non-public route read the public keys', () => {
-    const parameterName = '/wp-crm/dev/jwt/public-keys';
+  it('lets every function behind a non-public route read the public keys item, and no other item through that grant', () => {
     const verifying = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
     verifying.add('get-jwks');
+    const table = logicalId(stack.data.table);
 
     for (const name of verifying) {
       const role = logicalId(fnOf(name).role);
-      expect(envOf(name).JWT_PUBLIC_KEYS_PARAMETER, name).toBe(parameterName);
+      expect(envOf(name).TABLE_NAME, name).toEqual({ Ref: table });
+      expect(envOf(name).JWT_PUBLIC_KEYS_PARAMETER, name).toBeUndefined();
       const grants = statements(template).filter(
         ({ roles, statement }) =>
           roles.includes(role) &&
-          asArray(statement.Action).includes('ssm:GetParameter') &&
-          JSON.stringify(statement.Resource).includes(`:parameter${parameterName}`),
+          JSON.stringify(statement.Action) === JSON.stringify('dynamodb:GetItem') &&
+          JSON.stringify(statement.Condition) ===
+            JSON.stringify({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['JWKS'] } }),
       );
-      expect(grants, name).not.toHaveLength(0);
+      expect(grants, name).toHaveLength(1);
+      // The verifiers no longer need the SSM parameter (its client would double their bundles).
+      const ssm = statements(template).filter(
+        ({ roles, statement }) => roles.includes(role) && JSON.stringify(statement.Action).includes('ssm:'),
+      );
+      expect(ssm, name).toEqual([]);
     }
   });
 
@@ -332,7 +339,7 @@ describe('ServiceStack (dev)', () => {
     expect(outputs.EventBusArn?.Export).toEqual({ Name: 'WpCrm-dev-EventBusArn' });
   });
 
-  it('creates the JWT key set through the jwt-keys function, which alone owns the public-keys parameter', () => {
+  it('creates the JWT key set through the jwt-keys function, which alone owns the public-keys parameter and item', () => {
     const parameterArn = {
       'Fn::Join': [
         '',
@@ -357,7 +364,14 @@ describe('ServiceStack (dev)', () => {
       RemoveOnDelete: 'true',
     });
     expect(resources(template, 'AWS::SSM::Parameter')).toEqual([]);
-    expect(envOf('list-channels').JWT_PUBLIC_KEYS_PARAMETER).toBe('/wp-crm/dev/jwt/public-keys');
+    expect(
+      managerGrants.some(
+        ({ statement }) =>
+          JSON.stringify(statement.Action) === JSON.stringify(['dynamodb:DeleteItem', 'dynamodb:PutItem']) &&
+          JSON.stringify(statement.Condition) ===
+            JSON.stringify({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['JWKS'] } }),
+      ),
+    ).toBe(true);
     expect(
       managerGrants.some(
         ({ statement }) =>

@@ -11,6 +11,7 @@ export interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 /** An App with the project's feature flags, bundling skipped and the WASM template validator off (fast). */

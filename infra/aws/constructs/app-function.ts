@@ -11,6 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
 import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 
 /** The repository root: entries, package-lock.json and tsconfig live there, wherever cdk or vitest runs from. */
@@ -203,11 +204,26 @@ export class AppFunction extends Construct {
     return this;
   }
 
-  /** `JWT_PUBLIC_KEYS_PARAMETER` (the public JWKS), readable, and writable for the key manager. */
-  bindPublicKeys(parameter: IStringParameter, access: 'read' | 'write' = 'read'): this {
+  /** `JWT_PUBLIC_KEYS_PARAMETER` (the public JWKS for operators and outside verifiers), writable: the key manager. */
+  bindPublicKeysParameter(parameter: IStringParameter): this {
     this.addEnvironment('JWT_PUBLIC_KEYS_PARAMETER', parameter.parameterName);
-    if (access === 'write') parameter.grantWrite(this.role);
-    else parameter.grantRead(this.role);
+    parameter.grantWrite(this.role);
+    return this;
+  }
+
+  /**
+   * The public JWKS item of the table (`TABLE_NAME`): readable by the token verifiers, writable by the key manager,
+   * and nothing else of the table through this grant (`dynamodb:LeadingKeys`).
+   */
+  bindPublicKeysItem(table: ITableV2, access: 'read' | 'write' = 'read'): this {
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: access === 'write' ? ['dynamodb:PutItem', 'dynamodb:DeleteItem'] : ['dynamodb:GetItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [PUBLIC_KEYS_PARTITION] } },
+      }),
+    );
     return this;
   }
 

@@ -1,4 +1,5 @@
 import { type CfnElement, CustomResource, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -10,6 +11,8 @@ import { AppFunction } from './app-function.ts';
 export interface JwtKeysProps {
   /** Name of the SSM parameter holding the public JWKS (e.g. `/wp-crm/dev/jwt/public-keys`). */
   parameterName: string;
+  /** The service's table: the manager also writes the JWKS item the service's verifiers read. */
+  table: ITableV2;
   /**
    * Removal policy of the secret, the parameter and the log groups.
    * @default RemovalPolicy.RETAIN
@@ -18,8 +21,8 @@ export interface JwtKeysProps {
 }
 
 /**
- * The ES256 keys of the access tokens on AWS (shared/adapters/keys/aws-key-store.ts): the private key set in a
- * Secrets Manager secret, the public JWKS in an SSM parameter, and the `jwt-keys` function that creates the set on
+ * The ES256 keys of the access tokens on AWS: the private key set in a Secrets Manager secret, the public JWKS in an
+ * SSM parameter and in an item of the service's table, and the `jwt-keys` function that creates the set on
  * the first deployment (custom resource) and rotates it when an operator invokes it (`add`, `activate`, `retire`).
  */
 export class JwtKeys extends Construct {
@@ -53,7 +56,10 @@ export class JwtKeys extends Construct {
       description: 'Creates the JWT key set on deploy; direct invocations rotate it',
       logRemovalPolicy: removalPolicy,
     });
-    this.manager.bindSigningKeys(this.secret, 'readWrite').bindPublicKeys(this.publicKeys, 'write');
+    this.manager
+      .bindSigningKeys(this.secret, 'readWrite')
+      .bindPublicKeysParameter(this.publicKeys)
+      .bindPublicKeysItem(props.table, 'write');
     const disposable = removalPolicy === RemovalPolicy.DESTROY;
     if (disposable) {
       this.manager.role.addToPrincipalPolicy(

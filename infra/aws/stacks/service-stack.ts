@@ -51,6 +51,7 @@ export class ServiceStack extends Stack {
     this.jwtKeys = new JwtKeys(this, 'JwtKeys', {
       removalPolicy,
       parameterName: `/wp-crm/${props.stage}/jwt/public-keys`,
+      table: this.data.table,
     });
     // Customers' webhook signing secrets are stored encrypted under this key (CONTRACT §7).
     this.webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
@@ -105,7 +106,7 @@ export class ServiceStack extends Stack {
         .addEnvironment('JWT_ISSUER', props.jwtIssuer)
         .addEnvironment('JWT_AUDIENCE', props.jwtAudience)
         .bindTable(this.data.table, access.table);
-      if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeys(this.jwtKeys.publicKeys);
+      if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
       if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);

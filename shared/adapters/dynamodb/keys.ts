@@ -12,6 +12,14 @@ export const keys = {
   channelByPhoneNumberIdPartition: (phoneNumberId: string) => `WAPHONE#${phoneNumberId}`,
 };
 
+/**
+ * The published JWKS, a copy of the SSM parameter that the token verifiers read with the DynamoDB client they already
+ * hold (an SSM client would double their size). Only the key manager writes it; IAM lets the verifiers read this
+ * partition alone (`dynamodb:LeadingKeys`).
+ */
+export const PUBLIC_KEYS_PARTITION = 'JWKS';
+export const publicKeysKey = { PK: PUBLIC_KEYS_PARTITION, SK: 'JWKS' };
+
 /** Strips the key attributes before an item becomes a domain object. */
 export function withoutKeys<T>(item: Record<string, unknown>): T {
   const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, ttl, entity, ...rest } = item;

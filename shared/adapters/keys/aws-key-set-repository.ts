@@ -4,14 +4,19 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { DeleteParameterCommand, PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { publicKeysKey } from '#shared/adapters/dynamodb/keys';
 import type { KeySetRepository } from '#shared/domain/auth/manage-key-set';
 import { type KeySetDocument, publicJwk } from '#shared/ports/key-store';
 
-/** The key set in Secrets Manager (private) and SSM Parameter Store (public JWKS). */
+/**
+ * The key set in Secrets Manager (private); its public JWKS in SSM Parameter Store (for operators and outside
+ * verifiers) and in the table (for the service's own verifiers, which read it with the client they already hold).
+ */
 export class AwsKeySetRepository implements KeySetRepository {
   constructor(
-    private readonly clients: { secrets: SecretsManagerClient; ssm: SSMClient },
-    private readonly names: { secretId: string; parameterName: string },
+    private readonly clients: { secrets: SecretsManagerClient; ssm: SSMClient; db: DynamoDBDocumentClient },
+    private readonly names: { secretId: string; parameterName: string; tableName: string },
   ) {}
 
   async read(): Promise<KeySetDocument | undefined> {
@@ -29,13 +34,17 @@ export class AwsKeySetRepository implements KeySetRepository {
   }
 
   async publish(set: KeySetDocument): Promise<void> {
-    const jwks = JSON.stringify({ keys: set.keys.map(publicJwk) });
+    const keys = set.keys.map(publicJwk);
     await this.clients.ssm.send(
-      new PutParameterCommand({ Name: this.names.parameterName, Value: jwks, Overwrite: true }),
+      new PutParameterCommand({ Name: this.names.parameterName, Value: JSON.stringify({ keys }), Overwrite: true }),
+    );
+    await this.clients.db.send(
+      new PutCommand({ TableName: this.names.tableName, Item: { ...publicKeysKey, entity: 'JWKS', keys } }),
     );
   }
 
   async unpublish(): Promise<void> {
+    await this.clients.db.send(new DeleteCommand({ TableName: this.names.tableName, Key: publicKeysKey }));
     try {
       await this.clients.ssm.send(new DeleteParameterCommand({ Name: this.names.parameterName }));
     } catch (error) {

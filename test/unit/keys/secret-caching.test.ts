@@ -1,16 +1,18 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { publicKeysKey } from '#shared/adapters/dynamodb/keys';
+import { DynamoPublicKeyStore } from '#shared/adapters/dynamodb/public-key-store';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
-import { SsmPublicKeyStore } from '#shared/adapters/keys/ssm-public-keys';
 import { SecretsManagerWhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import type { Channel } from '#shared/domain/orgs/model';
 
 // CONTRACT §13: secrets and keys read from AWS are reused for at most 5 minutes, and a failed read is not cached.
 const secrets = mockClient(SecretsManagerClient);
-const ssm = mockClient(SSMClient);
+const dynamo = mockClient(DynamoDBDocumentClient);
 const minutes = (count: number) => vi.advanceTimersByTime(count * 60_000);
 const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
 
@@ -29,7 +31,7 @@ const keySet = (activeKid: string) =>
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
   secrets.reset();
-  ssm.reset();
+  dynamo.reset();
 });
 afterEach(() => vi.useRealTimers());
 
@@ -105,44 +107,42 @@ describe('the signing key set (the token function)', () => {
   });
 });
 
-describe('the public JWKS (verifying functions)', () => {
-  const jwks = (...kids: string[]) => ({
-    Parameter: { Value: JSON.stringify({ keys: kids.map((kid) => ({ kty: 'EC', kid })) }) },
-  });
-  const kids = async (store: SsmPublicKeyStore) => (await store.verificationKeys()).map((key) => key.kid);
+describe('the public JWKS item (verifying functions)', () => {
+  const jwks = (...kids: string[]) => ({ Item: { ...publicKeysKey, keys: kids.map((kid) => ({ kty: 'EC', kid })) } });
+  const kids = async (store: DynamoPublicKeyStore) => (await store.verificationKeys()).map((key) => key.kid);
 
   it('stops trusting a retired key within 4 minutes (5 with the verified-token memory)', async () => {
-    ssm.on(GetParameterCommand).resolvesOnce(jwks('k1', 'k2')).resolves(jwks('k2'));
-    const store = new SsmPublicKeyStore(new SSMClient({}), '/wp-crm/dev/jwt/public-keys');
+    dynamo.on(GetCommand).resolvesOnce(jwks('k1', 'k2')).resolves(jwks('k2'));
+    let now = 0;
+    const store = new DynamoPublicKeyStore(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'table', () => now);
 
     expect(await kids(store)).toEqual(['k1', 'k2']);
-    minutes(3.9);
+    now += 3.9 * 60_000;
     expect(await kids(store)).toEqual(['k1', 'k2']);
-    minutes(0.2);
+    now += 0.2 * 60_000;
     expect(await kids(store)).toEqual(['k2']);
+    expect(dynamo.commandCalls(GetCommand)[0]!.args[0].input).toEqual({ TableName: 'table', Key: publicKeysKey });
   });
 
   it('re-reads at once for an unknown kid, at most once a minute, and never caches a failure', async () => {
-    ssm
-      .on(GetParameterCommand)
-      .resolvesOnce(jwks('k1'))
+    dynamo
+      .on(GetCommand)
       .rejectsOnce(throttled)
+      .resolvesOnce(jwks('k1'))
       .resolvesOnce(jwks('k1', 'k2'))
       .resolves(jwks('k1', 'k2', 'k3'));
-    let now = Date.now();
-    const store = new SsmPublicKeyStore(new SSMClient({}), '/wp-crm/dev/jwt/public-keys', () => now);
+    let now = 0;
+    const store = new DynamoPublicKeyStore(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'table', () => now);
 
-    expect(await kids(store)).toEqual(['k1']);
-    await store.refresh();
     await expect(store.verificationKeys()).rejects.toThrow();
-    // The failed forced read left the cached value in place; a later forced read succeeds.
     expect(await kids(store)).toEqual(['k1']);
-    now += 61_000;
     await store.refresh();
     expect(await kids(store)).toEqual(['k1', 'k2']);
     now += 10_000;
     await store.refresh();
     expect(await kids(store)).toEqual(['k1', 'k2']);
-    expect(ssm.commandCalls(GetParameterCommand)).toHaveLength(3);
+    now += 51_000;
+    await store.refresh();
+    expect(await kids(store)).toEqual(['k1', 'k2', 'k3']);
   });
 });
