@@ -123,7 +123,8 @@ export class DynamoChatStore implements ChatStore {
       clearSending?: boolean;
     },
   ): Promise<boolean> {
-    const names: Record<string, string> = { '#status': 'status' };
+    // DynamoDB refuses a name that no expression uses, so #status is only defined where it is used.
+    const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
     for (const field of ['status', 'error', 'networkMessageId', 'sendingSince'] as const) {
@@ -134,11 +135,13 @@ export class DynamoChatStore implements ChatStore {
     }
     let conditionExpression: string;
     if ('from' in condition) {
+      names['#status'] = 'status';
       conditionExpression = `#status IN (${condition.from.map((_, index) => `:from${index}`).join(', ')})`;
       condition.from.forEach((status, index) => {
         values[`:from${index}`] = status;
       });
     } else if (condition.sendingSince === null) {
+      names['#status'] = 'status';
       conditionExpression = '#status = :queued AND attribute_not_exists(sendingSince)';
       values[':queued'] = 'queued';
     } else {
@@ -154,7 +157,7 @@ export class DynamoChatStore implements ChatStore {
           Key: chatKeys.message(orgId, chatId, messageId),
           UpdateExpression: update,
           ConditionExpression: `attribute_exists(PK) AND ${conditionExpression}`,
-          ExpressionAttributeNames: names,
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
         }),
       );
