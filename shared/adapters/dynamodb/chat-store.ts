@@ -73,6 +73,46 @@ export class DynamoChatStore implements ChatStore {
     throw new Error(`chat ${chatId} kept changing; giving up after ${MAX_VERSION_CONFLICTS} attempts`);
   }
 
+  async touchChat(orgId: string, chatId: string, at: string, lastMessageFrom?: Chat['lastMessageFrom']): Promise<void> {
+    const from = lastMessageFrom === undefined ? {} : { lastMessageFrom };
+    // Each write bumps `version`, so an updateChat reading before it retries instead of overwriting it.
+    const update = async (fields: Record<string, unknown>, condition: string) => {
+      const names = Object.keys(fields);
+      if (names.length === 0) return;
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: chatKeys.chat(orgId, chatId),
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #version = if_not_exists(#version, :zero) + :one`,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: {
+              ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+              '#version': 'version',
+              '#updatedAt': 'updatedAt',
+            },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])),
+              ':zero': 0,
+              ':one': 1,
+              ':at': at,
+            },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        return false;
+      }
+      return true;
+    };
+    const moved = await update(
+      { updatedAt: at, ...chatKeys.chatTimeIndex(orgId, at, chatId), ...from },
+      'attribute_exists(PK) AND #updatedAt <= :at',
+    );
+    // A later change already moved updatedAt: keep it, and still record who wrote last.
+    if (moved === false) await update(from, 'attribute_exists(PK) AND #updatedAt > :at');
+  }
+
   async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void> {
     await this.db.send(
       new PutCommand({
