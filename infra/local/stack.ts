@@ -52,8 +52,9 @@ export interface LocalStack {
   /**
    * Stops the embedded DynamoDB server and starts it again on the same port over the same data, as an outage of
    * the database (fault injection). Calls in between fail as they would against an unreachable endpoint.
+   * `downtime` is a number of milliseconds, or a function run while the database is down (a test's requests).
    */
-  restartDynamo(downtimeMs?: number): Promise<void>;
+  restartDynamo(downtime?: number | (() => Promise<void>)): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -249,11 +250,15 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     queues,
     simulator,
     sweep,
-    restartDynamo: async (downtimeMs = 0) => {
+    restartDynamo: async (downtime = 0) => {
       if (inMemory) throw new Error('restarting DynamoDB needs a data dir: in memory, the data would be lost');
       await dynamo.close();
-      await new Promise((resolveDelay) => setTimeout(resolveDelay, downtimeMs));
-      dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath });
+      try {
+        if (typeof downtime === 'function') await downtime();
+        else await new Promise((resolveDelay) => setTimeout(resolveDelay, downtime));
+      } finally {
+        dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath });
+      }
     },
     close: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

@@ -23,6 +23,11 @@ export interface ChatStore {
     chatId: string,
     change: (chat: Chat) => Partial<Chat> | undefined,
   ): Promise<Chat | undefined>;
+  /**
+   * Records activity on a chat without reading it first, so that any number of concurrent messages never conflict:
+   * `updatedAt` moves forward to `at` (never back), and `lastMessageFrom`, when given, is set. Nothing for a missing chat.
+   */
+  touchChat(orgId: string, chatId: string, at: string, lastMessageFrom?: Chat['lastMessageFrom']): Promise<void>;
   linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void>;
   findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined>;
 

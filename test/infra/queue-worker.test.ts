@@ -65,7 +65,7 @@ describe('QueueWorker and EventRules', () => {
     template = Template.fromStack(stack);
   });
 
-  it('gives the queue a DLQ, an alarm, partial batch failures and 6× the function timeout', () => {
+  it('gives the queue a DLQ, an alarm, partial batch failures and 6× the function timeout (K-5)', () => {
     expect(expectSafeQueueSources(template)).toBe(1);
 
     template.hasResourceProperties('AWS::SQS::Queue', {
@@ -83,7 +83,7 @@ describe('QueueWorker and EventRules', () => {
     expectSafeQueues(template);
   });
 
-  it('routes the bus rule to the queue and the schedule to its function, with retries and a DLQ', () => {
+  it('routes the bus rule to the queue and the schedule to its function, with retries and a DLQ (G-3)', () => {
     expect(expectSafeEventTargets(template)).toBe(2);
 
     template.hasResourceProperties('AWS::Events::Rule', {

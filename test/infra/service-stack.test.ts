@@ -59,7 +59,7 @@ describe('ServiceStack (dev)', () => {
     }
   });
 
-  it('keeps API functions below the 30 s API Gateway integration timeout', () => {
+  it('keeps API functions below the 30 s API Gateway integration timeout (K-5)', () => {
     const functions = template.toJSON().Resources;
 
     for (const route of ROUTES) {
@@ -105,7 +105,7 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
-  it('throttles the stage and writes access logs', () => {
+  it('throttles the stage and writes access logs (K-5)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
@@ -274,7 +274,7 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
-  it('never grants DynamoDB actions on a wildcard resource', () => {
+  it('never grants DynamoDB actions on a wildcard resource (K-5)', () => {
     const dynamo = statements(template).filter(({ statement }) =>
       asArray(statement.Action).some((action) => action.startsWith('dynamodb:')),
     );
@@ -293,7 +293,7 @@ describe('ServiceStack (dev)', () => {
     expect(props.Environment.Variables.NODE_OPTIONS).toBe(`--enable-source-maps ${REPORT_WORKER_NODE_OPTIONS}`);
   });
 
-  it('makes the reports bucket private, encrypted, TLS-only and self-expiring', () => {
+  it('makes the reports bucket private, encrypted, TLS-only and self-expiring (K-5)', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
@@ -315,10 +315,28 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
-  it('wires every catalog queue and schedule safely', () => {
+  it('wires every catalog queue and schedule safely: DLQs with alarms, retries, partial failures, 6× visibility (K-5, G-3)', () => {
     expect(expectSafeQueueSources(template)).toBe(QUEUES.length);
     expect(expectSafeEventTargets(template)).toBeGreaterThanOrEqual(SCHEDULES.length);
     expectSafeQueues(template);
+  });
+
+  it('scopes every data-plane grant to resource ARNs, never * (K-5)', () => {
+    const dataPlane = /^(dynamodb|sqs|s3|events|kms|secretsmanager|ssm):/;
+
+    const wildcards = statements(template).filter(
+      ({ statement }) =>
+        asArray(statement.Action).some((action) => dataPlane.test(action)) &&
+        asArray(statement.Resource).some((resource) => resource === '*'),
+    );
+
+    expect(wildcards.map(({ statement }) => statement.Action)).toEqual([]);
+  });
+
+  it('uses standard queues only, so the FIFO ordering rules do not apply (F-7)', () => {
+    const fifo = resources(template, 'AWS::SQS::Queue').filter(([, queue]) => queue.Properties.FifoQueue === true);
+
+    expect(fifo).toEqual([]);
   });
 
   it('exposes the outputs operators and the wpcrm command read', () => {

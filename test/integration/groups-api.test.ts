@@ -19,7 +19,7 @@ describe('POST /groups/:orgId — refusals', () => {
     ['a 2049-character description', { description: 'x'.repeat(2049) }, '/description'],
     ['a non-boolean requireJoinApproval', { requireJoinApproval: 'yes' }, '/requireJoinApproval'],
     ['an empty channelId', { channelId: '' }, '/channelId'],
-  ])('answers 400 VALIDATION_FAILED for %s', async (_, body, pointer) => {
+  ])('answers 400 VALIDATION_FAILED for %s (C-2)', async (_, body, pointer) => {
     const response = await requestGroup(api, await api.token('CRM_ADMIN'), body);
 
     expect(response.status).toBe(400);

@@ -91,7 +91,7 @@ describe('HTTP contract', () => {
     expect(response.status).toBe(403);
   });
 
-  it('answers 413 for a body over 256 KiB, 415 for a non-JSON type and 400 for deep nesting', async () => {
+  it('answers 413 for a body over 256 KiB, 415 for a non-JSON type, 400 for `{` and for deep nesting (C-1)', async () => {
     const huge = await api.call('/token', {
       method: 'POST',
       body: JSON.stringify({ clientId: 'x'.repeat(256 * 1024), clientSecret: 'y' }),
@@ -101,6 +101,11 @@ describe('HTTP contract', () => {
       method: 'POST',
       body: 'clientId=a',
       headers: { 'content-type': 'text/plain' },
+    });
+    const truncated = await api.call('/token', {
+      method: 'POST',
+      body: '{',
+      headers: { 'content-type': 'application/json' },
     });
     const deep = await api.call('/token', {
       method: 'POST',
@@ -112,7 +117,10 @@ describe('HTTP contract', () => {
     expect(((await huge.json()) as { code: string }).code).toBe('PAYLOAD_TOO_LARGE');
     expect(text.status).toBe(415);
     expect(((await text.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(truncated.status).toBe(400);
+    expect(((await truncated.json()) as { code: string }).code).toBe('MALFORMED_JSON');
     expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { code: string; detail?: string }).detail ?? '').not.toMatch(/stack|RangeError/i);
   });
 
   it('names every invalid query parameter with a #/query pointer', async () => {
@@ -123,6 +131,15 @@ describe('HTTP contract', () => {
     expect(response.status).toBe(400);
     const body = (await response.json()) as { errors: { pointer: string }[] };
     expect(body.errors.map((error) => error.pointer).sort()).toEqual(['#/query/color', '#/query/limit']);
+  });
+
+  it('answers 400 for limit=10^6 instead of reading a million items (C-2)', async () => {
+    const token = await api.token('CRM_AGENT');
+
+    const response = await api.call(`/channels/${api.orgId}?limit=1000000`, { token });
+
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: { pointer: string }[] }).errors[0]?.pointer).toBe('#/query/limit');
   });
 
   it('pages with an opaque cursor that is refused for another organisation or when altered', async () => {

@@ -7,6 +7,7 @@ export const ERROR_TITLES: Record<number, string> = {
   190: 'Invalid OAuth access token - Cannot parse access token',
   130429: 'Rate limit hit',
   131020: 'Bad Group',
+  131056: '(Business Account, Consumer Account) pair rate limit hit',
   131041: 'Group unknown',
   131059: 'Invalid cursor',
   131201: 'Not All Participants Remove Succeeded',

@@ -45,6 +45,7 @@ export const FAULT_MODES = [
   'http500',
   'http429',
   'code131208',
+  'code131056',
   'timeout-after-commit',
   'reset-after-commit',
   'hang',
@@ -56,6 +57,8 @@ export interface FaultSpec {
   method?: string;
   path?: string;
   mode: FaultMode;
+  /** Only calls whose JSON body has this `to` (a message's recipient, e.g. one group: RELIABILITY H-2). */
+  to?: string;
   /** @default 1 */
   times?: number;
   /** Sent as Retry-After with http429 / code131208. */
@@ -397,7 +400,7 @@ export class WhatsAppSimulator {
     this.requestLog.push(entry);
     this.#maxInFlight = Math.max(this.#maxInFlight, ++this.#inFlight);
     response.once('close', () => this.#inFlight--);
-    const fault = this.#takeFault(method, path);
+    const fault = this.#takeFault(method, path, entry.body);
     entry.fault = fault?.mode;
     if (fault?.mode === 'hang') return;
     if (this.options.latencyMs) await this.#sleep(this.options.latencyMs);
@@ -429,10 +432,12 @@ export class WhatsAppSimulator {
     });
   }
 
-  #takeFault(method: string, path: string) {
+  #takeFault(method: string, path: string, body: unknown) {
     const index = this.#faults.findIndex(
       (fault) =>
-        (!fault.method || fault.method.toUpperCase() === method) && (!fault.pattern || fault.pattern.test(path)),
+        (!fault.method || fault.method.toUpperCase() === method) &&
+        (!fault.pattern || fault.pattern.test(path)) &&
+        (fault.to === undefined || (body as { to?: unknown } | undefined)?.to === fault.to),
     );
     const fault = this.#faults[index];
     if (!fault) return undefined;
@@ -879,6 +884,8 @@ function throwTransportFault(fault: FaultSpec): void {
   if (fault.mode === 'http500') throw new GraphFailure(500, 2, { message: 'Service temporarily unavailable' });
   if (fault.mode === 'http429') throw new GraphFailure(429, 130429, { headers });
   if (fault.mode === 'code131208') throw new GraphFailure(429, 131208, { headers });
+  // The (business, consumer) pair rate limit: Meta answers it as an ordinary 400 error.
+  if (fault.mode === 'code131056') throw new GraphFailure(400, 131056, { headers });
 }
 
 function groupView(group: Group): GroupView {

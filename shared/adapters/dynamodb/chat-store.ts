@@ -73,6 +73,46 @@ export class DynamoChatStore implements ChatStore {
     throw new Error(`chat ${chatId} kept changing; giving up after ${MAX_VERSION_CONFLICTS} attempts`);
   }
 
+  async touchChat(orgId: string, chatId: string, at: string, lastMessageFrom?: Chat['lastMessageFrom']): Promise<void> {
+    const from = lastMessageFrom === undefined ? {} : { lastMessageFrom };
+    // Each write bumps `version`, so an updateChat reading before it retries instead of overwriting it.
+    const update = async (fields: Record<string, unknown>, condition: string) => {
+      const names = Object.keys(fields);
+      if (names.length === 0) return;
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: chatKeys.chat(orgId, chatId),
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #version = if_not_exists(#version, :zero) + :one`,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: {
+              ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+              '#version': 'version',
+              '#updatedAt': 'updatedAt',
+            },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(names.map((name, i) => [`:f${i}`, fields[name]])),
+              ':zero': 0,
+              ':one': 1,
+              ':at': at,
+            },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+        return false;
+      }
+      return true;
+    };
+    const moved = await update(
+      { updatedAt: at, ...chatKeys.chatTimeIndex(orgId, at, chatId), ...from },
+      'attribute_exists(PK) AND #updatedAt <= :at',
+    );
+    // A later change already moved updatedAt: keep it, and still record who wrote last.
+    if (moved === false) await update(from, 'attribute_exists(PK) AND #updatedAt > :at');
+  }
+
   async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void> {
     await this.db.send(
       new PutCommand({
@@ -123,7 +163,8 @@ export class DynamoChatStore implements ChatStore {
       clearSending?: boolean;
     },
   ): Promise<boolean> {
-    const names: Record<string, string> = { '#status': 'status' };
+    // DynamoDB refuses a name that no expression uses, so #status is only defined where it is used.
+    const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
     for (const field of ['status', 'error', 'networkMessageId', 'sendingSince'] as const) {
@@ -134,11 +175,13 @@ export class DynamoChatStore implements ChatStore {
     }
     let conditionExpression: string;
     if ('from' in condition) {
+      names['#status'] = 'status';
       conditionExpression = `#status IN (${condition.from.map((_, index) => `:from${index}`).join(', ')})`;
       condition.from.forEach((status, index) => {
         values[`:from${index}`] = status;
       });
     } else if (condition.sendingSince === null) {
+      names['#status'] = 'status';
       conditionExpression = '#status = :queued AND attribute_not_exists(sendingSince)';
       values[':queued'] = 'queued';
     } else {
@@ -154,7 +197,7 @@ export class DynamoChatStore implements ChatStore {
           Key: chatKeys.message(orgId, chatId, messageId),
           UpdateExpression: update,
           ConditionExpression: `attribute_exists(PK) AND ${conditionExpression}`,
-          ExpressionAttributeNames: names,
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
         }),
       );

@@ -68,7 +68,7 @@ export async function sendMessage(
   });
   await deps.queue.send(OUTBOUND_MESSAGES_QUEUE, { orgId: input.orgId, chatId: chat.chatId, messageId });
   const lastMessageFrom = input.sender.roles.includes('CRM_BOT') && input.sender.roles.length === 1 ? 'BOT' : 'AGENT';
-  await deps.chats.updateChat(input.orgId, chat.chatId, () => ({ lastMessageFrom, updatedAt: now }));
+  await deps.chats.touchChat(input.orgId, chat.chatId, now, lastMessageFrom);
   logger.info('message queued', { chatId: chat.chatId, messageId });
   return { messageId, status: 'queued' as const };
 }

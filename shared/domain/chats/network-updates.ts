@@ -107,10 +107,7 @@ export async function applyInboundMessage(deps: NetworkUpdateDeps, message: Inbo
     createdAt: at.toISOString(),
   });
   if (!stored) return;
-  await deps.chats.updateChat(link.orgId, link.chatId, (chat) => ({
-    lastMessageFrom: 'GUEST',
-    updatedAt: laterOf(chat.updatedAt, at.toISOString()),
-  }));
+  await deps.chats.touchChat(link.orgId, link.chatId, at.toISOString(), 'GUEST');
 }
 
 const NETWORK_STATUSES: MessageStatus[] = ['sent', 'delivered', 'read', 'failed'];
@@ -150,7 +147,7 @@ export async function applyStatus(deps: NetworkUpdateDeps, status: StatusNotific
   );
   if (!moved) return;
   const at = notificationTime(status.timestamp, deps.clock.now()).toISOString();
-  await deps.chats.updateChat(link.orgId, link.chatId, (chat) => ({ updatedAt: laterOf(chat.updatedAt, at) }));
+  await deps.chats.touchChat(link.orgId, link.chatId, at);
 }
 
 const laterOf = (a: string, b: string) => (a > b ? a : b);

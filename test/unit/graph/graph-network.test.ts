@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
 import { NetworkError } from '#shared/ports/messaging-network';
+import { eventually } from '#test/support/eventually';
 
 interface Seen {
   method: string;
@@ -290,7 +291,7 @@ describe('GraphMessagingNetwork failures', () => {
     expect(get.kind).toBe('not-sent');
   });
 
-  it('is ambiguous after the timeout when a POST gets no answer, not-sent for a GET', async () => {
+  it('is ambiguous after the timeout when a POST gets no answer, not-sent for a GET, and closes its sockets (H-4)', async () => {
     handler = () => undefined;
 
     const started = Date.now();
@@ -302,9 +303,15 @@ describe('GraphMessagingNetwork failures', () => {
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 700);
     expect(get.kind).toBe('not-sent');
+    await eventually(async () => {
+      const open = await new Promise<number>((resolve, reject) =>
+        server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      );
+      expect(open).toBe(0);
+    });
   });
 
-  it('does not follow a 308 redirect: ambiguous for a POST, not-sent for a GET', async () => {
+  it('does not follow a 308 redirect: ambiguous for a POST, not-sent for a GET (H-6)', async () => {
     respond(308, '', { location: `${baseUrl}/v23.0/elsewhere` });
 
     const post = await failure(create());
@@ -316,7 +323,7 @@ describe('GraphMessagingNetwork failures', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it('stops reading a 5 MB answer at 64 KiB and reports it unreadable', async () => {
+  it('stops reading a 5 MB answer at 64 KiB and reports it unreadable (H-6)', async () => {
     handler = (response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(64 * 1024, 'a');
@@ -333,7 +340,7 @@ describe('GraphMessagingNetwork failures', () => {
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 700);
   });
 
-  it('treats malformed JSON as unreadable: ambiguous for a POST, not-sent for a GET', async () => {
+  it('treats malformed JSON as unreadable: ambiguous for a POST, not-sent for a GET (H-6)', async () => {
     respond(200, '{"request_id": "req-1"');
 
     const post = await failure(create());

@@ -20,7 +20,7 @@ describe('problemResponse', () => {
     });
   });
 
-  it('hides everything of an unknown error behind 500 INTERNAL', () => {
+  it('hides everything of an unknown error behind 500 INTERNAL (C-4)', () => {
     const error = new Error('AccessDeniedException: User arn:aws:iam::123:role/x is not authorized');
 
     const response = problemResponse(error, 'req-2');
@@ -28,6 +28,16 @@ describe('problemResponse', () => {
     expect(response.statusCode).toBe(500);
     expect(response.body).not.toContain('arn:aws');
     expect(parse(response.body)).toMatchObject({ code: 'INTERNAL', detail: 'INTERNAL', instance: 'req-2' });
+  });
+
+  it('answers an injected TypeError with a generic 500 and its correlation id, without stack or message (C-4)', () => {
+    const error = new TypeError("Cannot read properties of undefined (reading 'orgId')");
+
+    const response = problemResponse(error, 'req-3');
+
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toMatch(/orgId|TypeError|at \w|\.ts:\d/);
+    expect(parse(response.body)).toMatchObject({ code: 'INTERNAL', instance: 'req-3' });
   });
 
   it('sets Retry-After (whole seconds, at least 1) for 429 and 409', () => {
@@ -41,7 +51,7 @@ describe('problemResponse', () => {
     expect(problemResponse(new MethodNotAllowedError('PUT', ['GET', 'POST']), 'r').headers?.allow).toBe('GET, POST');
   });
 
-  it('keeps the detail of a 5xx domain error out of the body', () => {
+  it('keeps the detail of a 5xx domain error out of the body (C-4)', () => {
     const response = problemResponse(
       new DomainError('NETWORK_UNAVAILABLE', 'graph.facebook.com timed out', { retryAfterSeconds: 30 }),
       'r',

@@ -158,7 +158,7 @@ describe('ReportRequestBody', () => {
     expect(errorsOf({ reportType: 'CHAT', 'a/b': 1 })).toEqual([{ pointer: '/a~1b', message: 'unknown property' }]);
   });
 
-  it('accepts arrays of 100 strings and refuses 101', () => {
+  it('accepts arrays of 100 strings and refuses 101 (C-2)', () => {
     expect(errorsOf({ reportType: 'CHAT', labelIds: ids(100) })).toEqual([]);
     expect(errorsOf({ reportType: 'CHAT', labelIds: ids(101) })).toEqual([
       { pointer: '/labelIds', message: 'must hold at most 100 entries' },

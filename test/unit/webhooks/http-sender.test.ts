@@ -212,7 +212,7 @@ describe('WebhookSender.send', () => {
     expect(result).toMatchObject({ ok: false, error: 'connection_reset' });
   });
 
-  it('refuses at send a name that now resolves to loopback (DNS rebinding), without connecting', async () => {
+  it('refuses at send a name that now resolves to loopback (DNS rebinding), without connecting (J-6)', async () => {
     const dns = fakeDns({ 'rebind.example.com': [[PUBLIC_IP], ['127.0.0.1']] });
     const sender = new WebhookSender({ allowPrivate: false, lookup: dns.lookup });
     await sender.validate('https://rebind.example.com/hook');
