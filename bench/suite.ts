@@ -249,13 +249,12 @@ ${[...new Set([...worst.packages.slice(0, 14), ...packagesOf('get-group-status')
   })
   .join('\n')}
 
-The SDK's credential chain (\`@aws-sdk/nested-clients\`, the \`credential-provider-*\` packages, \`token-providers\`,
-IMDS) is ${fmt(kib(credentialChain(packageFigure(coldStart, 'get-group-status'))), 0)} KB of every function that has an SDK client.
+The functions bundle the SDK's default credential chain as the environment provider alone (FUNCTION_BUNDLING's
+esbuild alias; shared/adapters/aws/lambda-credentials.ts): ${fmt(kib(credentialChain(packageFigure(coldStart, 'get-group-status'))), 0)} KB of the chain are left in get-group-status.
+The baselines are built without that alias, as issue 10 defines the reference. For comparison, the reference with
+the alias, measured in the same rounds:
 
-What the two largest remaining parts cost, measured in the same rounds (bench/what-if/: a module swapped at bundle
-time; never deployed):
-
-| what-if | KB | import median | over empty | × reference |
+| bundle | KB | import median | over empty | × reference |
 |---|---|---|---|---|
 ${coldStart.whatIf
   .map(
@@ -393,25 +392,14 @@ costs, not per creation: about 130,000 sweeper invocations and about 2 million e
 
 ## What was missed, and why
 
-**P1, ${functions.length - passing.length} of ${functions.length} functions.** The composition root no longer drags every client into
-every function (${fmt(Math.min(...sizes), 0)}–${fmt(Math.max(...sizes), 0)} KB now; the infra test pins which clients each one holds), and
-get-health is ${fmt(kib(health?.bytes ?? Number.NaN), 0)} KB. What is left is the AWS SDK itself. A function with any client carries the
-SDK's shared runtime and its whole default credential chain (${fmt(kib(credentialChain(packageFigure(coldStart, 'get-group-status'))), 0)} KB above, plus the query protocol
-and XML code only its STS and SSO clients use), so a function that only reads the table is already about the size of
-the reference, and import time follows size (about two thirds of an import is V8 compiling the file). On top:
-- every token-verifying function reads the public JWKS from SSM, and the SSM client registers all 140 of SSM's
-  error types (${fmt(kib(packageFigure(coldStart, 'get-group-status').packages.find(([pkg]) => pkg === '@aws-sdk/client-ssm')?.[1] ?? 0), 0)} KB);
-- report-worker and download-report carry the S3 client with multipart upload and the presigner (the S3 client
-  alone bundles to more than 400 KB).
-
-The what-if rows measure the two levers that are left. (1) Reading the public JWKS with the DynamoDB client the
-verifying functions already have (an item the key keeper writes beside the SSM parameter) would take them to about
-the reference's size. That is a change to infra/aws/constructs/jwt-keys.ts, the keeper's grants and
-shared/adapters/keys/, the areas in flight elsewhere, so it is left to that work. (2) The credential chain cannot be
-trimmed through the SDK's configuration: the clients' runtime config imports the default provider statically and the
-providers Lambda never reaches (SSO, ini, process, web identity, IMDS) are bundled anyway (aws/aws-sdk-js-v3#5516,
-#6087). Swapping the module at bundle time, as the what-if does, replaces SDK internals and is not done here. With
-both, verifying functions meet both P1 goals; the S3 functions still exceed 400 KB.
+**P1, ${functions.length - passing.length} of ${functions.length} functions.** Three changes brought the functions from 741–804 KB to
+${fmt(Math.min(...sizes), 0)}–${fmt(Math.max(...sizes), 0)} KB: per-port composition (a function bundles only the clients it calls; the infra test
+pins which), the public JWKS read from a table item with the DynamoDB client the verifiers already hold instead of
+SSM (whose client registers all of SSM's error types), and the credential alias above. What is left over the goals
+is the S3 client: report-worker (multipart upload through lib-storage) and download-report (the presigner) carry
+\`@aws-sdk/client-s3\` with its endpoint rules and the REST-XML protocol, about 110 KB on its own. Both are off the
+API's hot path (the worker is a queue consumer; download-report answers a click on a link), so the S3 client is kept
+rather than replaced by hand-written request signing.
 
 **P2, a token seen for the first time.** Reused tokens add ${fmt(warm.create.added.p99, 3)} ms at p99; a new token costs one ES256
 verification (WebCrypto on the thread pool) once per warm function and minute.
