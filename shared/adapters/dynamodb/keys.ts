@@ -63,6 +63,12 @@ export const chatKeys = {
   chatTimeIndex: (orgId: string, updatedAt: string, chatId: string) =>
     crmKeys.timeIndex(orgId, 'CHAT', updatedAt, chatId),
   externalChat: (externalChatId: string) => ({ PK: `WAGROUP#${externalChatId}`, SK: 'LINK' }),
+  /** Group chats carry a GSI1 entry per organisation, ordered by creation: the group listing. */
+  groupIndex: (orgId: string, createdAt: string, chatId: string) => ({
+    GSI1PK: `ORG#${orgId}#GROUPS`,
+    GSI1SK: `${createdAt}#${chatId}`,
+  }),
+  groupIndexPartition: (orgId: string) => `ORG#${orgId}#GROUPS`,
   conversation: (orgId: string, chatId: string) => `ORG#${orgId}#CHAT#${chatId}`,
   message: (orgId: string, chatId: string, messageId: string) => ({
     PK: `ORG#${orgId}#CHAT#${chatId}`,
