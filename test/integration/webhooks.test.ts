@@ -49,12 +49,7 @@ describe('outbound webhooks', () => {
     });
 
     expect(subscription.secret).toMatch(/^whsec_/);
-    expect(subscription.events).toEqual([
-      'group.created',
-      'group.creation_failed',
-      'report.completed',
-      'report.failed',
-    ]);
+    expect(subscription.events).toEqual(['*']);
     expect(request!.headers['webhook-id']).toBe(eventId);
     const payload = new Webhook(subscription.secret).verify(
       request!.body,
@@ -238,9 +233,56 @@ describe('outbound webhooks', () => {
     });
     const agent = await api.call(`/webhooks/${api.orgId}`, { token: await api.token('CRM_AGENT') });
 
+    const mixedStar = await api.call(`/webhooks/${api.orgId}`, {
+      method: 'POST',
+      token,
+      json: { url: `${receiver.url}/x`, events: ['*', 'group.created'] },
+    });
+
     expect(badEvent.status).toBe(400);
     expect(extra.status).toBe(400);
+    expect(mixedStar.status).toBe(400);
     expect(agent.status).toBe(403);
+  });
+
+  it('delivers every type, new ones included, to "*" and to subscriptions stored with the first four types', async () => {
+    const now = new Date().toISOString();
+    const star = await subscribe('/star', { events: ['*'] });
+    const subset = await subscribe('/subset', { events: ['group.created'] });
+    await deps().webhooks.createSubscription({
+      webhookId: 'whk_legacy_all',
+      orgId: api.orgId,
+      url: `${receiver.url}/legacy`,
+      events: ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
+      status: 'active',
+      secrets: [{ sealed: await deps().secretBox.seal(star.secret), createdAt: now }],
+      createdAt: now,
+      updatedAt: now,
+    });
+    const eventId = eventIdFor('group.deleted', `legacy-${Date.now()}`);
+
+    await deps().events.publish([
+      {
+        eventId,
+        type: 'group.deleted',
+        organisationId: api.orgId,
+        occurredAt: now,
+        data: { organisation_id: api.orgId, chat_id: 'cht_gone' },
+      },
+    ]);
+    await eventually(() => {
+      expect(receiver.requestsTo('/star').map((request) => request.headers['webhook-id'])).toContain(eventId);
+      expect(receiver.requestsTo('/legacy').map((request) => request.headers['webhook-id'])).toContain(eventId);
+    });
+    await eventually(() => expect(api.stack.queues.get('webhook-deliveries')!.size).toBe(0));
+    const listed = (await (
+      await api.call(`/webhooks/${api.orgId}?limit=100`, { token: await api.token('CRM_ADMIN') })
+    ).json()) as { webhooks: { webhookId: string; events: string[] }[] };
+
+    expect(star.events).toEqual(['*']);
+    expect(subset.events).toEqual(['group.created']);
+    expect(receiver.requestsTo('/subset')).toHaveLength(0);
+    expect(listed.webhooks.find((webhook) => webhook.webhookId === 'whk_legacy_all')?.events).toEqual(['*']);
   });
 });
 

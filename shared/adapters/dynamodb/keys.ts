@@ -117,3 +117,13 @@ export const webhookKeys = {
     GSI1SK: `${dueAt}#${orgId}#${webhookId}#${deliveryId}`,
   }),
 };
+
+/** Events produced by network notifications, one item per event id (the outbox). */
+export const outboxKeys = {
+  event: (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
+  unpublishedPartition: 'EVENT#UNPUBLISHED',
+  unpublished: (recordedAt: string, eventId: string) => ({
+    GSI1PK: 'EVENT#UNPUBLISHED',
+    GSI1SK: `${recordedAt}#${eventId}`,
+  }),
+};

@@ -8,7 +8,7 @@ import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { webhookHeaders } from './signature.ts';
-import { type Delivery, DISABLE_AFTER_FAILING_SECONDS, type Subscription } from './subscription.ts';
+import { type Delivery, DISABLE_AFTER_FAILING_SECONDS, type Subscription, subscribesTo } from './subscription.ts';
 import { WEBHOOK_DELIVERIES_QUEUE } from './subscriptions.ts';
 
 export interface DispatchDeps {
@@ -55,7 +55,7 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
     return;
   }
   const subscriptions = (await deps.webhooks.allSubscriptions(orgId)).filter(
-    (subscription) => subscription.status === 'active' && subscription.events.includes(type),
+    (subscription) => subscription.status === 'active' && subscribesTo(subscription, type),
   );
   const now = deps.clock.now().toISOString();
   const text = JSON.stringify(body);

@@ -1,7 +1,7 @@
 import type { Config } from '#shared/config/env';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { DomainError } from '#shared/errors';
-import { EVENT_TYPES, type EventType } from '#shared/events/catalog';
+import type { ALL_EVENTS, EventType } from '#shared/events/catalog';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
@@ -9,7 +9,13 @@ import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { generateWebhookSecret } from './signature.ts';
-import { deliveryView, ROTATION_OVERLAP_SECONDS, type Subscription, subscriptionView } from './subscription.ts';
+import {
+  deliveryView,
+  ROTATION_OVERLAP_SECONDS,
+  type Subscription,
+  subscribedEvents,
+  subscriptionView,
+} from './subscription.ts';
 
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
 
@@ -31,7 +37,7 @@ const notFound = (webhookId: string) =>
  */
 export async function createSubscription(
   deps: SubscriptionDeps,
-  input: { orgId: string; url: string; events?: EventType[]; description?: string },
+  input: { orgId: string; url: string; events?: (EventType | typeof ALL_EVENTS)[]; description?: string },
 ) {
   await deps.webhookTransport.validate(input.url);
   const now = deps.clock.now().toISOString();
@@ -40,7 +46,7 @@ export async function createSubscription(
     webhookId: deps.ids.next('whk'),
     orgId: input.orgId,
     url: input.url,
-    events: input.events?.length ? [...new Set(input.events)] : [...EVENT_TYPES],
+    events: subscribedEvents(input.events),
     description: input.description,
     status: 'active',
     secrets: [{ sealed: await deps.secretBox.seal(secret), createdAt: now }],
@@ -70,7 +76,7 @@ export async function updateSubscription(
     orgId: string;
     webhookId: string;
     url?: string;
-    events?: EventType[];
+    events?: (EventType | typeof ALL_EVENTS)[];
     description?: string;
     status?: 'active' | 'disabled';
   },
@@ -79,9 +85,7 @@ export async function updateSubscription(
   const now = deps.clock.now().toISOString();
   const updated = await deps.webhooks.updateSubscription(input.orgId, input.webhookId, (current) => ({
     ...(input.url !== undefined ? { url: input.url } : {}),
-    ...(input.events !== undefined
-      ? { events: input.events.length ? [...new Set(input.events)] : [...EVENT_TYPES] }
-      : {}),
+    ...(input.events !== undefined ? { events: subscribedEvents(input.events) } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.status === 'active'
       ? { status: 'active' as const, disabledReason: undefined, failingSince: undefined }
