@@ -70,6 +70,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'delete-webhook': { table: 'readWrite' },
   'rotate-webhook-secret': { table: 'readWrite', webhookSecrets: 'seal' },
   'list-deliveries': { table: 'read' },
+  'list-delivery-attempts': { table: 'read' },
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
   'webhook-sweeper': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },

@@ -61,3 +61,15 @@ export const DeliveryList = v.object({
   nextCursor: NextCursor,
 });
 export const Redelivered = v.object({ deliveryId: v.string(), status: v.literal('pending') });
+export const AttemptList = v.object({
+  attempts: v.array(
+    v.object({
+      attempt: v.number(),
+      at: Timestamp,
+      statusCode: v.nullable(v.number()),
+      durationMs: v.number(),
+      error: v.nullable(v.string()),
+      responseBody: v.pipe(v.nullable(v.string()), v.description("The first 1 KiB of the receiver's answer, as text")),
+    }),
+  ),
+});

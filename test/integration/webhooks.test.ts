@@ -94,6 +94,108 @@ describe('outbound webhooks', () => {
     expect(deliveries[0]).toMatchObject({ attempts: 3, lastStatusCode: 200 });
   });
 
+  it("lists a delivery's attempts with status, duration, error and the first 1 KiB of each answer", async () => {
+    const { webhookId } = await subscribe('/verbose');
+    const long = `${'é'.repeat(600)}tail`;
+    receiver.scripts.set('/verbose', [
+      { status: 500, body: long },
+      { status: 200, body: 'thanks' },
+    ]);
+    const token = await api.token('CRM_ADMIN');
+
+    await publishEvent(api.orgId);
+    const delivery = await eventually(
+      async () => {
+        const page = (await (await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries`, { token })).json()) as {
+          deliveries: { deliveryId: string; status: string }[];
+        };
+        expect(page.deliveries[0]?.status).toBe('succeeded');
+        return page.deliveries[0]!;
+      },
+      { timeoutMs: 20_000 },
+    );
+    const response = await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries/${delivery.deliveryId}/attempts`, {
+      token,
+    });
+    const unknownDelivery = await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries/dlv_nope/attempts`, {
+      token,
+    });
+    const unknownWebhook = await api.call(
+      `/webhooks/${api.orgId}/whk_nope/deliveries/${delivery.deliveryId}/attempts`,
+      { token },
+    );
+    const agent = await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries/${delivery.deliveryId}/attempts`, {
+      token: await api.token('CRM_AGENT'),
+    });
+
+    expect(response.status).toBe(200);
+    const { attempts } = (await response.json()) as {
+      attempts: {
+        attempt: number;
+        at: string;
+        statusCode: number | null;
+        durationMs: number;
+        error: string | null;
+        responseBody: string | null;
+      }[];
+    };
+    expect(attempts).toEqual([
+      {
+        attempt: 1,
+        at: expect.any(String),
+        statusCode: 500,
+        durationMs: expect.any(Number),
+        error: 'http_500',
+        responseBody: expect.any(String),
+      },
+      {
+        attempt: 2,
+        at: expect.any(String),
+        statusCode: 200,
+        durationMs: expect.any(Number),
+        error: null,
+        responseBody: 'thanks',
+      },
+    ]);
+    expect(Buffer.byteLength(attempts[0]!.responseBody!)).toBeLessThanOrEqual(1024 + 2);
+    expect(attempts[0]!.responseBody!.startsWith('é'.repeat(512))).toBe(true);
+    expect(attempts[0]!.responseBody).not.toContain('tail');
+    expect(attempts[0]!.at < attempts[1]!.at).toBe(true);
+    expect([unknownDelivery.status, unknownWebhook.status, agent.status]).toEqual([404, 404, 403]);
+    expect(((await unknownDelivery.json()) as { code: string }).code).toBe('DELIVERY_NOT_FOUND');
+    expect(((await unknownWebhook.json()) as { code: string }).code).toBe('WEBHOOK_NOT_FOUND');
+  });
+
+  it('records an attempt that got no answer with its error and no status code', async () => {
+    const { webhookId } = await subscribe('/down');
+    const token = await api.token('CRM_ADMIN');
+    await api.call(`/webhooks/${api.orgId}/${webhookId}`, {
+      method: 'PATCH',
+      token,
+      json: { url: 'http://127.0.0.1:1/refused' },
+    });
+
+    await publishEvent(api.orgId);
+    const attempts = await eventually(async () => {
+      const page = (await (await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries`, { token })).json()) as {
+        deliveries: { deliveryId: string; attempts: number }[];
+      };
+      expect(page.deliveries[0]?.attempts).toBeGreaterThanOrEqual(1);
+      const answer = await api.call(
+        `/webhooks/${api.orgId}/${webhookId}/deliveries/${page.deliveries[0]!.deliveryId}/attempts`,
+        { token },
+      );
+      return ((await answer.json()) as { attempts: Record<string, unknown>[] }).attempts;
+    });
+
+    expect(attempts[0]).toMatchObject({
+      attempt: 1,
+      statusCode: null,
+      error: 'connection_refused',
+      responseBody: null,
+    });
+  });
+
   it('disables the subscription on 410 and sends nothing more (J-3)', async () => {
     const { webhookId } = await subscribe('/gone');
     receiver.scripts.set('/gone', [410]);

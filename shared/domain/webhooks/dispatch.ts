@@ -24,7 +24,7 @@ export interface DispatchDeps {
 
 /** The longest wait an SQS message delay covers; longer waits go through the due-time index. */
 const MAX_QUEUE_DELAY_SECONDS = 900;
-/** Keeps the last attempts of a delivery (status code, latency, error). */
+/** Keeps the last attempts of a delivery (status code, latency, error, the start of the answer). */
 const ATTEMPT_LOG_SIZE = 20;
 /** A job that arrives this much before its attempt is due is early (a duplicate), and skipped. */
 const EARLY_TOLERANCE_MS = 2_000;
@@ -113,10 +113,12 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
 
   const done = deps.clock.now();
   const attempt = {
+    attempt: claimed.attempts + 1,
     at: now.toISOString(),
     statusCode: result.statusCode,
     latencyMs: result.latencyMs,
-    error: result.error,
+    error: result.error ?? (result.ok || result.statusCode === undefined ? undefined : `http_${result.statusCode}`),
+    responseBody: result.responseBody,
   };
   const next: Delivery = {
     ...claimed,

@@ -67,10 +67,14 @@ export function subscriptionView(subscription: Subscription) {
 export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'failed';
 
 export interface DeliveryAttempt {
+  /** 1 for the first attempt of the delivery; absent on attempts logged before it was recorded. */
+  attempt?: number;
   at: string;
   statusCode?: number;
   latencyMs: number;
   error?: string;
+  /** The first 1 KiB of the receiver's answer. */
+  responseBody?: string;
 }
 
 export interface Delivery {
@@ -106,4 +110,17 @@ export function deliveryView(delivery: Delivery) {
     nextAttemptAt: nextAttemptAt ?? null,
     createdAt,
   };
+}
+
+/** A delivery's logged attempts, oldest first (CONTRACT §12). */
+export function attemptsView(delivery: Delivery) {
+  const first = delivery.attempts - delivery.attemptLog.length + 1;
+  return delivery.attemptLog.map((attempt, index) => ({
+    attempt: attempt.attempt ?? first + index,
+    at: attempt.at,
+    statusCode: attempt.statusCode ?? null,
+    durationMs: attempt.latencyMs,
+    error: attempt.error ?? null,
+    responseBody: attempt.responseBody ?? null,
+  }));
 }

@@ -10,6 +10,7 @@ import type { WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { generateWebhookSecret } from './signature.ts';
 import {
+  attemptsView,
   deliveryView,
   ROTATION_OVERLAP_SECONDS,
   type Subscription,
@@ -29,6 +30,8 @@ export interface SubscriptionDeps {
 
 const notFound = (webhookId: string) =>
   new DomainError('WEBHOOK_NOT_FOUND', `webhook ${webhookId} does not exist in this organisation`);
+const deliveryNotFound = (deliveryId: string) =>
+  new DomainError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
 
 /**
  * Subscribes a URL to events (CONTRACT §7).
@@ -141,6 +144,17 @@ export async function listDeliveries(
   return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(page.nextKey, binding) };
 }
 
+/** A delivery's attempts, oldest first: 404 WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND. */
+export async function listDeliveryAttempts(
+  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  input: { orgId: string; webhookId: string; deliveryId: string },
+) {
+  if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
+  const delivery = await deps.webhooks.getDelivery(input.orgId, input.webhookId, input.deliveryId);
+  if (!delivery) throw deliveryNotFound(input.deliveryId);
+  return { attempts: attemptsView(delivery) };
+}
+
 /**
  * Delivers a finished delivery again: the same delivery and webhook-id, a new cycle of attempts.
  * 409 DELIVERY_IN_PROGRESS while it is pending or retrying.
@@ -151,7 +165,7 @@ export async function redeliver(
 ) {
   if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
   const delivery = await deps.webhooks.getDelivery(input.orgId, input.webhookId, input.deliveryId);
-  if (!delivery) throw new DomainError('DELIVERY_NOT_FOUND', `delivery ${input.deliveryId} does not exist`);
+  if (!delivery) throw deliveryNotFound(input.deliveryId);
   if (delivery.status === 'pending' || delivery.status === 'retrying') {
     throw new DomainError('DELIVERY_IN_PROGRESS', 'the delivery is still being attempted');
   }
