@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'WEBHOOK_URL_NOT_ALLOWED'
   | 'NETWORK_REJECTED'
+  | 'GROUP_DELETED'
   | 'RATE_LIMITED'
   | 'TOO_MANY_ATTEMPTS'
   | 'INTERNAL'
@@ -166,6 +167,12 @@ export class ChatNotFoundError extends DomainError {
 export class NotAGroupError extends DomainError {
   constructor(chatId: string) {
     super('NOT_A_GROUP', `chat ${chatId} is not a group`);
+  }
+}
+
+export class GroupDeletedError extends DomainError {
+  constructor(chatId: string) {
+    super('GROUP_DELETED', `group ${chatId} was deleted; it can be read but no longer changed or messaged`);
   }
 }
 

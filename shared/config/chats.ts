@@ -2,6 +2,7 @@ import type { listChannels } from '#shared/domain/channels/list-channels';
 import type { getChat, sendMessage } from '#shared/domain/chats/chats';
 import type { deliverMessage } from '#shared/domain/chats/deliver-message';
 import type { decideJoinRequests, listParticipants } from '#shared/domain/chats/group-members';
+import type { listGroups } from '#shared/domain/groups/group-lifecycle';
 import { clock, config, ids } from './core.ts';
 import { chatStore, identityStore } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
@@ -26,6 +27,11 @@ export function sendMessageDeps(): DepsOf<typeof sendMessage> {
 /** Group listings read only the table. */
 export function groupReadDeps(): DepsOf<typeof listParticipants> {
   return instance(groupReadDeps, () => lazyDeps({ chats: chatStore, identity: identityStore }));
+}
+
+/** The group listing and one group: the chat records only. */
+export function groupListDeps(): DepsOf<typeof listGroups> {
+  return instance(groupListDeps, () => lazyDeps({ chats: chatStore }));
 }
 
 /** Group actions call the network with the channel's credentials. */

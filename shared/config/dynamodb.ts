@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
+import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
@@ -46,4 +47,8 @@ export function reportStore(): DynamoReportStore {
 
 export function crmStore(): DynamoCrmStore {
   return instance(crmStore, () => new DynamoCrmStore(documentClient(), table()));
+}
+
+export function eventOutbox(): DynamoEventOutbox {
+  return instance(eventOutbox, () => new DynamoEventOutbox(documentClient(), table()));
 }

@@ -5,7 +5,7 @@ import type { sweepGroupRequests } from '#shared/domain/groups/sweep-group-reque
 import type { receiveNetworkWebhook, verifyWebhookSubscription } from '#shared/domain/network/receive-webhook';
 import type { IdempotencyStore } from '#shared/ports/idempotency-store';
 import { clock, config, ids } from './core.ts';
-import { chatStore, groupRequestStore, identityStore, limits } from './dynamodb.ts';
+import { chatStore, eventOutbox, groupRequestStore, identityStore, limits } from './dynamodb.ts';
 import { eventPublisher } from './eventbridge.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
 import { channelCredentials, messagingNetwork, whatsAppSecrets } from './network.ts';
@@ -47,7 +47,14 @@ export function groupWorkerDeps(): DepsOf<typeof processGroupRequest> {
 
 export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
   return instance(groupSweeperDeps, () =>
-    lazyDeps({ config, clock, groups: groupRequestStore, events: eventPublisher, queue: jobQueue }),
+    lazyDeps({
+      config,
+      clock,
+      groups: groupRequestStore,
+      events: eventPublisher,
+      queue: jobQueue,
+      outbox: eventOutbox,
+    }),
   );
 }
 
@@ -61,6 +68,7 @@ export function networkWebhookDeps(): DepsOf<typeof receiveNetworkWebhook> {
       groups: groupRequestStore,
       chats: chatStore,
       events: eventPublisher,
+      outbox: eventOutbox,
       network: messagingNetwork,
       channelCredentials,
       whatsappSecrets: whatsAppSecrets,

@@ -3,9 +3,30 @@ import type { EventPattern } from './pattern.ts';
 /** The `source` of every event this service publishes. */
 export const EVENT_SOURCE = 'wp-crm';
 
-/** Event `detail-type`s: the contract's names (CONTRACT §7). */
-export const EVENT_TYPES = ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'] as const;
+/** Event `detail-type`s: the contract's names (CONTRACT §7 and §12). */
+export const EVENT_TYPES = [
+  'group.created',
+  'group.creation_failed',
+  'report.completed',
+  'report.failed',
+  'message.received',
+  'message.status',
+  'group.participants_changed',
+  'group.updated',
+  'group.deleted',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The event types of the first release: a subscription stored with exactly these was made for "every type". */
+export const FIRST_EVENT_TYPES: readonly EventType[] = [
+  'group.created',
+  'group.creation_failed',
+  'report.completed',
+  'report.failed',
+];
+
+/** `events: ["*"]`: every event type, present and future (CONTRACT §12). */
+export const ALL_EVENTS = '*';
 
 /** The service's queues, with the settings both deployments apply. */
 export interface QueueDef {

@@ -1,8 +1,10 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
+import { EVENT_TYPES, type EventType } from '#shared/events/catalog';
 import { PROBLEMS } from '#shared/http/problem';
 import { ROUTES } from '#shared/routes/index';
 import { BASE_PATH, type RouteDef } from '#shared/routes/route';
+import { EVENT_BODIES, EVENT_SUMMARIES } from '#shared/schemas/events';
 
 const convert = (schema: GenericSchema) => {
   const { $schema, ...rest } = toJsonSchema(schema, {
@@ -132,6 +134,49 @@ function operation(route: RouteDef) {
   };
 }
 
+const DELIVERY_HEADERS = [
+  ['webhook-id', 'The event id: the same on every retry and redelivery; dedupe on it'],
+  ['webhook-timestamp', 'Unix seconds of this attempt'],
+  [
+    'webhook-signature',
+    'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> keyed by the secret after whsec_; ' +
+      'space-separated values during a secret rotation',
+  ],
+].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+const eventOperationId = (type: EventType) =>
+  `${type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase())}Event`;
+
+/**
+ * The requests the service sends to subscribed URLs (CONTRACT §7, §12), one per event type, with the body schema
+ * the publisher validates every event against.
+ */
+function webhookOperations() {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: eventOperationId(type),
+          summary: EVENT_SUMMARIES[type],
+          description:
+            'Standard Webhooks delivery: answer 2xx within 10 s. Anything else is retried 5 s, 5 min, 30 min, 2 h, ' +
+            '5 h, 10 h and 10 h later (±10 %); redirects are not followed.',
+          tags: ['events'],
+          security: [],
+          parameters: DELIVERY_HEADERS,
+          requestBody: { required: true, content: { 'application/json': { schema: convert(EVENT_BODIES[type]) } } },
+          responses: {
+            '2XX': { description: 'Received' },
+            '410': { description: 'Gone: the subscription is disabled (disabledReason GONE) and nothing more is sent' },
+            '429': { description: 'Retried; a Retry-After longer than the schedule is honoured (also on 503)' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 /**
  * The OpenAPI 3.1 document of every route, generated from the schemas that validate requests. Its paths are the
  * contract's full paths (with BASE_PATH, as API Gateway routes them), so the server is the bare origin; that depends
@@ -168,6 +213,7 @@ export function openApiDocument(): Record<string, unknown> {
     },
     security: [{ bearer: [] }],
     paths,
+    webhooks: webhookOperations(),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Chat, JoinRequest, Message, MessageStatus, Participant } from '#shared/domain/chats/chat';
+import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus, Participant } from '#shared/domain/chats/chat';
 import type { Page, PageRequest } from './identity-store.ts';
 
 export interface ExternalChatLink {
@@ -28,6 +28,12 @@ export interface ChatStore {
    * `updatedAt` moves forward to `at` (never back), and `lastMessageFrom`, when given, is set. Nothing for a missing chat.
    */
   touchChat(orgId: string, chatId: string, at: string, lastMessageFrom?: Chat['lastMessageFrom']): Promise<void>;
+  /** The organisation's group chats, newest first, optionally of one channel or in one status. */
+  listGroups(
+    orgId: string,
+    filter: { channelId?: string; groupStatus?: GroupStatus },
+    page: PageRequest,
+  ): Promise<Page<Chat>>;
   linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void>;
   findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined>;
 

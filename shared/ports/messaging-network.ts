@@ -30,6 +30,15 @@ export interface MessagingNetwork {
   ): Promise<{ networkRequestId: string }>;
   /** GET /{phoneNumberId}/groups, every page: the number's active groups. */
   listGroups(channel: NetworkChannel): Promise<NetworkGroup[]>;
+  /**
+   * POST /{groupId} with the settings to change. Meta answers at once; whether each field took effect arrives in
+   * its `group_settings_update` notification.
+   */
+  updateGroupSettings(
+    channel: NetworkChannel,
+    groupId: string,
+    settings: { subject?: string; description?: string },
+  ): Promise<void>;
   /** DELETE /{groupId}. */
   deleteGroup(channel: NetworkChannel, groupId: string): Promise<void>;
   /** GET /{groupId}/invite_link. */

@@ -6,6 +6,8 @@ export interface WebhookSendOutcome {
   latencyMs: number;
   error?: string;
   gone: boolean;
+  /** The start of the receiver's answer (at most 1 KiB, as text), for the delivery log. */
+  responseBody?: string;
 }
 
 export interface WebhookTransport {

@@ -7,7 +7,11 @@ import {
   ChatView,
   CreateGroupBody,
   GroupAccepted,
+  GroupChangeAccepted,
+  GroupList,
+  GroupListQuery,
   GroupRequestView,
+  GroupView as GroupViewSchema,
   Invitations,
   InviteLink,
   InviteParticipantsBody,
@@ -20,6 +24,7 @@ import {
   RemoveParticipantsBody,
   RequestParams,
   SendMessageBody,
+  UpdateGroupBody,
   WebhookVerifyQuery,
 } from '#shared/schemas/groups';
 import { defineRoute } from './route.ts';
@@ -30,9 +35,10 @@ const IDEMPOTENCY_HEADER = {
 };
 const MEMBER_ERRORS = {
   404: { description: 'CHAT_NOT_FOUND' },
-  422: { description: 'NOT_A_GROUP, or NETWORK_REJECTED with networkCode' },
+  422: { description: 'NOT_A_GROUP, GROUP_DELETED (actions on a deleted group), or NETWORK_REJECTED with networkCode' },
   503: { description: 'NETWORK_UNAVAILABLE (Retry-After)' },
 };
+const GROUP_READ_ERRORS = { 404: { description: 'CHAT_NOT_FOUND' }, 422: { description: 'NOT_A_GROUP' } };
 
 export const createGroup = defineRoute({
   operationId: 'createGroup',
@@ -68,6 +74,67 @@ export const getGroupCreationStatus = defineRoute({
   responses: {
     200: { description: 'The request', schema: GroupRequestView },
     404: { description: 'REQUEST_NOT_FOUND' },
+  },
+});
+
+export const listGroups = defineRoute({
+  operationId: 'listGroups',
+  method: 'GET',
+  path: '/groups/{orgId}',
+  fn: 'list-groups',
+  summary: "The organisation's groups, newest first",
+  tag: 'groups',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  query: GroupListQuery,
+  responses: { 200: { description: 'Groups', schema: GroupList } },
+});
+
+export const getGroup = defineRoute({
+  operationId: 'getGroup',
+  method: 'GET',
+  path: '/groups/{orgId}/{chatId}',
+  fn: 'get-group',
+  summary: 'Read a group (a deleted one included)',
+  tag: 'groups',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  responses: { 200: { description: 'The group', schema: GroupViewSchema }, ...GROUP_READ_ERRORS },
+});
+
+export const updateGroup = defineRoute({
+  operationId: 'updateGroup',
+  method: 'PATCH',
+  path: '/groups/{orgId}/{chatId}',
+  fn: 'update-group',
+  summary: "Change a group's subject or description (asynchronous: group.updated reports the outcome)",
+  tag: 'groups',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  body: UpdateGroupBody,
+  responses: {
+    202: { description: 'Sent to the network; its notification applies each field', schema: GroupChangeAccepted },
+    ...MEMBER_ERRORS,
+  },
+});
+
+export const deleteGroup = defineRoute({
+  operationId: 'deleteGroup',
+  method: 'DELETE',
+  path: '/groups/{orgId}/{chatId}',
+  fn: 'delete-group',
+  summary: 'Delete a group on the network (asynchronous: group.deleted confirms it); the chat stays readable',
+  tag: 'groups',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: ChatParams,
+  responses: {
+    202: { description: 'Deletion requested (or already done)', schema: GroupChangeAccepted },
+    404: { description: 'CHAT_NOT_FOUND' },
+    422: { description: 'NOT_A_GROUP, or NETWORK_REJECTED with networkCode' },
+    503: { description: 'NETWORK_UNAVAILABLE (Retry-After)' },
   },
 });
 
@@ -147,7 +214,7 @@ export const sendMessage = defineRoute({
   responses: {
     202: { description: 'Queued; the outcome is recorded on the message', schema: MessageQueued },
     404: { description: 'CHAT_NOT_FOUND' },
-    422: { description: 'CHANNEL_NOT_SUPPORTED' },
+    422: { description: 'CHANNEL_NOT_SUPPORTED, or GROUP_DELETED for a deleted group' },
   },
 });
 

@@ -1,6 +1,7 @@
 import { ADMINS } from '#shared/domain/auth/roles';
 import { ListQuery } from '#shared/schemas/common';
 import {
+  AttemptList,
   CreateWebhookBody,
   DeliveryList,
   DeliveryParams,
@@ -117,5 +118,21 @@ export const redeliver = defineRoute({
     202: { description: 'Queued', schema: Redelivered },
     404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
     409: { description: 'DELIVERY_IN_PROGRESS' },
+  },
+});
+
+export const listDeliveryAttempts = defineRoute({
+  operationId: 'listDeliveryAttempts',
+  method: 'GET',
+  path: '/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/attempts',
+  fn: 'list-delivery-attempts',
+  summary: "A delivery's attempts, oldest first: status code, duration, error and the start of the answer",
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: DeliveryParams,
+  responses: {
+    200: { description: 'Attempts', schema: AttemptList },
+    404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
   },
 });

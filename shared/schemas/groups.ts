@@ -1,21 +1,22 @@
 import * as v from 'valibot';
-import { NextCursor, Timestamp } from './common.ts';
+import { ListQuery, NextCursor, Timestamp } from './common.ts';
 
 const codePoints = (value: string) => [...value].length;
 
+const Subject = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 128, 'must be 1–128 characters after trimming'),
+);
+const Description = v.pipe(
+  v.string(),
+  v.check((value) => codePoints(value) <= 2048, 'must be at most 2048 characters'),
+);
+
 export const CreateGroupBody = v.strictObject({
   channelId: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256)),
-  subject: v.pipe(
-    v.string(),
-    v.trim(),
-    v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 128, 'must be 1–128 characters after trimming'),
-  ),
-  description: v.optional(
-    v.pipe(
-      v.string(),
-      v.check((value) => codePoints(value) <= 2048, 'must be at most 2048 characters'),
-    ),
-  ),
+  subject: Subject,
+  description: v.optional(Description),
   requireJoinApproval: v.optional(v.boolean(), true),
 });
 export type CreateGroupBody = v.InferOutput<typeof CreateGroupBody>;
@@ -137,6 +138,34 @@ export const JoinRequestOutcome = v.object({
   succeeded: v.array(v.string()),
   failed: v.array(v.object({ joinRequestId: v.string(), error: ErrorView })),
 });
+
+export const GROUP_STATUSES = ['active', 'suspended', 'deleted'] as const;
+
+export const GroupListQuery = v.strictObject({
+  ...ListQuery.entries,
+  channelId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
+  groupStatus: v.optional(v.picklist(GROUP_STATUSES, 'must be active, suspended or deleted')),
+});
+
+export const GroupView = v.object({
+  chatId: v.string(),
+  channelId: v.string(),
+  externalChatId: v.nullable(v.string()),
+  subject: v.string(),
+  description: v.nullable(v.string()),
+  groupStatus: v.picklist(GROUP_STATUSES),
+  joinApprovalRequired: v.boolean(),
+  participantCount: v.number(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export const GroupList = v.object({ groups: v.array(GroupView), nextCursor: NextCursor });
+
+export const UpdateGroupBody = v.pipe(
+  v.strictObject({ subject: v.optional(Subject), description: v.optional(Description) }),
+  v.check((body) => body.subject !== undefined || body.description !== undefined, 'give subject, description or both'),
+);
+export const GroupChangeAccepted = v.object({ chatId: v.string(), status: v.literal('pending') });
 
 export const WebhookVerifyQuery = v.looseObject({
   'hub.mode': v.optional(v.string()),

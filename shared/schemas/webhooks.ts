@@ -1,11 +1,17 @@
 import * as v from 'valibot';
-import { EVENT_TYPES } from '#shared/events/catalog';
+import { ALL_EVENTS, EVENT_TYPES } from '#shared/events/catalog';
 import { NextCursor, Timestamp } from './common.ts';
 
 const Url = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
+const EventName = v.picklist([...EVENT_TYPES, ALL_EVENTS], 'must be one of the event types, or *');
 const Events = v.pipe(
-  v.array(v.picklist(EVENT_TYPES, 'must be one of the event types')),
+  v.array(EventName),
   v.maxLength(EVENT_TYPES.length),
+  v.check(
+    (events) => !events.includes(ALL_EVENTS) || events.length === 1,
+    '"*" (every event type, present and future) stands alone',
+  ),
+  v.description('Omitted or ["*"]: every event type, present and future'),
 );
 const Description = v.pipe(v.string(), v.maxLength(256));
 
@@ -29,7 +35,7 @@ export const DeliveryParams = v.object({
 export const WebhookView = v.object({
   webhookId: v.string(),
   url: v.string(),
-  events: v.array(v.picklist(EVENT_TYPES)),
+  events: v.pipe(v.array(EventName), v.description('["*"] for every event type, present and future')),
   description: v.nullable(v.string()),
   status: v.picklist(['active', 'disabled']),
   disabledReason: v.optional(v.picklist(['GONE', 'FAILING', 'MANUAL'])),
@@ -55,3 +61,15 @@ export const DeliveryList = v.object({
   nextCursor: NextCursor,
 });
 export const Redelivered = v.object({ deliveryId: v.string(), status: v.literal('pending') });
+export const AttemptList = v.object({
+  attempts: v.array(
+    v.object({
+      attempt: v.number(),
+      at: Timestamp,
+      statusCode: v.nullable(v.number()),
+      durationMs: v.number(),
+      error: v.nullable(v.string()),
+      responseBody: v.pipe(v.nullable(v.string()), v.description("The first 1 KiB of the receiver's answer, as text")),
+    }),
+  ),
+});

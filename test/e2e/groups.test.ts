@@ -24,6 +24,26 @@ describe('a group chat from request to conversation', () => {
     admin = await deployment.token('CRM_ADMIN');
   });
 
+  /** The first signed delivery of `type` that `matches`, verified with the subscription's secret. */
+  const eventOf = (type: string, matches: (event: Record<string, unknown>) => boolean) =>
+    eventually(
+      () => {
+        const events = receiver
+          .requestsTo('/groups')
+          .map(
+            (request) =>
+              new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Record<
+                string,
+                unknown
+              >,
+          )
+          .filter((event) => event.type === type && matches(event));
+        expect(events).toHaveLength(1);
+        return events[0]!;
+      },
+      { timeoutMs: 30_000 },
+    );
+
   it('subscribes a receiver to every event', async () => {
     const created = await call(`/webhooks/${orgId}`, {
       method: 'POST',
@@ -118,6 +138,8 @@ describe('a group chat from request to conversation', () => {
       },
       { timeoutMs: 20_000 },
     );
+    const received = await eventOf('message.received', (event) => event.text === 'Thanks!');
+    expect(received).toMatchObject({ chat_id: chatId, from: '+4915100000071', message_type: 'text' });
   });
 
   it('assigns users and teams', async () => {
@@ -206,6 +228,53 @@ describe('a group chat from request to conversation', () => {
     expect(listed.joinRequests.map((request) => request.joinRequestId).sort()).toEqual([approveId, rejectId].sort());
     expect(await approved.json()).toEqual({ succeeded: [approveId], failed: [] });
     expect(await rejected.json()).toEqual({ succeeded: [rejectId], failed: [] });
+  });
+
+  it('lists the group and reads it', async () => {
+    const listed = await call(`/groups/${orgId}?channelId=${deployment.demo.channels.eligible}&limit=100`, {
+      token: admin,
+    });
+    const read = await call(`/groups/${orgId}/${chatId}`, { token: admin });
+
+    expect(listed.status).toBe(200);
+    const { groups } = (await listed.json()) as { groups: { chatId: string }[] };
+    expect(groups.map((group) => group.chatId)).toContain(chatId);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({
+      chatId,
+      externalChatId: groupId,
+      subject: 'E2E crew',
+      groupStatus: 'active',
+    });
+  });
+
+  it('renames the group: Meta applies it, and a signed group.updated arrives', async () => {
+    const response = await call(`/groups/${orgId}/${chatId}`, {
+      method: 'PATCH',
+      token: admin,
+      json: { subject: 'E2E crew, renamed', description: 'still made by the e2e suite' },
+    });
+
+    expect(response.status).toBe(202);
+    const event = await eventOf('group.updated', (candidate) => candidate.chat_id === chatId);
+    expect(event).toMatchObject({ subject: 'E2E crew, renamed', group_status: 'active', errors: [] });
+    expect(await (await call(`/groups/${orgId}/${chatId}`, { token: admin })).json()).toMatchObject({
+      subject: 'E2E crew, renamed',
+      description: 'still made by the e2e suite',
+    });
+  });
+
+  it('deletes the group: group.deleted arrives, it stays readable and refuses messages', async () => {
+    const response = await call(`/groups/${orgId}/${chatId}`, { method: 'DELETE', token: admin });
+
+    expect(response.status).toBe(202);
+    await eventOf('group.deleted', (event) => event.chat_id === chatId);
+    expect(await (await call(`/groups/${orgId}/${chatId}`, { token: admin })).json()).toMatchObject({
+      groupStatus: 'deleted',
+    });
+    const send = await call('/messaging/send-message', { method: 'POST', token: admin, json: { chatId, text: 'hi' } });
+    expect(send.status).toBe(422);
+    expect(((await send.json()) as { code: string }).code).toBe('GROUP_DELETED');
   });
 
   it("answers Meta's verification handshake", async () => {

@@ -81,7 +81,18 @@ describe('webhook subscriptions and deliveries', () => {
       token: admin,
     });
 
+    const attempts = await call(`/webhooks/${orgId}/${webhookId}/deliveries/${delivery.deliveryId}/attempts`, {
+      token: admin,
+    });
+
     expect(delivery.type).toBe('report.completed');
+    expect(attempts.status).toBe(200);
+    expect(((await attempts.json()) as { attempts: unknown[] }).attempts[0]).toMatchObject({
+      attempt: 1,
+      statusCode: 200,
+      error: null,
+      responseBody: 'ok',
+    });
     expect(redelivered.status).toBe(202);
     await eventually(() => expect(receiver.requestsTo('/reports').length).toBeGreaterThanOrEqual(2), {
       timeoutMs: 20_000,

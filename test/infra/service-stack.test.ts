@@ -269,7 +269,17 @@ describe('ServiceStack (dev)', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {
         source: ['wp-crm'],
-        'detail-type': ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
+        'detail-type': [
+          'group.created',
+          'group.creation_failed',
+          'report.completed',
+          'report.failed',
+          'message.received',
+          'message.status',
+          'group.participants_changed',
+          'group.updated',
+          'group.deleted',
+        ],
       },
     });
   });

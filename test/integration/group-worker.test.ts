@@ -1,10 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
+import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { loadConfig } from '#shared/config/env';
+import { notificationEvent, publishOnce } from '#shared/domain/events/publish-once';
 import { applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
 import { createGroup } from '#shared/domain/groups/create-group';
 import { processGroupRequest } from '#shared/domain/groups/process-group-request';
@@ -33,6 +35,7 @@ function harness() {
     groups: new DynamoGroupRequestStore(table.db, table.tableName),
     chats: new DynamoChatStore(table.db, table.tableName),
     limits: new DynamoLimits(table.db, table.tableName),
+    outbox: new DynamoEventOutbox(table.db, table.tableName),
     queue: { send: async (_: string, body: unknown) => void queued.push(body), retryAfter: async () => undefined },
     events: { publish: async (events: DomainEvent[]) => void published.push(...events) },
     network,
@@ -319,5 +322,30 @@ describe('group request lifecycle', () => {
       'group.created',
     ]);
     expect((await h.deps.groups.get(orgId, requestId))?.publishedAt).toBeDefined();
+  });
+
+  it('publishes through the sweeper a notification event whose publisher failed, once, and not again on a repeat', async () => {
+    const event = notificationEvent('group.deleted', `G-${Date.now()}`, {
+      orgId: 'a0b1c2d3-0000-4000-8000-000000000009',
+      occurredAt: h.deps.clock.now().toISOString(),
+      data: { chat_id: 'cht_swept' },
+    });
+    const working = h.deps.events.publish;
+    h.deps.events.publish = async () => {
+      throw new Error('bus down');
+    };
+    await expect(publishOnce(h.deps, event)).rejects.toThrow('bus down');
+    h.deps.events.publish = working;
+    await publishOnce(h.deps, event);
+    const early = await sweepGroupRequests(h.deps);
+    h.advance(61);
+
+    const swept = await sweepGroupRequests(h.deps);
+    const again = await sweepGroupRequests(h.deps);
+
+    expect(early.republishedEvents).toBe(0);
+    expect(swept.republishedEvents).toBe(1);
+    expect(again.republishedEvents).toBe(0);
+    expect(h.published.filter((published) => published.eventId === event.eventId)).toEqual([event]);
   });
 });

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { reportKeys } from '#shared/adapters/dynamodb/keys';
@@ -36,6 +37,7 @@ function harness() {
     ids: ulidIds(),
     identity: new DynamoIdentityStore(table.db, table.tableName),
     groups: new DynamoGroupRequestStore(table.db, table.tableName),
+    outbox: new DynamoEventOutbox(table.db, table.tableName),
     reports: new DynamoReportStore(table.db, table.tableName),
     limits: new DynamoLimits(table.db, table.tableName),
     events: { publish: async () => undefined },

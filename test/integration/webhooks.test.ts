@@ -49,12 +49,7 @@ describe('outbound webhooks', () => {
     });
 
     expect(subscription.secret).toMatch(/^whsec_/);
-    expect(subscription.events).toEqual([
-      'group.created',
-      'group.creation_failed',
-      'report.completed',
-      'report.failed',
-    ]);
+    expect(subscription.events).toEqual(['*']);
     expect(request!.headers['webhook-id']).toBe(eventId);
     const payload = new Webhook(subscription.secret).verify(
       request!.body,
@@ -97,6 +92,108 @@ describe('outbound webhooks', () => {
       return page.deliveries;
     });
     expect(deliveries[0]).toMatchObject({ attempts: 3, lastStatusCode: 200 });
+  });
+
+  it("lists a delivery's attempts with status, duration, error and the first 1 KiB of each answer", async () => {
+    const { webhookId } = await subscribe('/verbose');
+    const long = `${'é'.repeat(600)}tail`;
+    receiver.scripts.set('/verbose', [
+      { status: 500, body: long },
+      { status: 200, body: 'thanks' },
+    ]);
+    const token = await api.token('CRM_ADMIN');
+
+    await publishEvent(api.orgId);
+    const delivery = await eventually(
+      async () => {
+        const page = (await (await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries`, { token })).json()) as {
+          deliveries: { deliveryId: string; status: string }[];
+        };
+        expect(page.deliveries[0]?.status).toBe('succeeded');
+        return page.deliveries[0]!;
+      },
+      { timeoutMs: 20_000 },
+    );
+    const response = await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries/${delivery.deliveryId}/attempts`, {
+      token,
+    });
+    const unknownDelivery = await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries/dlv_nope/attempts`, {
+      token,
+    });
+    const unknownWebhook = await api.call(
+      `/webhooks/${api.orgId}/whk_nope/deliveries/${delivery.deliveryId}/attempts`,
+      { token },
+    );
+    const agent = await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries/${delivery.deliveryId}/attempts`, {
+      token: await api.token('CRM_AGENT'),
+    });
+
+    expect(response.status).toBe(200);
+    const { attempts } = (await response.json()) as {
+      attempts: {
+        attempt: number;
+        at: string;
+        statusCode: number | null;
+        durationMs: number;
+        error: string | null;
+        responseBody: string | null;
+      }[];
+    };
+    expect(attempts).toEqual([
+      {
+        attempt: 1,
+        at: expect.any(String),
+        statusCode: 500,
+        durationMs: expect.any(Number),
+        error: 'http_500',
+        responseBody: expect.any(String),
+      },
+      {
+        attempt: 2,
+        at: expect.any(String),
+        statusCode: 200,
+        durationMs: expect.any(Number),
+        error: null,
+        responseBody: 'thanks',
+      },
+    ]);
+    expect(Buffer.byteLength(attempts[0]!.responseBody!)).toBeLessThanOrEqual(1024 + 2);
+    expect(attempts[0]!.responseBody!.startsWith('é'.repeat(512))).toBe(true);
+    expect(attempts[0]!.responseBody).not.toContain('tail');
+    expect(attempts[0]!.at < attempts[1]!.at).toBe(true);
+    expect([unknownDelivery.status, unknownWebhook.status, agent.status]).toEqual([404, 404, 403]);
+    expect(((await unknownDelivery.json()) as { code: string }).code).toBe('DELIVERY_NOT_FOUND');
+    expect(((await unknownWebhook.json()) as { code: string }).code).toBe('WEBHOOK_NOT_FOUND');
+  });
+
+  it('records an attempt that got no answer with its error and no status code', async () => {
+    const { webhookId } = await subscribe('/down');
+    const token = await api.token('CRM_ADMIN');
+    await api.call(`/webhooks/${api.orgId}/${webhookId}`, {
+      method: 'PATCH',
+      token,
+      json: { url: 'http://127.0.0.1:1/refused' },
+    });
+
+    await publishEvent(api.orgId);
+    const attempts = await eventually(async () => {
+      const page = (await (await api.call(`/webhooks/${api.orgId}/${webhookId}/deliveries`, { token })).json()) as {
+        deliveries: { deliveryId: string; attempts: number }[];
+      };
+      expect(page.deliveries[0]?.attempts).toBeGreaterThanOrEqual(1);
+      const answer = await api.call(
+        `/webhooks/${api.orgId}/${webhookId}/deliveries/${page.deliveries[0]!.deliveryId}/attempts`,
+        { token },
+      );
+      return ((await answer.json()) as { attempts: Record<string, unknown>[] }).attempts;
+    });
+
+    expect(attempts[0]).toMatchObject({
+      attempt: 1,
+      statusCode: null,
+      error: 'connection_refused',
+      responseBody: null,
+    });
   });
 
   it('disables the subscription on 410 and sends nothing more (J-3)', async () => {
@@ -238,9 +335,56 @@ describe('outbound webhooks', () => {
     });
     const agent = await api.call(`/webhooks/${api.orgId}`, { token: await api.token('CRM_AGENT') });
 
+    const mixedStar = await api.call(`/webhooks/${api.orgId}`, {
+      method: 'POST',
+      token,
+      json: { url: `${receiver.url}/x`, events: ['*', 'group.created'] },
+    });
+
     expect(badEvent.status).toBe(400);
     expect(extra.status).toBe(400);
+    expect(mixedStar.status).toBe(400);
     expect(agent.status).toBe(403);
+  });
+
+  it('delivers every type, new ones included, to "*" and to subscriptions stored with the first four types', async () => {
+    const now = new Date().toISOString();
+    const star = await subscribe('/star', { events: ['*'] });
+    const subset = await subscribe('/subset', { events: ['group.created'] });
+    await deps().webhooks.createSubscription({
+      webhookId: 'whk_legacy_all',
+      orgId: api.orgId,
+      url: `${receiver.url}/legacy`,
+      events: ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
+      status: 'active',
+      secrets: [{ sealed: await deps().secretBox.seal(star.secret), createdAt: now }],
+      createdAt: now,
+      updatedAt: now,
+    });
+    const eventId = eventIdFor('group.deleted', `legacy-${Date.now()}`);
+
+    await deps().events.publish([
+      {
+        eventId,
+        type: 'group.deleted',
+        organisationId: api.orgId,
+        occurredAt: now,
+        data: { organisation_id: api.orgId, chat_id: 'cht_gone' },
+      },
+    ]);
+    await eventually(() => {
+      expect(receiver.requestsTo('/star').map((request) => request.headers['webhook-id'])).toContain(eventId);
+      expect(receiver.requestsTo('/legacy').map((request) => request.headers['webhook-id'])).toContain(eventId);
+    });
+    await eventually(() => expect(api.stack.queues.get('webhook-deliveries')!.size).toBe(0));
+    const listed = (await (
+      await api.call(`/webhooks/${api.orgId}?limit=100`, { token: await api.token('CRM_ADMIN') })
+    ).json()) as { webhooks: { webhookId: string; events: string[] }[] };
+
+    expect(star.events).toEqual(['*']);
+    expect(subset.events).toEqual(['group.created']);
+    expect(receiver.requestsTo('/subset')).toHaveLength(0);
+    expect(listed.webhooks.find((webhook) => webhook.webhookId === 'whk_legacy_all')?.events).toEqual(['*']);
   });
 });
 

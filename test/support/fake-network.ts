@@ -56,6 +56,12 @@ export class FakeNetwork implements MessagingNetwork {
     return this.groups.filter((group) => !this.deleted.includes(group.groupId));
   }
 
+  settingsUpdates: { groupId: string; settings: { subject?: string; description?: string } }[] = [];
+
+  async updateGroupSettings(_: NetworkChannel, groupId: string, settings: { subject?: string; description?: string }) {
+    this.settingsUpdates.push({ groupId, settings });
+  }
+
   async deleteGroup(_: NetworkChannel, groupId: string) {
     this.deleted.push(groupId);
   }

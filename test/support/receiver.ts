@@ -12,7 +12,10 @@ export interface ReceivedRequest {
 export class Receiver {
   readonly received: ReceivedRequest[] = [];
   /** Status codes for the next requests to a path, in order; then 200. */
-  readonly scripts = new Map<string, (number | { status: number; headers?: Record<string, string> })[]>();
+  readonly scripts = new Map<
+    string,
+    (number | { status: number; headers?: Record<string, string>; body?: string })[]
+  >();
   /** While set, every request is answered with this status (an outage), and not recorded. */
   failing: number | undefined;
   #server: Server;
@@ -33,9 +36,9 @@ export class Receiver {
           body: Buffer.concat(chunks).toString('utf8'),
         });
         const next = this.scripts.get(request.url ?? '/')?.shift() ?? 200;
-        const { status, headers } = typeof next === 'number' ? { status: next, headers: {} } : next;
+        const { status, headers, body } = typeof next === 'number' ? { status: next, headers: {}, body: 'ok' } : next;
         response.writeHead(status, headers);
-        response.end('ok');
+        response.end(body ?? 'ok');
       });
     });
   }

@@ -41,6 +41,14 @@ export interface GroupScript {
   groupCreated?: boolean;
 }
 
+/** How the next `POST /{groupId}` (settings update) ends: the listed settings fail in its notification. */
+export interface SettingsScript {
+  failFields: ('subject' | 'description')[];
+  /** The error code of each failed setting. @default 100 */
+  code?: number;
+  message?: string;
+}
+
 export const FAULT_MODES = [
   'http500',
   'http429',
@@ -77,6 +85,7 @@ export interface GroupView {
   /** wa_ids, the business excluded. */
   participants: string[];
   joinRequests: { joinRequestId: string; waId: string; createdAt: string }[];
+  suspended: boolean;
 }
 
 export type MessageStatus = 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
@@ -129,6 +138,7 @@ interface Group {
   joinRequests: Map<string, { waId: string; createdAt: number }>;
   /** Removed by the business: Meta does not let them back in through the link. */
   removed: Set<string>;
+  suspended: boolean;
 }
 
 interface Message extends Omit<MessageView, 'createdAt'> {
@@ -157,6 +167,7 @@ export class WhatsAppSimulator {
   #groups = new Map<string, Group>();
   #messages = new Map<string, Message>();
   #scripts: GroupScript[] = [];
+  #settingsScripts: SettingsScript[] = [];
   #faults: (FaultSpec & { pattern?: RegExp; remaining: number })[] = [];
   #webhooks: WebhookSender;
   #closed = false;
@@ -201,6 +212,30 @@ export class WhatsAppSimulator {
       throw new SimulatorError(400, 'outcome must be success, fail, silent, delay or reject');
     }
     this.#scripts.push({ ...script });
+  }
+
+  scriptNextSettings(script: SettingsScript): void {
+    const fields = script?.failFields;
+    if (!Array.isArray(fields) || !fields.every((field) => field === 'subject' || field === 'description')) {
+      throw new SimulatorError(400, 'failFields must list subject and/or description');
+    }
+    this.#settingsScripts.push({ ...script, failFields: [...fields] });
+  }
+
+  /** Meta suspends a group for a policy violation: `group_suspend`; messages to it fail with 131207. */
+  suspend(groupId: string): void {
+    const group = this.#requireGroup(groupId);
+    if (group.suspended) throw new SimulatorError(409, 'the group is suspended already');
+    group.suspended = true;
+    this.#notifyGroup(group, 'group_status_update', { type: 'group_suspend' });
+  }
+
+  /** Meta lifts the suspension: `group_suspend_cleared`. */
+  clearSuspension(groupId: string): void {
+    const group = this.#requireGroup(groupId);
+    if (!group.suspended) throw new SimulatorError(409, 'the group is not suspended');
+    group.suspended = false;
+    this.#notifyGroup(group, 'group_status_update', { type: 'group_suspend_cleared' });
   }
 
   addFault(fault: FaultSpec): void {
@@ -339,6 +374,7 @@ export class WhatsAppSimulator {
       groups: this.groups(),
       messages: this.messages,
       scriptedGroups: [...this.#scripts],
+      scriptedSettings: [...this.#settingsScripts],
       faults: this.#faults.map(({ pattern: _pattern, ...fault }) => fault),
       duplicates: this.#webhooks.duplicates,
       counts: {
@@ -370,6 +406,7 @@ export class WhatsAppSimulator {
     this.#groups.clear();
     this.#messages.clear();
     this.#scripts.length = 0;
+    this.#settingsScripts.length = 0;
     this.#faults.length = 0;
     this.requestLog.length = 0;
     this.#maxInFlight = this.#inFlight;
@@ -471,6 +508,8 @@ export class WhatsAppSimulator {
         return this.#sendMessage(id, body);
       case 'GET ':
         return groupInfo(this.#graphGroup(id), query);
+      case 'POST ':
+        return this.#updateSettings(this.#graphGroup(id), body);
       case 'DELETE ':
         return this.#deleteGroup(this.#graphGroup(id));
       case 'GET invite_link':
@@ -547,6 +586,7 @@ export class WhatsAppSimulator {
       participants: new Map(),
       joinRequests: new Map(),
       removed: new Set(),
+      suspended: false,
     };
     this.#groups.set(group.id, group);
     if (script.outcome !== 'silent') {
@@ -598,6 +638,43 @@ export class WhatsAppSimulator {
         },
       },
     };
+  }
+
+  /**
+   * POST /{groupId}: subject and/or description. Meta answers at once and reports per setting in
+   * `group_settings_update`; a setting scripted to fail keeps its old value and carries `errors[]`.
+   */
+  #updateSettings(group: Group, body: Json): Reply {
+    requireProduct(body);
+    const { subject, description } = body;
+    if (subject === undefined && description === undefined) throw invalid('give subject or description');
+    if (subject !== undefined && (typeof subject !== 'string' || !subject.trim() || [...subject.trim()].length > 128)) {
+      throw invalid('subject must be 1 to 128 characters after trimming');
+    }
+    if (description !== undefined && (typeof description !== 'string' || [...description].length > 2048)) {
+      throw invalid('description must be a string of at most 2048 characters');
+    }
+    if (group.suspended) throw new GraphFailure(403, 131207);
+    const script = this.#settingsScripts.shift();
+    const result = (field: 'subject' | 'description', text: string) => {
+      const failed = script?.failFields.includes(field) ?? false;
+      if (!failed) {
+        if (field === 'subject') group.subject = text;
+        else group.description = text;
+      }
+      return {
+        text,
+        update_successful: !failed,
+        ...(failed ? { errors: [webhookError(script?.code ?? 100, script?.message, script?.message)] } : {}),
+      };
+    };
+    this.#notifyGroup(group, 'group_settings_update', {
+      type: 'group_settings_update',
+      request_id: ids.request(),
+      ...(typeof subject === 'string' ? { group_subject: result('subject', subject.trim()) } : {}),
+      ...(typeof description === 'string' ? { group_description: result('description', description) } : {}),
+    });
+    return { status: 200, body: { success: true } };
   }
 
   #deleteGroup(group: Group): Reply {
@@ -699,6 +776,7 @@ export class WhatsAppSimulator {
       if (group?.phoneNumberId !== phoneNumberId) throw new GraphFailure(400, 131041);
       // A group holding only the business cannot be messaged (WHATSAPP-GROUPS §1.2).
       if (group.participants.size === 0) throw new GraphFailure(400, 131020);
+      if (group.suspended) throw new GraphFailure(403, 131207);
     } else if (recipientType !== 'individual' || !/^\+?\d{6,15}$/.test(to)) {
       throw invalid('recipient_type must be individual (to: a phone number) or group (to: a group id)');
     }
@@ -833,6 +911,15 @@ export class WhatsAppSimulator {
       case 'POST next-group':
         this.scriptNextGroup(body as unknown as GroupScript);
         return { scriptedGroups: this.#scripts };
+      case 'POST next-settings':
+        this.scriptNextSettings(body as unknown as SettingsScript);
+        return { scriptedSettings: this.#settingsScripts };
+      case 'POST groups/:id/suspend':
+        this.suspend(id);
+        return this.group(id);
+      case 'POST groups/:id/unsuspend':
+        this.clearSuspension(id);
+        return this.group(id);
       case 'POST faults':
         this.addFault(body as unknown as FaultSpec);
         return { faults: this.state().faults };
@@ -905,6 +992,7 @@ function groupView(group: Group): GroupView {
       waId: request.waId,
       createdAt: iso(request.createdAt),
     })),
+    suspended: group.suspended,
   };
 }
 
@@ -915,7 +1003,7 @@ function groupInfo(group: Group, query: URLSearchParams): Reply {
     description: group.description ?? '',
     participants: [...group.participants.keys()].map((waId) => ({ wa_id: waId })),
     join_approval_mode: group.joinApprovalMode,
-    suspended: false,
+    suspended: group.suspended,
     creation_timestamp: group.createdAt,
     total_participant_count: group.participants.size,
   };

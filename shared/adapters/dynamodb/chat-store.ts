@@ -5,7 +5,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Chat, JoinRequest, Message, MessageStatus } from '#shared/domain/chats/chat';
+import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus } from '#shared/domain/chats/chat';
 import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
 import type { PageRequest } from '#shared/ports/identity-store';
 import { isConditionalCheckFailed } from './client.ts';
@@ -13,6 +13,9 @@ import { chatKeys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
 
 const MAX_VERSION_CONFLICTS = 5;
+
+const groupIndex = (chat: Chat) =>
+  chat.chatType === 'GROUP' ? chatKeys.groupIndex(chat.orgId, chat.createdAt, chat.chatId) : {};
 
 export class DynamoChatStore implements ChatStore {
   constructor(
@@ -24,6 +27,7 @@ export class DynamoChatStore implements ChatStore {
     return this.#putNew({
       ...chatKeys.chat(chat.orgId, chat.chatId),
       ...chatKeys.chatTimeIndex(chat.orgId, chat.updatedAt, chat.chatId),
+      ...groupIndex(chat),
       entity: 'CHAT',
       recordType: 'CHAT',
       version: 1,
@@ -56,6 +60,7 @@ export class DynamoChatStore implements ChatStore {
             Item: {
               ...chatKeys.chat(orgId, chatId),
               ...chatKeys.chatTimeIndex(orgId, next.updatedAt, chatId),
+              ...groupIndex(next),
               entity: 'CHAT',
               recordType: 'CHAT',
               version: version + 1,
@@ -111,6 +116,42 @@ export class DynamoChatStore implements ChatStore {
     );
     // A later change already moved updatedAt: keep it, and still record who wrote last.
     if (moved === false) await update(from, 'attribute_exists(PK) AND #updatedAt > :at');
+  }
+
+  listGroups(orgId: string, filter: { channelId?: string; groupStatus?: GroupStatus }, page: PageRequest) {
+    const GSI1PK = chatKeys.groupIndexPartition(orgId);
+    const conditions: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':pk': GSI1PK };
+    if (filter.channelId) {
+      conditions.push('channelId = :channelId');
+      values[':channelId'] = filter.channelId;
+    }
+    if (filter.groupStatus) {
+      names['#groupStatus'] = 'groupStatus';
+      values[':groupStatus'] = filter.groupStatus;
+      // Groups stored before the lifecycle existed have no status and are active.
+      conditions.push(
+        filter.groupStatus === 'active'
+          ? '(attribute_not_exists(#groupStatus) OR #groupStatus = :groupStatus)'
+          : '#groupStatus = :groupStatus',
+      );
+    }
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+      },
+      page,
+      { GSI1PK },
+      (item) => this.#toChat(withoutKeys(item)),
+    );
   }
 
   async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void> {

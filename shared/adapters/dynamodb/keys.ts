@@ -71,6 +71,12 @@ export const chatKeys = {
   chatTimeIndex: (orgId: string, updatedAt: string, chatId: string) =>
     crmKeys.timeIndex(orgId, 'CHAT', updatedAt, chatId),
   externalChat: (externalChatId: string) => ({ PK: `WAGROUP#${externalChatId}`, SK: 'LINK' }),
+  /** Group chats carry a GSI1 entry per organisation, ordered by creation: the group listing. */
+  groupIndex: (orgId: string, createdAt: string, chatId: string) => ({
+    GSI1PK: `ORG#${orgId}#GROUPS`,
+    GSI1SK: `${createdAt}#${chatId}`,
+  }),
+  groupIndexPartition: (orgId: string) => `ORG#${orgId}#GROUPS`,
   conversation: (orgId: string, chatId: string) => `ORG#${orgId}#CHAT#${chatId}`,
   message: (orgId: string, chatId: string, messageId: string) => ({
     PK: `ORG#${orgId}#CHAT#${chatId}`,
@@ -117,5 +123,15 @@ export const webhookKeys = {
   due: (dueAt: string, orgId: string, webhookId: string, deliveryId: string) => ({
     GSI1PK: 'DLV#DUE',
     GSI1SK: `${dueAt}#${orgId}#${webhookId}#${deliveryId}`,
+  }),
+};
+
+/** Events produced by network notifications, one item per event id (the outbox). */
+export const outboxKeys = {
+  event: (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
+  unpublishedPartition: 'EVENT#UNPUBLISHED',
+  unpublished: (recordedAt: string, eventId: string) => ({
+    GSI1PK: 'EVENT#UNPUBLISHED',
+    GSI1SK: `${recordedAt}#${eventId}`,
   }),
 };

@@ -98,6 +98,17 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     return groups;
   }
 
+  async updateGroupSettings(
+    channel: NetworkChannel,
+    groupId: string,
+    settings: { subject?: string; description?: string },
+  ): Promise<void> {
+    await this.#call(channel, 'POST', `/${segment(groupId)}`, {
+      ...(settings.subject !== undefined ? { subject: settings.subject } : {}),
+      ...(settings.description !== undefined ? { description: settings.description } : {}),
+    });
+  }
+
   async deleteGroup(channel: NetworkChannel, groupId: string): Promise<void> {
     await this.#call(channel, 'DELETE', `/${segment(groupId)}`);
   }

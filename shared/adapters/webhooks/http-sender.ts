@@ -35,12 +35,15 @@ export interface WebhookSendResult {
   error?: WebhookSendError;
   /** 410: the receiver asks us to disable the subscription. */
   gone: boolean;
-  /** The first 4 KiB of the answer (UTF-8), for the delivery log. */
+  /** The first 1 KiB of the answer (UTF-8), for the delivery log. */
   responseBody?: string;
 }
 
-/** Only the start of an answer is worth keeping for the delivery log; a huge or endless body must not cost more. */
-export const MAX_RESPONSE_BYTES = 4 * 1024;
+/**
+ * Only the start of an answer is kept for the delivery log (CONTRACT §12: the first 1 KiB); a huge or endless body
+ * must not cost more, so reading stops there.
+ */
+export const MAX_RESPONSE_BYTES = 1024;
 
 interface Answer {
   statusCode: number;
@@ -116,7 +119,7 @@ export class WebhookSender {
   }
 }
 
-/** POSTs the exact body to the pinned addresses; resolves once the headers and at most 4 KiB of body are in. */
+/** POSTs the exact body to the pinned addresses; resolves once the headers and at most 1 KiB of body are in. */
 function post(
   url: URL,
   hostname: string,

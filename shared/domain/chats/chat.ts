@@ -1,4 +1,6 @@
 /** A chat: the CHAT record of CONTRACT §9, plus the group fields for groups. */
+export type GroupStatus = 'active' | 'suspended' | 'deleted';
+
 export interface Participant {
   phoneNumber: string | null;
   userId: string | null;
@@ -31,6 +33,10 @@ export interface Chat {
   inviteLink?: string;
   participants?: Participant[];
   requireJoinApproval?: boolean;
+  /** Groups: the description (the subject is the chat's `name`). */
+  description?: string;
+  /** Groups: absent on groups stored before the lifecycle existed, which are `active`. */
+  groupStatus?: GroupStatus;
 }
 
 /** A new chat: no flags set, nothing assigned or linked yet. */
@@ -92,4 +98,22 @@ export function messageView(message: Message) {
 export function chatView(chat: Chat) {
   const { orgId, ...view } = chat;
   return view;
+}
+
+export const groupStatusOf = (chat: Chat): GroupStatus => chat.groupStatus ?? 'active';
+
+/** A group as GET /groups lists it (CONTRACT §11). */
+export function groupView(chat: Chat) {
+  return {
+    chatId: chat.chatId,
+    channelId: chat.channelId,
+    externalChatId: chat.externalChatId ?? null,
+    subject: chat.name,
+    description: chat.description ?? null,
+    groupStatus: groupStatusOf(chat),
+    joinApprovalRequired: chat.requireJoinApproval ?? true,
+    participantCount: chat.participants?.length ?? 0,
+    createdAt: chat.createdAt,
+    updatedAt: chat.updatedAt,
+  };
 }

@@ -1,13 +1,13 @@
 import type { Role } from '#shared/domain/auth/roles';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
-import { ChannelNotSupportedError, ChatNotFoundError, DomainError } from '#shared/errors';
+import { ChannelNotSupportedError, ChatNotFoundError, DomainError, GroupDeletedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
-import { type Chat, chatView, messageView } from './chat.ts';
+import { type Chat, chatView, groupStatusOf, messageView } from './chat.ts';
 
 export const OUTBOUND_MESSAGES_QUEUE = 'outbound-messages';
 
@@ -42,7 +42,8 @@ export async function listMessages(
 
 /**
  * Queues a text message to a chat.
- * 1. The chat must exist (404) on a channel that sends through the network (422 CHANNEL_NOT_SUPPORTED).
+ * 1. The chat must exist (404), not be a deleted group (422 GROUP_DELETED), and be on a channel that sends through
+ *    the network (422 CHANNEL_NOT_SUPPORTED).
  * 2. Store the message `queued`, queue it for the sender, and mark the chat as last written by us.
  */
 export async function sendMessage(
@@ -50,6 +51,7 @@ export async function sendMessage(
   input: { orgId: string; chatId: string; text: string; sender: { clientId: string; roles: Role[] } },
 ) {
   const chat = await requireChat(deps, input.orgId, input.chatId);
+  if (chat.chatType === 'GROUP' && groupStatusOf(chat) === 'deleted') throw new GroupDeletedError(chat.chatId);
   const channel = await deps.identity.getChannel(input.orgId, chat.channelId);
   if (channel?.type !== 'MESSAGING_OFFICIAL' || !channel.phoneNumberId || !chat.externalChatId) {
     throw new ChannelNotSupportedError(chat.channelId);

@@ -1,11 +1,17 @@
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
-import { ChatNotFoundError, NetworkRejectedError, NetworkUnavailableError, NotAGroupError } from '#shared/errors';
+import {
+  ChatNotFoundError,
+  GroupDeletedError,
+  NetworkRejectedError,
+  NetworkUnavailableError,
+  NotAGroupError,
+} from '#shared/errors';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
-import type { Chat } from './chat.ts';
+import { type Chat, groupStatusOf } from './chat.ts';
 
 export interface GroupMemberDeps {
   clock: Clock;
@@ -20,11 +26,11 @@ interface GroupContext {
   network: NetworkChannel;
 }
 
-/** The group chat and its network credentials: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
 /** Reads only the table: listings never need the channel's network credentials. */
-type GroupReadDeps = Pick<GroupMemberDeps, 'chats' | 'identity'>;
+export type GroupReadDeps = Pick<GroupMemberDeps, 'chats' | 'identity'>;
 
-async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatId: string) {
+/** The group chat and its channel: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */
+export async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatId: string) {
   const chat = await deps.chats.getChat(orgId, chatId);
   if (!chat) throw new ChatNotFoundError(chatId);
   if (chat.chatType !== 'GROUP' || !chat.externalChatId) throw new NotAGroupError(chatId);
@@ -33,13 +39,15 @@ async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatId: stri
   return { chat: chat as GroupContext['chat'], channel };
 }
 
-async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
+/** A group the network can still act on, with the channel's credentials; a deleted one is 422 GROUP_DELETED. */
+export async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
   const { chat, channel } = await requireGroupChat(deps, orgId, chatId);
+  if (groupStatusOf(chat) === 'deleted') throw new GroupDeletedError(chatId);
   return { chat, network: await deps.channelCredentials.forChannel(channel) };
 }
 
 /** A refusal by the network → 422 NETWORK_REJECTED with its code; no answer → 503 NETWORK_UNAVAILABLE. */
-async function call<T>(action: () => Promise<T>): Promise<T> {
+export async function callNetwork<T>(action: () => Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {
@@ -96,20 +104,20 @@ export async function removeParticipants(
 ) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const users = [...(input.phoneNumbers ?? []).map((phone) => phone.replace(/^\+/, '')), ...(input.userIds ?? [])];
-  await call(() => deps.network.removeParticipants(network, chat.externalChatId, users));
+  await callNetwork(() => deps.network.removeParticipants(network, chat.externalChatId, users));
   return { status: 'pending' as const, phoneNumbers: input.phoneNumbers ?? [], userIds: input.userIds ?? [] };
 }
 
 export async function getInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
-  const inviteLink = await call(() => deps.network.getInviteLink(network, chat.externalChatId));
+  const inviteLink = await callNetwork(() => deps.network.getInviteLink(network, chat.externalChatId));
   if (inviteLink !== chat.inviteLink) await deps.chats.updateChat(input.orgId, input.chatId, () => ({ inviteLink }));
   return { inviteLink };
 }
 
 export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
-  const inviteLink = await call(() => deps.network.resetInviteLink(network, chat.externalChatId));
+  const inviteLink = await callNetwork(() => deps.network.resetInviteLink(network, chat.externalChatId));
   await deps.chats.updateChat(input.orgId, input.chatId, () => ({
     inviteLink,
     updatedAt: deps.clock.now().toISOString(),
@@ -137,7 +145,7 @@ export async function decideJoinRequests(
 ) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
   const ids = [...new Set(input.joinRequestIds)];
-  const outcome = await call(() =>
+  const outcome = await callNetwork(() =>
     input.decision === 'approve'
       ? deps.network.approveJoinRequests(network, chat.externalChatId, ids)
       : deps.network.rejectJoinRequests(network, chat.externalChatId, ids),

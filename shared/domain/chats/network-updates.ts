@@ -1,3 +1,4 @@
+import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
 import type { GroupEvent, InboundMessage, StatusNotification } from '#shared/domain/network/notification';
 import { notificationTime } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
@@ -7,10 +8,44 @@ import type { IdGenerator } from '#shared/ports/ids';
 import { type MessageStatus, type Participant, STATUS_RANK } from './chat.ts';
 import { phoneFromWaId } from './network-ids.ts';
 
-export interface NetworkUpdateDeps {
+export interface NetworkUpdateDeps extends PublishOnceDeps {
   clock: Clock;
   ids: IdGenerator;
   chats: ChatStore;
+}
+
+type ParticipantsChange = 'joined' | 'left' | 'removed' | 'join_requested' | 'join_request_revoked';
+
+/**
+ * `group.participants_changed` for one `group_participants_update` object. Meta gives these no id of their own
+ * (join requests aside), so the identity is what the notification says: group, type, time, ids and members.
+ */
+function participantsEvent(
+  link: { orgId: string; chatId: string },
+  event: GroupEvent,
+  change: ParticipantsChange,
+  phoneNumbers: (string | null)[],
+  at: string,
+) {
+  const numbers = phoneNumbers.filter((phone): phone is string => phone !== null);
+  const identity = [
+    event.group_id,
+    event.type,
+    event.timestamp ?? '',
+    event.request_id ?? '',
+    event.join_request_id ?? '',
+    [...numbers].sort().join(','),
+  ].join('|');
+  return notificationEvent('group.participants_changed', identity, {
+    orgId: link.orgId,
+    occurredAt: at,
+    data: {
+      chat_id: link.chatId,
+      change,
+      phone_numbers: numbers,
+      join_request_id: event.join_request_id ?? null,
+    },
+  });
 }
 
 const sameParticipant = (a: Participant, b: Participant) =>
@@ -34,10 +69,17 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
           userId: event.user_id ?? null,
           createdAt: at,
         });
+        await publishOnce(deps, participantsEvent(link, event, 'join_requested', [phoneFromWaId(event.wa_id)], at));
       }
       return;
     case 'group_join_request_revoked':
-      if (event.join_request_id) await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
+      if (event.join_request_id) {
+        await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
+        await publishOnce(
+          deps,
+          participantsEvent(link, event, 'join_request_revoked', [phoneFromWaId(event.wa_id)], at),
+        );
+      }
       return;
     case 'group_participants_add': {
       const added = (event.added_participants ?? []).map((participant) => ({
@@ -54,6 +96,10 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
           ? { participants: [...current, ...fresh], updatedAt: laterOf(chat.updatedAt, at) }
           : undefined;
       });
+      if (added.length) {
+        const phones = added.map((participant) => participant.phoneNumber);
+        await publishOnce(deps, participantsEvent(link, event, 'joined', phones, at));
+      }
       return;
     }
     case 'group_participants_remove': {
@@ -71,6 +117,11 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
           ? { participants: kept, updatedAt: laterOf(chat.updatedAt, at) }
           : undefined;
       });
+      if (removed.length) {
+        const change = event.initiated_by === 'participant' ? 'left' : 'removed';
+        const phones = removed.map((participant) => participant.phoneNumber);
+        await publishOnce(deps, participantsEvent(link, event, change, phones, at));
+      }
       return;
     }
     default:
@@ -95,19 +146,36 @@ export async function applyInboundMessage(deps: NetworkUpdateDeps, message: Inbo
     chatId: link.chatId,
     messageId: deps.ids.next('msg'),
   });
+  const from = phoneFromWaId(message.from) ?? 'unknown';
+  const text = message.type === 'text' || (!message.type && message.text) ? (message.text?.body ?? null) : null;
   const stored = await deps.chats.createMessage({
     messageId,
     chatId: link.chatId,
     orgId: link.orgId,
     direction: 'INBOUND',
-    from: phoneFromWaId(message.from) ?? 'unknown',
+    from,
     text: message.text?.body ?? `[${message.type ?? 'unsupported'} message]`,
     status: 'delivered',
     networkMessageId: message.id,
     createdAt: at.toISOString(),
   });
-  if (!stored) return;
-  await deps.chats.touchChat(link.orgId, link.chatId, at.toISOString(), 'GUEST');
+  if (stored) await deps.chats.touchChat(link.orgId, link.chatId, at.toISOString(), 'GUEST');
+  // A repeat after a crash before publishing still publishes; the outbox keeps it to one event per wamid.
+  await publishOnce(
+    deps,
+    notificationEvent('message.received', message.id, {
+      orgId: link.orgId,
+      occurredAt: at.toISOString(),
+      data: {
+        chat_id: link.chatId,
+        message_id: messageId,
+        external_message_id: message.id,
+        from,
+        message_type: message.type ?? 'unknown',
+        text,
+      },
+    }),
+  );
 }
 
 const NETWORK_STATUSES: MessageStatus[] = ['sent', 'delivered', 'read', 'failed'];
@@ -128,26 +196,36 @@ export async function applyStatus(deps: NetworkUpdateDeps, status: StatusNotific
           (candidate) => STATUS_RANK[candidate] < STATUS_RANK[next] && candidate !== 'failed',
         );
   const [first] = status.errors ?? [];
+  const error =
+    next === 'failed'
+      ? {
+          code: String(first?.code ?? 'NETWORK_REJECTED'),
+          message: first?.message ?? first?.title ?? 'the network could not deliver the message',
+        }
+      : undefined;
   const moved = await deps.chats.updateMessage(
     link.orgId,
     link.chatId,
     link.messageId,
     { from },
-    {
-      status: next,
-      ...(next === 'failed'
-        ? {
-            error: {
-              code: String(first?.code ?? 'NETWORK_REJECTED'),
-              message: first?.message ?? first?.title ?? 'the network could not deliver the message',
-            },
-          }
-        : {}),
-    },
+    { status: next, ...(error ? { error } : {}) },
   );
-  if (!moved) return;
   const at = notificationTime(status.timestamp, deps.clock.now()).toISOString();
-  await deps.chats.touchChat(link.orgId, link.chatId, at);
+  if (moved) {
+    await deps.chats.touchChat(link.orgId, link.chatId, at);
+  } else {
+    // Not moved: a repeat (publish what a crash may have left unpublished) or a status overtaken by a later one.
+    const current = await deps.chats.getMessage(link.orgId, link.chatId, link.messageId);
+    if (current?.status !== next) return;
+  }
+  await publishOnce(
+    deps,
+    notificationEvent('message.status', `${status.id}:${next}`, {
+      orgId: link.orgId,
+      occurredAt: at,
+      data: { chat_id: link.chatId, message_id: link.messageId, status: next, error: error ?? null },
+    }),
+  );
 }
 
 const laterOf = (a: string, b: string) => (a > b ? a : b);

@@ -83,6 +83,8 @@ export async function completeGroup(
     inviteLink: group.inviteLink,
     participants: [],
     requireJoinApproval: request.requireJoinApproval,
+    ...(request.description !== undefined ? { description: request.description } : {}),
+    groupStatus: 'active',
     now,
   });
   await deps.chats.createChat(chat);

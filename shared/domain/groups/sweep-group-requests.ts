@@ -1,5 +1,7 @@
 import type { Config } from '#shared/config/env';
+import { republishRecordedEvents } from '#shared/domain/events/publish-once';
 import { logger } from '#shared/observability/logger';
+import type { EventOutbox } from '#shared/ports/event-outbox';
 import type { JobQueue } from '#shared/ports/job-queue';
 import { GROUP_REQUESTS_QUEUE } from './create-group.ts';
 import { announce, failGroup, type OutcomeDeps } from './outcomes.ts';
@@ -21,9 +23,14 @@ const REPUBLISH_AFTER_SECONDS = 30;
  * 2. Requests still `pending` after a minute, or `creating` with no change for two minutes → queued again (the worker
  *    is idempotent).
  * 3. Final requests whose event was never published → published and stamped.
+ * 4. Events of network notifications recorded but never stamped published → published and stamped.
  */
 export async function sweepGroupRequests(
-  deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'events'> & { config: Pick<Config, 'groups'>; queue: JobQueue },
+  deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'events'> & {
+    config: Pick<Config, 'groups'>;
+    queue: JobQueue;
+    outbox: EventOutbox;
+  },
 ) {
   const now = deps.clock.now().getTime();
   const timeoutMs = deps.config.groups.confirmationTimeoutSeconds * 1000;
@@ -53,8 +60,9 @@ export async function sweepGroupRequests(
     (request) => now - Date.parse(request.updatedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
   );
   for (const request of unpublished) await announce(deps, request);
-  if (timedOut + requeued + unpublished.length > 0) {
-    logger.info('group sweep', { timedOut, requeued, republished: unpublished.length });
+  const republishedEvents = await republishRecordedEvents(deps, BATCH);
+  if (timedOut + requeued + unpublished.length + republishedEvents > 0) {
+    logger.info('group sweep', { timedOut, requeued, republished: unpublished.length, republishedEvents });
   }
-  return { timedOut, requeued, republished: unpublished.length };
+  return { timedOut, requeued, republished: unpublished.length, republishedEvents };
 }

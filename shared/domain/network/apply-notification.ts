@@ -5,6 +5,12 @@ import {
   type NetworkUpdateDeps,
 } from '#shared/domain/chats/network-updates';
 import { type ApplyGroupCreateDeps, applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
+import {
+  applyGroupDelete,
+  applyGroupSettingsUpdate,
+  applyGroupSuspension,
+  type GroupLifecycleDeps,
+} from '#shared/domain/groups/apply-group-lifecycle';
 import { logger } from '#shared/observability/logger';
 import type { Notification } from './notification.ts';
 
@@ -13,7 +19,7 @@ import type { Notification } from './notification.ts';
  * replay changes nothing; anything that cannot be stored throws, and the webhook answers 5xx so Meta retries.
  */
 export async function applyNetworkNotification(
-  deps: ApplyGroupCreateDeps & NetworkUpdateDeps,
+  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & GroupLifecycleDeps,
   notification: Notification,
 ): Promise<void> {
   for (const entry of notification.entry) {
@@ -23,7 +29,19 @@ export async function applyNetworkNotification(
         case 'group_lifecycle_update':
           for (const group of change.value.groups ?? []) {
             if (group.type === 'group_create') await applyGroupCreateNotification(deps, { phoneNumberId, group });
-            else if (group.type === 'group_delete' && group.group_id) await archiveDeletedGroup(deps, group.group_id);
+            else if (group.type === 'group_delete') await applyGroupDelete(deps, { phoneNumberId, group });
+          }
+          break;
+        case 'group_settings_update':
+          for (const group of change.value.groups ?? []) {
+            await applyGroupSettingsUpdate(deps, { phoneNumberId, group });
+          }
+          break;
+        case 'group_status_update':
+          for (const group of change.value.groups ?? []) {
+            if (group.type === 'group_suspend' || group.type === 'group_suspend_cleared') {
+              await applyGroupSuspension(deps, { phoneNumberId, group });
+            } else logger.info('group status type not handled', { type: group.type });
           }
           break;
         case 'group_participants_update':
@@ -38,12 +56,4 @@ export async function applyNetworkNotification(
       }
     }
   }
-}
-
-async function archiveDeletedGroup(deps: ApplyGroupCreateDeps, groupId: string) {
-  const link = await deps.chats.findExternalChat(groupId);
-  if (!link) return;
-  await deps.chats.updateChat(link.orgId, link.chatId, (chat) =>
-    chat.isArchived ? undefined : { isArchived: true, updatedAt: deps.clock.now().toISOString() },
-  );
 }

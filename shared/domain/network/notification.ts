@@ -16,6 +16,13 @@ const Participant = v.looseObject({
   input: v.optional(v.string()),
 });
 
+/** One setting in a `group_settings_update`: whether Meta applied it. */
+const SettingResult = v.looseObject({
+  text: v.optional(v.string()),
+  update_successful: v.optional(v.boolean()),
+  errors: Errors,
+});
+
 export const GroupEvent = v.looseObject({
   type: v.string(),
   timestamp: v.optional(v.union([v.string(), v.number()])),
@@ -28,6 +35,9 @@ export const GroupEvent = v.looseObject({
   user_id: v.optional(v.string()),
   added_participants: v.optional(v.array(Participant)),
   removed_participants: v.optional(v.array(Participant)),
+  initiated_by: v.optional(v.string()),
+  group_subject: v.optional(SettingResult),
+  group_description: v.optional(SettingResult),
   errors: Errors,
 });
 export type GroupEvent = v.InferOutput<typeof GroupEvent>;

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
+import type { GroupLifecycleDeps } from '#shared/domain/groups/apply-group-lifecycle';
 import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
 import { toFieldErrors } from '#shared/http/validation';
 import { logger } from '#shared/observability/logger';
@@ -17,7 +18,7 @@ import { Notification } from './notification.ts';
  * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
  */
 export async function receiveNetworkWebhook(
-  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & { whatsappSecrets: WhatsAppSecrets },
+  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & GroupLifecycleDeps & { whatsappSecrets: WhatsAppSecrets },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   const { appSecret } = await deps.whatsappSecrets.get();

@@ -8,7 +8,7 @@ import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { webhookHeaders } from './signature.ts';
-import { type Delivery, DISABLE_AFTER_FAILING_SECONDS, type Subscription } from './subscription.ts';
+import { type Delivery, DISABLE_AFTER_FAILING_SECONDS, type Subscription, subscribesTo } from './subscription.ts';
 import { WEBHOOK_DELIVERIES_QUEUE } from './subscriptions.ts';
 
 export interface DispatchDeps {
@@ -24,7 +24,7 @@ export interface DispatchDeps {
 
 /** The longest wait an SQS message delay covers; longer waits go through the due-time index. */
 const MAX_QUEUE_DELAY_SECONDS = 900;
-/** Keeps the last attempts of a delivery (status code, latency, error). */
+/** Keeps the last attempts of a delivery (status code, latency, error, the start of the answer). */
 const ATTEMPT_LOG_SIZE = 20;
 /** A job that arrives this much before its attempt is due is early (a duplicate), and skipped. */
 const EARLY_TOLERANCE_MS = 2_000;
@@ -55,7 +55,7 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
     return;
   }
   const subscriptions = (await deps.webhooks.allSubscriptions(orgId)).filter(
-    (subscription) => subscription.status === 'active' && subscription.events.includes(type),
+    (subscription) => subscription.status === 'active' && subscribesTo(subscription, type),
   );
   const now = deps.clock.now().toISOString();
   const text = JSON.stringify(body);
@@ -113,10 +113,12 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
 
   const done = deps.clock.now();
   const attempt = {
+    attempt: claimed.attempts + 1,
     at: now.toISOString(),
     statusCode: result.statusCode,
     latencyMs: result.latencyMs,
-    error: result.error,
+    error: result.error ?? (result.ok || result.statusCode === undefined ? undefined : `http_${result.statusCode}`),
+    responseBody: result.responseBody,
   };
   const next: Delivery = {
     ...claimed,

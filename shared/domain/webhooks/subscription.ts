@@ -1,4 +1,7 @@
-import type { EventType } from '#shared/events/catalog';
+import { ALL_EVENTS, type EventType, FIRST_EVENT_TYPES } from '#shared/events/catalog';
+
+/** What a subscription listens to: named types, or `["*"]` for every type, present and future (CONTRACT §12). */
+export type SubscribedEvents = EventType[] | [typeof ALL_EVENTS];
 
 /** A signing secret, sealed at rest. After a rotation the previous one keeps signing until `retiresAt`. */
 export interface SealedSecret {
@@ -11,7 +14,7 @@ export interface Subscription {
   webhookId: string;
   orgId: string;
   url: string;
-  events: EventType[];
+  events: SubscribedEvents;
   description?: string;
   status: 'active' | 'disabled';
   disabledReason?: 'GONE' | 'FAILING' | 'MANUAL';
@@ -26,12 +29,34 @@ export interface Subscription {
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 export const DISABLE_AFTER_FAILING_SECONDS = 5 * 24 * 3600;
 
+/** Stores what was asked for: nothing, `[]` or a list holding `*` mean every type. */
+export function subscribedEvents(events: (EventType | typeof ALL_EVENTS)[] | undefined): SubscribedEvents {
+  if (!events?.length || events.includes(ALL_EVENTS)) return [ALL_EVENTS];
+  return [...new Set(events as EventType[])];
+}
+
+/**
+ * The subscription's events as they hold today. Subscriptions made before `*` existed stored the four types of the
+ * time when `events` was omitted; exactly that list is read as every type, so they receive the new types too.
+ */
+export function effectiveEvents(subscription: Pick<Subscription, 'events'>): SubscribedEvents {
+  const events = subscription.events as string[];
+  const legacyAll =
+    events.length === FIRST_EVENT_TYPES.length && FIRST_EVENT_TYPES.every((type) => events.includes(type));
+  return legacyAll ? [ALL_EVENTS] : subscription.events;
+}
+
+export function subscribesTo(subscription: Pick<Subscription, 'events'>, type: EventType): boolean {
+  const events = effectiveEvents(subscription) as string[];
+  return events.includes(ALL_EVENTS) || events.includes(type);
+}
+
 export function subscriptionView(subscription: Subscription) {
-  const { webhookId, url, events, description, status, disabledReason, createdAt } = subscription;
+  const { webhookId, url, description, status, disabledReason, createdAt } = subscription;
   return {
     webhookId,
     url,
-    events,
+    events: effectiveEvents(subscription),
     description: description ?? null,
     status,
     ...(disabledReason ? { disabledReason } : {}),
@@ -42,10 +67,14 @@ export function subscriptionView(subscription: Subscription) {
 export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'failed';
 
 export interface DeliveryAttempt {
+  /** 1 for the first attempt of the delivery; absent on attempts logged before it was recorded. */
+  attempt?: number;
   at: string;
   statusCode?: number;
   latencyMs: number;
   error?: string;
+  /** The first 1 KiB of the receiver's answer. */
+  responseBody?: string;
 }
 
 export interface Delivery {
@@ -81,4 +110,17 @@ export function deliveryView(delivery: Delivery) {
     nextAttemptAt: nextAttemptAt ?? null,
     createdAt,
   };
+}
+
+/** A delivery's logged attempts, oldest first (CONTRACT §12). */
+export function attemptsView(delivery: Delivery) {
+  const first = delivery.attempts - delivery.attemptLog.length + 1;
+  return delivery.attemptLog.map((attempt, index) => ({
+    attempt: attempt.attempt ?? first + index,
+    at: attempt.at,
+    statusCode: attempt.statusCode ?? null,
+    durationMs: attempt.latencyMs,
+    error: attempt.error ?? null,
+    responseBody: attempt.responseBody ?? null,
+  }));
 }

@@ -1,7 +1,7 @@
 import type { Config } from '#shared/config/env';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { DomainError } from '#shared/errors';
-import { EVENT_TYPES, type EventType } from '#shared/events/catalog';
+import type { ALL_EVENTS, EventType } from '#shared/events/catalog';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
@@ -9,7 +9,14 @@ import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { generateWebhookSecret } from './signature.ts';
-import { deliveryView, ROTATION_OVERLAP_SECONDS, type Subscription, subscriptionView } from './subscription.ts';
+import {
+  attemptsView,
+  deliveryView,
+  ROTATION_OVERLAP_SECONDS,
+  type Subscription,
+  subscribedEvents,
+  subscriptionView,
+} from './subscription.ts';
 
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
 
@@ -23,6 +30,8 @@ export interface SubscriptionDeps {
 
 const notFound = (webhookId: string) =>
   new DomainError('WEBHOOK_NOT_FOUND', `webhook ${webhookId} does not exist in this organisation`);
+const deliveryNotFound = (deliveryId: string) =>
+  new DomainError('DELIVERY_NOT_FOUND', `delivery ${deliveryId} does not exist`);
 
 /**
  * Subscribes a URL to events (CONTRACT §7).
@@ -31,7 +40,7 @@ const notFound = (webhookId: string) =>
  */
 export async function createSubscription(
   deps: SubscriptionDeps,
-  input: { orgId: string; url: string; events?: EventType[]; description?: string },
+  input: { orgId: string; url: string; events?: (EventType | typeof ALL_EVENTS)[]; description?: string },
 ) {
   await deps.webhookTransport.validate(input.url);
   const now = deps.clock.now().toISOString();
@@ -40,7 +49,7 @@ export async function createSubscription(
     webhookId: deps.ids.next('whk'),
     orgId: input.orgId,
     url: input.url,
-    events: input.events?.length ? [...new Set(input.events)] : [...EVENT_TYPES],
+    events: subscribedEvents(input.events),
     description: input.description,
     status: 'active',
     secrets: [{ sealed: await deps.secretBox.seal(secret), createdAt: now }],
@@ -70,7 +79,7 @@ export async function updateSubscription(
     orgId: string;
     webhookId: string;
     url?: string;
-    events?: EventType[];
+    events?: (EventType | typeof ALL_EVENTS)[];
     description?: string;
     status?: 'active' | 'disabled';
   },
@@ -79,9 +88,7 @@ export async function updateSubscription(
   const now = deps.clock.now().toISOString();
   const updated = await deps.webhooks.updateSubscription(input.orgId, input.webhookId, (current) => ({
     ...(input.url !== undefined ? { url: input.url } : {}),
-    ...(input.events !== undefined
-      ? { events: input.events.length ? [...new Set(input.events)] : [...EVENT_TYPES] }
-      : {}),
+    ...(input.events !== undefined ? { events: subscribedEvents(input.events) } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.status === 'active'
       ? { status: 'active' as const, disabledReason: undefined, failingSince: undefined }
@@ -137,6 +144,17 @@ export async function listDeliveries(
   return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(page.nextKey, binding) };
 }
 
+/** A delivery's attempts, oldest first: 404 WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND. */
+export async function listDeliveryAttempts(
+  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  input: { orgId: string; webhookId: string; deliveryId: string },
+) {
+  if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
+  const delivery = await deps.webhooks.getDelivery(input.orgId, input.webhookId, input.deliveryId);
+  if (!delivery) throw deliveryNotFound(input.deliveryId);
+  return { attempts: attemptsView(delivery) };
+}
+
 /**
  * Delivers a finished delivery again: the same delivery and webhook-id, a new cycle of attempts.
  * 409 DELIVERY_IN_PROGRESS while it is pending or retrying.
@@ -147,7 +165,7 @@ export async function redeliver(
 ) {
   if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
   const delivery = await deps.webhooks.getDelivery(input.orgId, input.webhookId, input.deliveryId);
-  if (!delivery) throw new DomainError('DELIVERY_NOT_FOUND', `delivery ${input.deliveryId} does not exist`);
+  if (!delivery) throw deliveryNotFound(input.deliveryId);
   if (delivery.status === 'pending' || delivery.status === 'retrying') {
     throw new DomainError('DELIVERY_IN_PROGRESS', 'the delivery is still being attempted');
   }

@@ -1,6 +1,9 @@
+import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '#shared/events/catalog';
 import { openApiDocument, withServer } from '#shared/openapi/document';
 import { ROUTES } from '#shared/routes/index';
+import { EVENT_BODIES } from '#shared/schemas/events';
 
 interface Response {
   description: string;
@@ -75,4 +78,29 @@ describe('withServer', () => {
     expect(Object.keys(served).slice(0, 3)).toEqual(['openapi', 'info', 'servers']);
     expect(served.paths).toBe(document.paths);
   });
+
+  it('describes every event body under webhooks, from the schema the publisher validates against', () => {
+    const webhooks = (openApiDocument() as { webhooks: Record<string, { post: Record<string, unknown> }> }).webhooks;
+
+    expect(Object.keys(webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      const body = webhooks[type]!.post.requestBody as { content: Record<string, { schema: unknown }> };
+      expect(body.content['application/json']!.schema, type).toEqual(toJsonSchemaWithout$schema(EVENT_BODIES[type]));
+    }
+    const updated = webhooks['group.updated']!.post.requestBody as {
+      content: { 'application/json': { schema: { required: string[] } } };
+    };
+    expect(updated.content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['type', 'timestamp', 'organisation_id', 'chat_id', 'group_status', 'errors']),
+    );
+  });
 });
+
+function toJsonSchemaWithout$schema(schema: Parameters<typeof toJsonSchema>[0]) {
+  const { $schema, ...rest } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'ignore',
+  });
+  return rest;
+}

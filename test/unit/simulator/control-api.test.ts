@@ -291,4 +291,20 @@ describe('WhatsAppSimulator control API', () => {
     expect(response.status).toBe(404);
     expect(simulator.requestLog).toEqual([]);
   });
+
+  it('scripts the next settings update and suspends or clears a group over HTTP', async () => {
+    const groupId = await newGroupId();
+
+    const scripted = await call('POST', '/_simulator/next-settings', { failFields: ['description'] });
+    const badScript = await call('POST', '/_simulator/next-settings', { failFields: ['name'] });
+    const suspended = await call('POST', `/_simulator/groups/${groupId}/suspend`);
+    const twice = await call('POST', `/_simulator/groups/${groupId}/suspend`);
+    const cleared = await call('POST', `/_simulator/groups/${groupId}/unsuspend`);
+
+    expect(scripted.body).toEqual({ scriptedSettings: [{ failFields: ['description'] }] });
+    expect(badScript.status).toBe(400);
+    expect(suspended.body).toMatchObject({ groupId, suspended: true });
+    expect(twice.status).toBe(409);
+    expect(cleared.body).toMatchObject({ groupId, suspended: false });
+  });
 });

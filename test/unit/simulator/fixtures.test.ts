@@ -74,6 +74,12 @@ beforeAll(async () => {
   );
   await last('participant-left', () => simulator.leave(groupId, '4917698765432'));
   await last('participants-remove', () => network.removeParticipants(channel, groupId, ['+4915112345678']));
+  const settings = { subject: 'Launch crew (EU)', description: 'Everything about launch day' };
+  await last('group-settings-update', () => network.updateGroupSettings(channel, groupId, settings));
+  simulator.scriptNextSettings({ failFields: ['description'] });
+  await last('group-settings-partial', () => network.updateGroupSettings(channel, groupId, settings));
+  await last('group-suspend', () => simulator.suspend(groupId));
+  await last('group-suspend-cleared', () => simulator.clearSuspension(groupId));
   await last('group-delete', () => network.deleteGroup(channel, groupId));
 });
 

@@ -332,6 +332,78 @@ describe('WhatsAppSimulator groups', () => {
   });
 });
 
+describe('WhatsAppSimulator group settings and status', () => {
+  it('updates subject and description, and reports each setting in group_settings_update', async () => {
+    const { group } = await createGroup();
+
+    const updated = await graph('POST', `/${group.groupId}`, {
+      messaging_product: 'whatsapp',
+      subject: '  Gold customers ',
+      description: 'Only the best',
+    });
+    await simulator.flushWebhooks();
+
+    expect(updated).toEqual({ status: 200, body: { success: true } });
+    expect(simulator.group(group.groupId)).toMatchObject({ subject: 'Gold customers', description: 'Only the best' });
+    const [event] = receiver.values('group_settings_update').flatMap((value) => value.groups);
+    expect(event).toMatchObject({
+      type: 'group_settings_update',
+      group_id: group.groupId,
+      request_id: expect.any(String),
+      group_subject: { text: 'Gold customers', update_successful: true },
+      group_description: { text: 'Only the best', update_successful: true },
+    });
+  });
+
+  it('keeps a setting scripted to fail and reports its error; refuses an empty change or a blank subject', async () => {
+    const { group } = await createGroup();
+    simulator.scriptNextSettings({ failFields: ['subject'], code: 100, message: 'Subject refused' });
+
+    await graph('POST', `/${group.groupId}`, { messaging_product: 'whatsapp', subject: 'Nope', description: 'Yes' });
+    await simulator.flushWebhooks();
+    const empty = await graph('POST', `/${group.groupId}`, { messaging_product: 'whatsapp' });
+    const blank = await graph('POST', `/${group.groupId}`, { messaging_product: 'whatsapp', subject: '  ' });
+
+    expect(simulator.group(group.groupId)).toMatchObject({ subject: 'VIP customers', description: 'Yes' });
+    const [event] = receiver.values('group_settings_update').flatMap((value) => value.groups);
+    expect(event.group_subject).toMatchObject({
+      text: 'Nope',
+      update_successful: false,
+      errors: [{ code: 100, message: 'Subject refused' }],
+    });
+    expect(event.group_description).toMatchObject({ update_successful: true });
+    expect([empty.status, blank.status]).toEqual([400, 400]);
+  });
+
+  it('suspends a group and clears the suspension with group_status_update; a suspended group refuses 131207', async () => {
+    const { group } = await createGroup();
+    simulator.join(group.groupId, '4915112345678');
+
+    simulator.suspend(group.groupId);
+    const send = await graph('POST', `/${PHONE}/messages`, {
+      messaging_product: 'whatsapp',
+      recipient_type: 'group',
+      to: group.groupId,
+      type: 'text',
+      text: { body: 'hi' },
+    });
+    const update = await graph('POST', `/${group.groupId}`, { messaging_product: 'whatsapp', subject: 'x' });
+    const info = await graph('GET', `/${group.groupId}?fields=suspended`);
+    simulator.clearSuspension(group.groupId);
+    await simulator.flushWebhooks();
+
+    expect(send.body.error.code).toBe(131207);
+    expect(update.body.error.code).toBe(131207);
+    expect(info.body.suspended).toBe(true);
+    expect(simulator.group(group.groupId)?.suspended).toBe(false);
+    const types = receiver
+      .values('group_status_update')
+      .flatMap((value) => value.groups ?? [])
+      .map((event) => event.type);
+    expect(types).toEqual(['group_suspend', 'group_suspend_cleared']);
+  });
+});
+
 describe('WhatsAppSimulator messages', () => {
   it('refuses to message a group that holds only the business with 131020', async () => {
     const { group } = await createGroup();

@@ -1,0 +1,52 @@
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { EventOutbox } from '#shared/ports/event-outbox';
+import type { DomainEvent } from '#shared/ports/event-publisher';
+import { isConditionalCheckFailed } from './client.ts';
+import { outboxKeys } from './keys.ts';
+import { markItemPublished, sparseIndexItems } from './lifecycle.ts';
+
+/** Meta retries a notification for 7 days; the record outlives that, then TTL may clean it up. */
+const KEEP_SECONDS = 8 * 24 * 3600;
+
+export class DynamoEventOutbox implements EventOutbox {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async record(event: DomainEvent, now: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...outboxKeys.event(event.eventId),
+            ...outboxKeys.unpublished(now, event.eventId),
+            entity: 'EVENT',
+            ...event,
+            recordedAt: now,
+            ttl: Math.floor(Date.parse(now) / 1000) + KEEP_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  markPublished(eventId: string, now: string): Promise<void> {
+    return markItemPublished(this.db, this.tableName, outboxKeys.event(eventId), now);
+  }
+
+  listUnpublished(limit: number) {
+    return sparseIndexItems<DomainEvent & { recordedAt: string }>(
+      this.db,
+      this.tableName,
+      outboxKeys.unpublishedPartition,
+      limit,
+    );
+  }
+}

@@ -1,0 +1,148 @@
+import { type Chat, groupStatusOf } from '#shared/domain/chats/chat';
+import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
+import { type GroupEvent, notificationTime } from '#shared/domain/network/notification';
+import { logger } from '#shared/observability/logger';
+import type { ChatStore, ExternalChatLink } from '#shared/ports/chat-store';
+
+export interface GroupLifecycleDeps extends PublishOnceDeps {
+  chats: ChatStore;
+}
+
+/** One group object of a notification, with the business number it was reported for. */
+export interface GroupNotification {
+  phoneNumberId: string;
+  group: GroupEvent;
+}
+
+type SettingError = { field: 'subject' | 'description'; code: string; message: string };
+
+/**
+ * The chat a group notification is about, or nothing: an unknown group, or a notification reported for another
+ * number than the one that owns the group (CONTRACT §13), changes nothing.
+ */
+async function groupChat(deps: GroupLifecycleDeps, { phoneNumberId, group }: GroupNotification) {
+  const link = group.group_id ? await deps.chats.findExternalChat(group.group_id) : undefined;
+  if (!link) {
+    logger.info('notification for an unknown group ignored', { groupId: group.group_id, type: group.type });
+    return undefined;
+  }
+  if (link.phoneNumberId !== phoneNumberId) {
+    logger.warn('security: group notification for another number than the group’s ignored', {
+      groupId: group.group_id,
+      type: group.type,
+      reportedFor: phoneNumberId,
+    });
+    return undefined;
+  }
+  return link;
+}
+
+const laterOf = (a: string, b: string) => (a > b ? a : b);
+
+function updatedEvent(link: ExternalChatLink, chat: Chat, identity: string, at: string, errors: SettingError[]) {
+  return notificationEvent('group.updated', identity, {
+    orgId: link.orgId,
+    occurredAt: at,
+    data: {
+      chat_id: link.chatId,
+      subject: chat.name,
+      description: chat.description ?? null,
+      group_status: groupStatusOf(chat),
+      errors,
+    },
+  });
+}
+
+/** A notification's identity: Meta's request id when it has one, else what it says (group, type, time). */
+const identityOf = (group: GroupEvent) =>
+  group.request_id ?? [group.group_id, group.type, group.timestamp ?? ''].join('|');
+
+/**
+ * Meta's `group_settings_update` (CONTRACT §11).
+ * 1. Each setting Meta applied is applied to the chat (the subject is the chat's name); a deleted group is left
+ *    as it is.
+ * 2. `group.updated` carries the group as it now is, and one error per setting Meta did not apply.
+ */
+export async function applyGroupSettingsUpdate(deps: GroupLifecycleDeps, notification: GroupNotification) {
+  const link = await groupChat(deps, notification);
+  if (!link) return;
+  const { group } = notification;
+  const at = notificationTime(group.timestamp, deps.clock.now()).toISOString();
+  const settings = [
+    ['subject', group.group_subject],
+    ['description', group.group_description],
+  ] as const;
+  const errors: SettingError[] = [];
+  const applied: Partial<Pick<Chat, 'name' | 'description'>> = {};
+  for (const [field, result] of settings) {
+    if (!result) continue;
+    if (result.update_successful === false || result.errors?.length) {
+      const [first] = result.errors ?? group.errors ?? [];
+      errors.push({
+        field,
+        code: String(first?.code ?? 'NETWORK_REJECTED'),
+        message: first?.message ?? first?.title ?? `the network did not change the ${field}`,
+      });
+    } else if (result.text !== undefined) {
+      if (field === 'subject') applied.name = result.text;
+      else applied.description = result.text;
+    }
+  }
+  const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) => {
+    if (groupStatusOf(current) === 'deleted') return undefined;
+    const changed =
+      (applied.name !== undefined && applied.name !== current.name) ||
+      (applied.description !== undefined && applied.description !== current.description);
+    return changed ? { ...applied, updatedAt: laterOf(current.updatedAt, at) } : undefined;
+  });
+  if (!chat || groupStatusOf(chat) === 'deleted') return;
+  await publishOnce(deps, updatedEvent(link, chat, `settings|${identityOf(group)}`, at, errors));
+}
+
+/**
+ * Meta's `group_suspend` / `group_suspend_cleared` (`group_status_update`): the group becomes `suspended` or
+ * `active` again, and `group.updated` says so. A deleted group stays deleted and publishes nothing.
+ */
+export async function applyGroupSuspension(deps: GroupLifecycleDeps, notification: GroupNotification) {
+  const link = await groupChat(deps, notification);
+  if (!link) return;
+  const { group } = notification;
+  const groupStatus = group.type === 'group_suspend' ? 'suspended' : 'active';
+  const at = notificationTime(group.timestamp, deps.clock.now()).toISOString();
+  const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) =>
+    groupStatusOf(current) === 'deleted' || groupStatusOf(current) === groupStatus
+      ? undefined
+      : { groupStatus, updatedAt: laterOf(current.updatedAt, at) },
+  );
+  if (!chat || groupStatusOf(chat) === 'deleted') return;
+  await publishOnce(deps, updatedEvent(link, chat, `status|${identityOf(group)}`, at, []));
+}
+
+/**
+ * Meta's `group_delete` (`group_lifecycle_update`): the group becomes `deleted` and its chat archived (still
+ * readable), then `group.deleted` is published, once per group. A failed deletion changes nothing.
+ */
+export async function applyGroupDelete(deps: GroupLifecycleDeps, notification: GroupNotification) {
+  const { group } = notification;
+  if (group.errors?.length) {
+    logger.warn('group deletion failed on the network', { groupId: group.group_id, code: group.errors[0]?.code });
+    return;
+  }
+  const link = await groupChat(deps, notification);
+  if (!link) return;
+  const at = notificationTime(group.timestamp, deps.clock.now()).toISOString();
+  const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) =>
+    groupStatusOf(current) === 'deleted'
+      ? undefined
+      : { groupStatus: 'deleted', isArchived: true, updatedAt: laterOf(current.updatedAt, at) },
+  );
+  if (!chat) return;
+  await publishOnce(
+    deps,
+    notificationEvent('group.deleted', group.group_id ?? link.chatId, {
+      orgId: link.orgId,
+      occurredAt: at,
+      data: { chat_id: link.chatId },
+    }),
+  );
+}

@@ -1,0 +1,94 @@
+import * as v from 'valibot';
+import type { EventType } from '#shared/events/catalog';
+import { Timestamp } from './common.ts';
+
+/**
+ * The webhook body of every event (CONTRACT §7 and §12): the publisher validates each event against its schema
+ * before it leaves the service, and openapi.json describes the same schemas under `webhooks`.
+ */
+const ErrorBody = v.object({ code: v.string(), message: v.string() });
+
+const envelope = <T extends EventType>(type: T) => ({
+  type: v.literal(type),
+  timestamp: v.pipe(Timestamp, v.description('When it happened')),
+  organisation_id: v.string(),
+});
+
+const GroupStatus = v.picklist(['active', 'suspended', 'deleted']);
+
+export const EVENT_BODIES = {
+  'group.created': v.object({
+    ...envelope('group.created'),
+    request_id: v.string(),
+    chat_id: v.string(),
+    channel_id: v.string(),
+    subject: v.string(),
+    invite_link: v.string(),
+  }),
+  'group.creation_failed': v.object({
+    ...envelope('group.creation_failed'),
+    request_id: v.string(),
+    channel_id: v.string(),
+    error: ErrorBody,
+  }),
+  'report.completed': v.object({
+    ...envelope('report.completed'),
+    report_id: v.string(),
+    report_type: v.string(),
+    row_count: v.number(),
+  }),
+  'report.failed': v.object({
+    ...envelope('report.failed'),
+    report_id: v.string(),
+    report_type: v.string(),
+    error: ErrorBody,
+  }),
+  'message.received': v.object({
+    ...envelope('message.received'),
+    chat_id: v.string(),
+    message_id: v.string(),
+    external_message_id: v.pipe(v.string(), v.description("Meta's wamid")),
+    from: v.pipe(v.string(), v.description('E.164')),
+    message_type: v.pipe(v.string(), v.description("Meta's message type: text, image, …")),
+    text: v.pipe(v.nullable(v.string()), v.description('null unless the message is text')),
+  }),
+  'message.status': v.object({
+    ...envelope('message.status'),
+    chat_id: v.string(),
+    message_id: v.string(),
+    status: v.picklist(['sent', 'delivered', 'read', 'failed']),
+    error: v.nullable(ErrorBody),
+  }),
+  'group.participants_changed': v.object({
+    ...envelope('group.participants_changed'),
+    chat_id: v.string(),
+    change: v.picklist(['joined', 'left', 'removed', 'join_requested', 'join_request_revoked']),
+    phone_numbers: v.array(v.pipe(v.string(), v.description('E.164'))),
+    join_request_id: v.nullable(v.string()),
+  }),
+  'group.updated': v.object({
+    ...envelope('group.updated'),
+    chat_id: v.string(),
+    subject: v.string(),
+    description: v.nullable(v.string()),
+    group_status: GroupStatus,
+    errors: v.pipe(
+      v.array(v.object({ field: v.picklist(['subject', 'description']), code: v.string(), message: v.string() })),
+      v.description('One entry per setting the network did not apply; empty when all applied'),
+    ),
+  }),
+  'group.deleted': v.object({ ...envelope('group.deleted'), chat_id: v.string() }),
+} satisfies Record<EventType, v.GenericSchema>;
+
+/** What happened, for the OpenAPI `webhooks` entries. */
+export const EVENT_SUMMARIES: Record<EventType, string> = {
+  'group.created': 'Meta confirmed a requested group; polling already shows it created',
+  'group.creation_failed': 'A group request failed',
+  'report.completed': 'A report file is ready to download',
+  'report.failed': 'A report failed',
+  'message.received': 'An inbound message in a chat of the organisation',
+  'message.status': 'An outbound message changed status',
+  'group.participants_changed': 'Members joined, left, were removed, or asked to join',
+  'group.updated': "A group's settings change was applied, or its suspension set or cleared",
+  'group.deleted': 'Meta confirmed that a group was deleted',
+};
