@@ -2,7 +2,9 @@
 export const keys = {
   org: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' }),
   credential: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' }),
-  loginFailures: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'LOGIN_FAILURES' }),
+  /** Token attempts: a client id's counter sits beside its credential; an address's in a partition of its own. */
+  loginAttempts: (kind: 'client' | 'address', id: string) =>
+    kind === 'client' ? { PK: `CLIENT#${id}`, SK: 'LOGIN_ATTEMPTS' } : { PK: `LOGINADDR#${id}`, SK: 'LOGIN_ATTEMPTS' },
   channel: (orgId: string, channelId: string) => ({ PK: `ORG#${orgId}`, SK: `CHANNEL#${channelId}` }),
   channelPrefix: (orgId: string) => ({ PK: `ORG#${orgId}`, SKPrefix: 'CHANNEL#' }),
   channelByPhoneNumberId: (phoneNumberId: string, channelId: string) => ({
