@@ -1,20 +1,25 @@
 import type { listChannels } from '#shared/domain/channels/list-channels';
-import type { getChat, sendMessage } from '#shared/domain/chats/chats';
+import type { getChat, listMessages, sendMessage } from '#shared/domain/chats/chats';
 import type { deliverMessage } from '#shared/domain/chats/deliver-message';
-import type { decideJoinRequests, listParticipants } from '#shared/domain/chats/group-members';
+import type { decideJoinRequests, listJoinRequests, listParticipants } from '#shared/domain/chats/group-members';
 import { clock, config, ids } from './core.ts';
 import { chatStore, identityStore } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
+import { cursorKey } from './keys.ts';
 import { channelCredentials, messagingNetwork } from './network.ts';
 import { jobQueue } from './sqs.ts';
 
 export function channelListDeps(): DepsOf<typeof listChannels> {
-  return instance(channelListDeps, () => lazyDeps({ identity: identityStore }));
+  return instance(channelListDeps, () => lazyDeps({ identity: identityStore, cursorKey }));
 }
 
 /** Reading a chat, its messages, and its assignment. */
 export function chatDeps(): DepsOf<typeof getChat> {
   return instance(chatDeps, () => lazyDeps({ clock, chats: chatStore }));
+}
+
+export function messageListDeps(): DepsOf<typeof listMessages> {
+  return instance(messageListDeps, () => lazyDeps({ clock, chats: chatStore, cursorKey }));
 }
 
 export function sendMessageDeps(): DepsOf<typeof sendMessage> {
@@ -26,6 +31,10 @@ export function sendMessageDeps(): DepsOf<typeof sendMessage> {
 /** Group listings read only the table. */
 export function groupReadDeps(): DepsOf<typeof listParticipants> {
   return instance(groupReadDeps, () => lazyDeps({ chats: chatStore, identity: identityStore }));
+}
+
+export function joinRequestListDeps(): DepsOf<typeof listJoinRequests> {
+  return instance(joinRequestListDeps, () => lazyDeps({ chats: chatStore, identity: identityStore, cursorKey }));
 }
 
 /** Group actions call the network with the channel's credentials. */

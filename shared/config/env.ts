@@ -89,6 +89,9 @@ const EnvSchema = v.object({
   JWT_KEYS_FILE: optionalText,
   JWT_SIGNING_SECRET_ID: optionalText,
   JWT_PUBLIC_KEYS_PARAMETER: optionalText,
+  /** List cursors' HMAC key: AWS, a generated Secrets Manager secret; locally a value, else random per process. */
+  CURSOR_KEY_SECRET_ID: optionalText,
+  CURSOR_SIGNING_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -114,6 +117,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       signingSecretId: env.JWT_SIGNING_SECRET_ID,
       publicKeysParameter: env.JWT_PUBLIC_KEYS_PARAMETER,
     },
+    cursors: { keySecretId: env.CURSOR_KEY_SECRET_ID, signingKey: env.CURSOR_SIGNING_KEY },
     groups: {
       createRateLimit: env.GROUP_CREATE_RATE_LIMIT,
       confirmationTimeoutSeconds: env.GROUP_CONFIRMATION_TIMEOUT_SECONDS,

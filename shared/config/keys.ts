@@ -1,7 +1,9 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { AwsKeyStore } from '#shared/adapters/keys/aws-key-store';
+import { SecretsManagerCursorKey } from '#shared/adapters/keys/cursor-key';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { KeyStore } from '#shared/ports/key-store';
 import { config } from './core.ts';
 import { instance } from './instances.ts';
@@ -29,6 +31,17 @@ export function signingKeyStore(): KeyStore {
     return new AwsKeyStore(
       { secrets: jwt.signingSecretId ? new SecretsManagerClient({ region: aws.region }) : undefined },
       { signingSecretId: jwt.signingSecretId },
+    );
+  });
+}
+
+/** The key that authenticates list cursors: a generated secret on AWS (only the listing functions read it). */
+export function cursorKey(): CursorKey {
+  return instance(cursorKey, () => {
+    const { cursors, aws } = config();
+    return new SecretsManagerCursorKey(
+      { secretId: cursors.keySecretId, material: cursors.signingKey },
+      () => new SecretsManagerClient({ region: aws.region }),
     );
   });
 }

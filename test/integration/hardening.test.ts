@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deps } from '#shared/config/deps';
 import { createdGroup } from '#test/support/groups';
@@ -76,5 +78,153 @@ describe('POST /token attempt counting (CONTRACT §13)', () => {
     const address = await identity.claimAttempt({ kind: 'address', id: '192.0.2.1' }, now, 900, 1);
 
     expect(address.allowed).toBe(true);
+  });
+});
+
+describe('list cursors on every paginated route (CONTRACT §13)', () => {
+  const api = useLocalStack();
+
+  interface Listing {
+    path: string;
+    /** The partition a forger would aim at, and the binding the unkeyed design hashed. */
+    partition: string;
+    binding: unknown[];
+  }
+
+  /** The cursor format before cursors were keyed: anyone could bind a position by hashing the public binding. */
+  const unkeyedForgery = (position: Record<string, unknown>, binding: unknown[]) =>
+    Buffer.from(
+      JSON.stringify({
+        p: position,
+        b: createHash('sha256').update(JSON.stringify(binding)).digest('base64url').slice(0, 16),
+      }),
+    ).toString('base64url');
+
+  const keyedLookalike = (position: Record<string, unknown>, tag: Uint8Array) =>
+    `${Buffer.from(JSON.stringify(position)).toString('base64url')}.${Buffer.from(tag).toString('base64url')}`;
+
+  it('answers 400 at #/query/cursor, never 5xx, for altered, truncated, forged or foreign cursors (property)', async () => {
+    const token = await api.token('CRM_ADMIN');
+    const { orgId } = api;
+    const { chatId } = await createdGroup(api, token);
+    for (const text of ['one', 'two']) {
+      const sent = await api.call('/messaging/send-message', { method: 'POST', token, json: { chatId, text } });
+      expect(sent.status).toBe(202);
+    }
+    const webhookIds: string[] = [];
+    for (const path of ['/a', '/b']) {
+      const created = await api.call(`/webhooks/${orgId}`, {
+        method: 'POST',
+        token,
+        json: { url: `http://127.0.0.1:9${path}` },
+      });
+      webhookIds.push(((await created.json()) as { webhookId: string }).webhookId);
+    }
+    for (const reportType of ['CHAT', 'GOAL']) {
+      expect((await api.call(`/reports/${orgId}`, { method: 'POST', token, json: { reportType } })).status).toBe(202);
+    }
+    const listings: Listing[] = [
+      { path: `/channels/${orgId}`, partition: `ORG#${orgId}`, binding: ['channels', orgId] },
+      { path: `/webhooks/${orgId}`, partition: `ORG#${orgId}`, binding: ['webhooks', orgId] },
+      {
+        path: `/webhooks/${orgId}/${webhookIds[0]}/deliveries`,
+        partition: `ORG#${orgId}#WHK#${webhookIds[0]}`,
+        binding: ['deliveries', orgId, webhookIds[0]],
+      },
+      {
+        path: `/chats/${orgId}/${chatId}/messages`,
+        partition: `ORG#${orgId}#CHAT#${chatId}`,
+        binding: ['messages', orgId, chatId],
+      },
+      {
+        path: `/groups/${orgId}/${chatId}/join-requests`,
+        partition: `ORG#${orgId}#CHAT#${chatId}`,
+        binding: ['join-requests', orgId, chatId],
+      },
+      { path: `/reports/${orgId}`, partition: `ORG#${orgId}`, binding: ['reports', orgId, null, null] },
+    ];
+    const list = (path: string, cursor?: string) =>
+      api.call(
+        `${path}${path.includes('?') ? '&' : '?'}limit=1${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        { token },
+      );
+    const genuine: string[] = [];
+    for (const path of [...listings.map((listing) => listing.path), `/reports/${orgId}?reportType=CHAT`]) {
+      const response = await list(path);
+      expect(response.status).toBe(200);
+      const { nextCursor } = (await response.json()) as { nextCursor: string | null };
+      if (nextCursor) genuine.push(nextCursor);
+    }
+    expect(genuine.length).toBeGreaterThanOrEqual(4);
+    const valid = genuine[0]!;
+    expect((await list(listings[0]!.path, valid)).status).toBe(200);
+
+    const keyValue = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.object(),
+      fc.array(fc.string()),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...listings),
+        fc.constantFrom(...genuine),
+        fc.oneof(
+          fc.constant({ kind: 'foreign' as const }),
+          fc.nat().map((at) => ({ kind: 'truncated' as const, at })),
+          fc
+            .tuple(fc.nat(), fc.constantFrom(...'AZaz09-_.='))
+            .map(([at, char]) => ({ kind: 'changed' as const, at, char })),
+          fc.string({ minLength: 1 }).map((text) => ({ kind: 'extended' as const, text })),
+          fc.string({ minLength: 1, maxLength: 200 }).map((text) => ({ kind: 'arbitrary' as const, text })),
+          fc
+            .record({ SK: keyValue, extra: fc.option(keyValue, { nil: undefined }) })
+            .map((rest) => ({ kind: 'unkeyed' as const, rest })),
+          fc
+            .tuple(fc.record({ SK: keyValue }), fc.uint8Array({ minLength: 16, maxLength: 16 }))
+            .map(([rest, tag]) => ({ kind: 'lookalike' as const, rest, tag })),
+        ),
+        async (listing, cursor, attack) => {
+          let hostile: string;
+          switch (attack.kind) {
+            case 'foreign':
+              fc.pre(listing.path !== listings[0]!.path || cursor !== valid);
+              hostile = cursor;
+              break;
+            case 'truncated':
+              hostile = cursor.slice(0, attack.at % cursor.length);
+              break;
+            case 'changed': {
+              const at = attack.at % cursor.length;
+              hostile = `${cursor.slice(0, at)}${attack.char}${cursor.slice(at + 1)}`;
+              break;
+            }
+            case 'extended':
+              hostile = cursor + attack.text;
+              break;
+            case 'arbitrary':
+              hostile = attack.text;
+              break;
+            case 'unkeyed':
+              hostile = unkeyedForgery({ PK: listing.partition, ...attack.rest }, listing.binding);
+              break;
+            case 'lookalike':
+              hostile = keyedLookalike({ PK: listing.partition, ...attack.rest }, attack.tag);
+              break;
+          }
+          fc.pre(!genuine.includes(hostile));
+
+          const response = await list(listing.path, hostile);
+
+          expect(response.status).toBe(400);
+          const problem = (await response.json()) as { code: string; errors: { pointer: string }[] };
+          expect(problem.code).toBe('VALIDATION_FAILED');
+          expect(problem.errors.map((error) => error.pointer)).toEqual(['#/query/cursor']);
+        },
+      ),
+      { numRuns: Number(process.env.CURSOR_RUNS ?? 150) },
+    );
   });
 });

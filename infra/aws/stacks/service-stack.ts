@@ -6,6 +6,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
+import { takesCursor } from '#shared/routes/route';
 import { AppFunction } from '../constructs/app-function.ts';
 import { DataStore } from '../constructs/data-store.ts';
 import { EventRules } from '../constructs/event-rules.ts';
@@ -36,6 +37,7 @@ export class ServiceStack extends Stack {
   readonly data: DataStore;
   readonly jwtKeys: JwtKeys;
   readonly whatsAppSecrets: Secret;
+  readonly cursorKey: Secret;
   readonly webhookSecretsKey: Key;
   readonly alarmTopic: Topic;
   readonly alarms: ServiceAlarms;
@@ -73,6 +75,17 @@ export class ServiceStack extends Stack {
       reason: "Meta's app secret is rotated in Meta's console; the operator updates this secret then.",
     });
 
+    // Authenticates list cursors (CONTRACT §13). Generated once; replacing it only ends the cursors then open.
+    this.cursorKey = new Secret(this, 'CursorKey', {
+      description: 'HMAC key of the API list cursors (generated; no operator action)',
+      removalPolicy,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(this.cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'A cursor lives for one listing; replacing the value by hand is the whole rotation (README, Runbook).',
+    });
+
     const workers = new Map(
       QUEUES.map((def) => [
         def.name,
@@ -99,6 +112,7 @@ export class ServiceStack extends Stack {
     for (const schedule of SCHEDULES) functionFor(schedule.fn, Duration.minutes(1));
 
     const verifiesTokens = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
+    const pagesLists = new Set(ROUTES.filter(takesCursor).map((route) => route.fn));
     for (const [fn, appFunction] of functions) {
       const access = FUNCTION_ACCESS[fn] ?? {};
       appFunction
@@ -107,6 +121,7 @@ export class ServiceStack extends Stack {
         .bindTable(this.data.table, access.table);
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeys(this.jwtKeys.publicKeys);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
+      if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
       if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
       if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
       if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);

@@ -4,6 +4,7 @@ import { ChannelNotSupportedError, ChatNotFoundError, DomainError } from '#share
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
@@ -28,16 +29,17 @@ export async function getChat(deps: ChatDeps, input: { orgId: string; chatId: st
 
 /** The conversation, oldest first, with a cursor bound to the organisation and chat. */
 export async function listMessages(
-  deps: ChatDeps,
+  deps: ChatDeps & { cursorKey: CursorKey },
   input: { orgId: string; chatId: string; limit: number; cursor?: string },
 ) {
   await requireChat(deps, input.orgId, input.chatId);
   const binding = ['messages', input.orgId, input.chatId];
+  const key = await deps.cursorKey.get();
   const page = await deps.chats.listMessages(input.orgId, input.chatId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { messages: page.items.map(messageView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { messages: page.items.map(messageView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /**

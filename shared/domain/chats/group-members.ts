@@ -3,6 +3,7 @@ import { ChatNotFoundError, NetworkRejectedError, NetworkUnavailableError, NotAG
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import type { Chat } from './chat.ts';
@@ -118,16 +119,17 @@ export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: str
 }
 
 export async function listJoinRequests(
-  deps: GroupReadDeps,
+  deps: GroupReadDeps & { cursorKey: CursorKey },
   input: { orgId: string; chatId: string; limit: number; cursor?: string },
 ) {
   await requireGroupChat(deps, input.orgId, input.chatId);
   const binding = ['join-requests', input.orgId, input.chatId];
+  const key = await deps.cursorKey.get();
   const page = await deps.chats.listJoinRequests(input.orgId, input.chatId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { joinRequests: page.items, nextCursor: encodeCursor(page.nextKey, binding) };
+  return { joinRequests: page.items, nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /** Approves or rejects join requests in bulk; each id gets its own outcome, and handled ones leave the list. */

@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { DomainError } from '#shared/errors';
 import { EVENT_TYPES, type EventType } from '#shared/events/catalog';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { SecretBox } from '#shared/ports/secret-box';
@@ -52,15 +53,16 @@ export async function createSubscription(
 }
 
 export async function listSubscriptions(
-  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  deps: Pick<SubscriptionDeps, 'webhooks'> & { cursorKey: CursorKey },
   input: { orgId: string; limit: number; cursor?: string },
 ) {
   const binding = ['webhooks', input.orgId];
+  const key = await deps.cursorKey.get();
   const page = await deps.webhooks.listSubscriptions(input.orgId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { webhooks: page.items.map(subscriptionView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { webhooks: page.items.map(subscriptionView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /** Changes a subscription; a new URL is checked again, and `status: active` re-enables one that was disabled. */
@@ -125,16 +127,17 @@ export async function rotateSecret(
 }
 
 export async function listDeliveries(
-  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  deps: Pick<SubscriptionDeps, 'webhooks'> & { cursorKey: CursorKey },
   input: { orgId: string; webhookId: string; limit: number; cursor?: string },
 ) {
   if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
   const binding = ['deliveries', input.orgId, input.webhookId];
+  const key = await deps.cursorKey.get();
   const page = await deps.webhooks.listDeliveries(input.orgId, input.webhookId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /**
