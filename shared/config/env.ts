@@ -65,6 +65,8 @@ const EnvSchema = v.object({
   REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1, 3600),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  /** Subscriptions per organisation (CONTRACT §13). */
+  WEBHOOK_SUBSCRIPTION_LIMIT: int(20, 1, 1000),
   /** Webhook secrets at rest: a KMS key on AWS, or a local key file (the local stack makes one). */
   WEBHOOK_SECRETS_KMS_KEY_ID: optionalText,
   WEBHOOK_SECRETS_KEY_FILE: optionalText,
@@ -134,6 +136,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     webhooks: {
       retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      subscriptionLimit: env.WEBHOOK_SUBSCRIPTION_LIMIT,
       kmsKeyId: env.WEBHOOK_SECRETS_KMS_KEY_ID,
       keyFile: env.WEBHOOK_SECRETS_KEY_FILE,
     },

@@ -24,7 +24,7 @@ export function webhookTransport(): WebhookTransport {
 
 export function createWebhookDeps(): DepsOf<typeof createSubscription> {
   return instance(createWebhookDeps, () =>
-    lazyDeps({ clock, ids, webhooks: webhookStore, secretBox, webhookTransport }),
+    lazyDeps({ config, clock, ids, webhooks: webhookStore, secretBox, webhookTransport }),
   );
 }
 

@@ -8,7 +8,7 @@ import { parseStage } from '#infra/aws/stage';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
 import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
-import { routeKey } from '#shared/routes/route';
+import { routeKey, takesCursor } from '#shared/routes/route';
 import {
   appFunctions,
   asArray,
@@ -158,6 +158,30 @@ describe('ServiceStack (dev)', () => {
       new Set([logicalId(fnOf('issue-token').role), logicalId(stack.jwtKeys.manager.role)]),
     );
     expect(envOf('issue-token').JWT_SIGNING_SECRET_ID).toEqual({ Ref: secretId });
+  });
+
+  it('lets only the listing functions read the generated cursor key', () => {
+    const secretId = logicalId(stack.cursorKey);
+    const listing = [...new Set(ROUTES.filter(takesCursor).map((route) => route.fn))];
+
+    const readers = statements(template)
+      .filter(
+        ({ statement }) =>
+          asArray(statement.Action).includes('secretsmanager:GetSecretValue') &&
+          JSON.stringify(statement.Resource).includes(secretId),
+      )
+      .flatMap(({ roles }) => roles);
+
+    expect(listing.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(readers)).toEqual(new Set(listing.map((name) => logicalId(fnOf(name).role))));
+    for (const name of listing) expect(envOf(name).CURSOR_KEY_SECRET_ID, name).toEqual({ Ref: secretId });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+  });
+
+  it('sets the contract limits on the functions that enforce them', () => {
+    expect(envOf('create-webhook').WEBHOOK_SUBSCRIPTION_LIMIT).toBe('20');
   });
 
   it('encrypts webhook secrets with a rotating KMS key that only the dispatcher may decrypt with', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deps } from '#shared/config/deps';
+import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { createdGroup } from '#test/support/groups';
 import { useLocalStack } from '#test/support/local-stack';
 
@@ -226,5 +227,72 @@ describe('list cursors on every paginated route (CONTRACT §13)', () => {
       ),
       { numRuns: Number(process.env.CURSOR_RUNS ?? 150) },
     );
+  });
+});
+
+describe('webhook subscription limits (CONTRACT §13)', () => {
+  const api = useLocalStack({ WEBHOOK_SUBSCRIPTION_LIMIT: '20' });
+
+  async function newOrg() {
+    const { orgId } = await createOrg(deps(), { name: `Org ${Math.random()}` });
+    const { clientId, clientSecret } = await createCredential(deps(), { orgId, roles: ['CRM_ADMIN'] });
+    const response = await api.call('/token', { method: 'POST', json: { clientId, clientSecret } });
+    return { orgId, token: ((await response.json()) as { accessToken: string }).accessToken };
+  }
+
+  const subscribe = (orgId: string, token: string, index: number) =>
+    api.call(`/webhooks/${orgId}`, { method: 'POST', token, json: { url: `http://127.0.0.1:9/hook-${index}` } });
+
+  it('accepts exactly 20 of 30 concurrent subscriptions and answers the rest 422 WEBHOOK_LIMIT_REACHED', async () => {
+    const { orgId, token } = await newOrg();
+
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, index) => subscribe(orgId, token, index)));
+
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 422)).toHaveLength(10);
+    const refused = responses.find((response) => response.status === 422)!;
+    expect(await refused.json()).toMatchObject({ code: 'WEBHOOK_LIMIT_REACHED', limit: 20 });
+    expect(await deps().webhooks.allSubscriptions(orgId)).toHaveLength(20);
+  });
+
+  it('frees a slot when a subscription is deleted, for this organisation only', async () => {
+    const full = await newOrg();
+    const other = await newOrg();
+    const ids: string[] = [];
+    for (let index = 0; index < 20; index++) {
+      ids.push(((await (await subscribe(full.orgId, full.token, index)).json()) as { webhookId: string }).webhookId);
+    }
+
+    const refused = await subscribe(full.orgId, full.token, 20);
+    const elsewhere = await subscribe(other.orgId, other.token, 0);
+    const deleted = await api.call(`/webhooks/${full.orgId}/${ids[0]}`, { method: 'DELETE', token: full.token });
+    const afterDelete = await subscribe(full.orgId, full.token, 21);
+
+    expect([refused.status, elsewhere.status, deleted.status, afterDelete.status]).toEqual([422, 201, 204, 201]);
+  });
+
+  it('keeps at most two live secrets: a rotation during an overlap retires the oldest at once', async () => {
+    const { orgId, token } = await newOrg();
+    const { webhookId, secret: first } = (await (await subscribe(orgId, token, 0)).json()) as {
+      webhookId: string;
+      secret: string;
+    };
+    const rotate = async () =>
+      (
+        (await (await api.call(`/webhooks/${orgId}/${webhookId}/rotate-secret`, { method: 'POST', token })).json()) as {
+          secret: string;
+        }
+      ).secret;
+
+    const second = await rotate();
+    const third = await rotate();
+
+    const stored = (await deps().webhooks.getSubscription(orgId, webhookId))!;
+    const now = Date.now();
+    const live = stored.secrets.filter((secret) => !secret.retiresAt || Date.parse(secret.retiresAt) > now);
+    const opened = await Promise.all(live.map((secret) => deps().secretBox.open(secret.sealed)));
+    expect(opened).toEqual([third, second]);
+    expect(opened).not.toContain(first);
   });
 });

@@ -25,6 +25,11 @@ export interface ServiceStackProps extends StackProps {
   jwtIssuer: string;
   /** The `aud` of issued tokens (JWT_AUDIENCE). */
   jwtAudience: string;
+  /**
+   * Webhook subscriptions per organisation (WEBHOOK_SUBSCRIPTION_LIMIT).
+   * @default 20
+   */
+  webhookSubscriptionLimit?: number;
 }
 
 const FALLBACK_FN = 'route-not-found';
@@ -122,6 +127,9 @@ export class ServiceStack extends Stack {
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeys(this.jwtKeys.publicKeys);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
+      if (fn === 'create-webhook') {
+        appFunction.addEnvironment('WEBHOOK_SUBSCRIPTION_LIMIT', String(props.webhookSubscriptionLimit ?? 20));
+      }
       if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
       if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
       if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);

@@ -97,6 +97,8 @@ export const reportKeys = {
 export const webhookKeys = {
   subscription: (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WHK#${webhookId}` }),
   subscriptionPrefix: 'WHK#',
+  /** How many subscriptions the organisation holds (its slots, CONTRACT §13). */
+  subscriptionCount: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'WHKCOUNT' }),
   delivery: (orgId: string, webhookId: string, deliveryId: string) => ({
     PK: `ORG#${orgId}#WHK#${webhookId}`,
     SK: `DLV#${deliveryId}`,

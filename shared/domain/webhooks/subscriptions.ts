@@ -15,6 +15,7 @@ import { deliveryView, ROTATION_OVERLAP_SECONDS, type Subscription, subscription
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
 
 export interface SubscriptionDeps {
+  config: Pick<Config, 'webhooks'>;
   clock: Clock;
   ids: IdGenerator;
   webhooks: WebhookStore;
@@ -29,6 +30,7 @@ const notFound = (webhookId: string) =>
  * Subscribes a URL to events (CONTRACT §7).
  * 1. Check the URL against the SSRF policy, resolving it once (422 WEBHOOK_URL_NOT_ALLOWED).
  * 2. Generate a `whsec_` secret, store it sealed (KMS on AWS), and show it this once.
+ * 3. Store it in one of the organisation's `WEBHOOK_SUBSCRIPTION_LIMIT` slots (422 WEBHOOK_LIMIT_REACHED).
  */
 export async function createSubscription(
   deps: SubscriptionDeps,
@@ -48,7 +50,12 @@ export async function createSubscription(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.webhooks.createSubscription(subscription);
+  const limit = deps.config.webhooks.subscriptionLimit;
+  if (!(await deps.webhooks.createSubscription(subscription, limit))) {
+    throw new DomainError('WEBHOOK_LIMIT_REACHED', `an organisation can have at most ${limit} webhook subscriptions`, {
+      extensions: { limit },
+    });
+  }
   return { ...subscriptionView(subscription), secret };
 }
 
@@ -104,7 +111,10 @@ export async function deleteSubscription(
   if (!(await deps.webhooks.deleteSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
 }
 
-/** A new secret; the current one keeps signing beside it for 24 h (deliveries carry both signatures). */
+/**
+ * A new secret; the current one keeps signing beside it for 24 h (deliveries carry both signatures). At most two are
+ * ever live (CONTRACT §13): a secret still in its overlap from an earlier rotation retires at once.
+ */
 export async function rotateSecret(
   deps: Pick<SubscriptionDeps, 'clock' | 'webhooks' | 'secretBox'>,
   input: { orgId: string; webhookId: string },
@@ -117,8 +127,9 @@ export async function rotateSecret(
     secrets: [
       { sealed, createdAt: now.toISOString() },
       ...current.secrets
-        .filter((old) => !old.retiresAt || Date.parse(old.retiresAt) > now.getTime())
-        .map((old) => ({ ...old, retiresAt: old.retiresAt ?? retiresAt })),
+        .filter((old) => !old.retiresAt)
+        .slice(0, 1)
+        .map((old) => ({ ...old, retiresAt })),
     ],
     updatedAt: now.toISOString(),
   }));
