@@ -1,9 +1,14 @@
 import type { listChannels } from '#shared/domain/channels/list-channels';
 import type { getChat, listMessages, sendMessage } from '#shared/domain/chats/chats';
 import type { deliverMessage } from '#shared/domain/chats/deliver-message';
-import type { decideJoinRequests, listJoinRequests, listParticipants } from '#shared/domain/chats/group-members';
+import type {
+  decideJoinRequests,
+  inviteParticipants,
+  listJoinRequests,
+  listParticipants,
+} from '#shared/domain/chats/group-members';
 import { clock, config, ids } from './core.ts';
-import { chatStore, identityStore } from './dynamodb.ts';
+import { chatStore, identityStore, limits } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
 import { cursorKey } from './keys.ts';
 import { channelCredentials, messagingNetwork } from './network.ts';
@@ -24,7 +29,7 @@ export function messageListDeps(): DepsOf<typeof listMessages> {
 
 export function sendMessageDeps(): DepsOf<typeof sendMessage> {
   return instance(sendMessageDeps, () =>
-    lazyDeps({ clock, ids, chats: chatStore, identity: identityStore, queue: jobQueue }),
+    lazyDeps({ config, clock, ids, chats: chatStore, identity: identityStore, queue: jobQueue, limits }),
   );
 }
 
@@ -46,6 +51,21 @@ export function groupMemberDeps(): DepsOf<typeof decideJoinRequests> {
       identity: identityStore,
       network: messagingNetwork,
       channelCredentials,
+    }),
+  );
+}
+
+/** Invitations are messages: the group actions' ports and the message rate window. */
+export function inviteDeps(): DepsOf<typeof inviteParticipants> {
+  return instance(inviteDeps, () =>
+    lazyDeps({
+      config,
+      clock,
+      chats: chatStore,
+      identity: identityStore,
+      network: messagingNetwork,
+      channelCredentials,
+      limits,
     }),
   );
 }

@@ -24,14 +24,15 @@ const optionalText = v.optional(v.pipe(v.string(), v.minLength(1, 'must not be e
 const url = (fallback: string) => v.optional(v.pipe(v.string(), v.url('must be a URL')), fallback);
 const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be a URL')));
 
-const rateLimit = v.pipe(
-  v.optional(v.string(), '30/60'),
-  v.regex(/^[1-9]\d*\/[1-9]\d*$/, 'must look like <requests>/<seconds>, e.g. 30/60'),
-  v.transform((value) => {
-    const [limit, windowSeconds] = value.split('/').map(Number) as [number, number];
-    return { limit, windowSeconds };
-  }),
-);
+const rateLimit = (fallback: string) =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.regex(/^[1-9]\d*\/[1-9]\d*$/, 'must look like <requests>/<seconds>, e.g. 30/60'),
+    v.transform((value) => {
+      const [limit, windowSeconds] = value.split('/').map(Number) as [number, number];
+      return { limit, windowSeconds };
+    }),
+  );
 
 const retrySchedule = v.pipe(
   v.optional(v.string(), '5,300,1800,7200,18000,36000,36000'),
@@ -48,7 +49,9 @@ const EnvSchema = v.object({
   JWT_ISSUER: text('https://wp-crm.local'),
   JWT_AUDIENCE: text('wp-crm-api'),
   TOKEN_TTL_SECONDS: int(3600, 60),
-  GROUP_CREATE_RATE_LIMIT: rateLimit,
+  GROUP_CREATE_RATE_LIMIT: rateLimit('30/60'),
+  /** Messages (send-message, and each invitation) per organisation (CONTRACT §13). */
+  MESSAGE_SEND_RATE_LIMIT: rateLimit('600/60'),
   GROUP_CONFIRMATION_TIMEOUT_SECONDS: int(600, 1),
   /** After an ambiguous create call, how long to wait before listing the number's groups (Meta creates asynchronously). */
   GROUP_RECONCILE_SETTLE_SECONDS: int(30),
@@ -119,6 +122,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       signingSecretId: env.JWT_SIGNING_SECRET_ID,
       publicKeysParameter: env.JWT_PUBLIC_KEYS_PARAMETER,
     },
+    messaging: { sendRateLimit: env.MESSAGE_SEND_RATE_LIMIT },
     cursors: { keySecretId: env.CURSOR_KEY_SECRET_ID, signingKey: env.CURSOR_SIGNING_KEY },
     groups: {
       createRateLimit: env.GROUP_CREATE_RATE_LIMIT,

@@ -182,6 +182,8 @@ describe('ServiceStack (dev)', () => {
 
   it('sets the contract limits on the functions that enforce them', () => {
     expect(envOf('create-webhook').WEBHOOK_SUBSCRIPTION_LIMIT).toBe('20');
+    expect(envOf('send-message').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');
+    expect(envOf('invite-participants').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');
   });
 
   it('encrypts webhook secrets with a rotating KMS key that only the dispatcher may decrypt with', () => {

@@ -296,3 +296,30 @@ describe('webhook subscription limits (CONTRACT §13)', () => {
     expect(opened).not.toContain(first);
   });
 });
+
+describe('message send rate limit (CONTRACT §13)', () => {
+  const api = useLocalStack({ MESSAGE_SEND_RATE_LIMIT: '4/86400' });
+
+  it('counts messages and each invitation against one window per organisation: 429 RATE_LIMITED with Retry-After (C-3)', async () => {
+    const token = await api.token('CRM_ADMIN');
+    const { chatId } = await createdGroup(api, token);
+    const send = (id = chatId) =>
+      api.call('/messaging/send-message', { method: 'POST', token, json: { chatId: id, text: 'hello' } });
+    const invite = (phoneNumbers: string[]) =>
+      api.call(`/groups/${api.orgId}/${chatId}/participants`, { method: 'POST', token, json: { phoneNumbers } });
+
+    const unknownChat = await send('cht_unknown');
+    const sent = await Promise.all([send(), send(), send()]);
+    const tooManyInvitations = await invite(['+4915100000001', '+4915100000002']);
+    const oneInvitation = await invite(['+4915100000003']);
+    const overLimit = await send();
+
+    expect(unknownChat.status).toBe(404);
+    expect(sent.map((response) => response.status)).toEqual([202, 202, 202]);
+    expect(tooManyInvitations.status).toBe(429);
+    expect(oneInvitation.status).toBe(202);
+    expect(overLimit.status).toBe(429);
+    expect(((await overLimit.json()) as { code: string }).code).toBe('RATE_LIMITED');
+    expect(Number(overLimit.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

@@ -30,6 +30,11 @@ export interface ServiceStackProps extends StackProps {
    * @default 20
    */
   webhookSubscriptionLimit?: number;
+  /**
+   * Messages per organisation and window, `<messages>/<seconds>` (MESSAGE_SEND_RATE_LIMIT).
+   * @default '600/60'
+   */
+  messageSendRateLimit?: string;
 }
 
 const FALLBACK_FN = 'route-not-found';
@@ -127,6 +132,9 @@ export class ServiceStack extends Stack {
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeys(this.jwtKeys.publicKeys);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
+      if (fn === 'send-message' || fn === 'invite-participants') {
+        appFunction.addEnvironment('MESSAGE_SEND_RATE_LIMIT', props.messageSendRateLimit ?? '600/60');
+      }
       if (fn === 'create-webhook') {
         appFunction.addEnvironment('WEBHOOK_SUBSCRIPTION_LIMIT', String(props.webhookSubscriptionLimit ?? 20));
       }

@@ -7,6 +7,7 @@ import type { CursorKey } from '#shared/ports/cursor-key';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import type { Chat } from './chat.ts';
+import { type MessageQuotaDeps, takeMessageQuota } from './chats.ts';
 
 export interface GroupMemberDeps {
   clock: Clock;
@@ -57,13 +58,15 @@ export async function listParticipants(deps: GroupReadDeps, input: { orgId: stri
 
 /**
  * Invites numbers by sending each Meta's group invite-link template (a business cannot add members). Each number
- * gets its own outcome; only a network that answers none of them is a 503.
+ * is one message of the organisation's MESSAGE_SEND_RATE_LIMIT (429 RATE_LIMITED) and gets its own outcome; only a
+ * network that answers none of them is a 503.
  */
 export async function inviteParticipants(
-  deps: GroupMemberDeps,
+  deps: GroupMemberDeps & MessageQuotaDeps,
   input: { orgId: string; chatId: string; phoneNumbers: string[] },
 ) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  await takeMessageQuota(deps, input.orgId, input.phoneNumbers.length);
   const outcomes = await Promise.allSettled(
     input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
   );
