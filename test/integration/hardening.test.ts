@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
+import { config } from '#shared/config/core';
 import { deps } from '#shared/config/deps';
 import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { createdGroup } from '#test/support/groups';
-import { useLocalStack } from '#test/support/local-stack';
+import { eventually, useLocalStack } from '#test/support/local-stack';
+import { signedMetaRequest } from '#test/support/whatsapp';
 
 describe('responses that carry a secret or a token (CONTRACT §13)', () => {
   const api = useLocalStack();
@@ -321,5 +324,129 @@ describe('message send rate limit (CONTRACT §13)', () => {
     expect(overLimit.status).toBe(429);
     expect(((await overLimit.json()) as { code: string }).code).toBe('RATE_LIMITED');
     expect(Number(overLimit.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('inbound notifications are scoped to their phone number (CONTRACT §13)', () => {
+  const api = useLocalStack();
+  const OTHER_NUMBER = '100000000000003';
+  let sequence = 0;
+
+  const notify = async (phoneNumberId: string, field: string, value: Record<string, unknown>) => {
+    const payload = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '100000000000900',
+          changes: [
+            {
+              field,
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '4915100000001', phone_number_id: phoneNumberId },
+                ...value,
+              },
+            },
+          ],
+        },
+      ],
+    };
+    const { body, headers } = signedMetaRequest(payload, config().whatsapp.appSecret);
+    const response = await api.call('/network/whatsapp/webhook', { method: 'POST', body, headers });
+    expect(response.status).toBe(200);
+  };
+  const inbound = (groupId: string, text: string) => ({
+    messages: [
+      {
+        from: '4915112345678',
+        id: `wamid.scope-${++sequence}-${Date.now()}`,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: 'text',
+        text: { body: text },
+        group_id: groupId,
+      },
+    ],
+  });
+  const texts = async (chatId: string, token: string) =>
+    (
+      (await (await api.call(`/chats/${api.orgId}/${chatId}/messages?limit=100`, { token })).json()) as {
+        messages: { text: string }[];
+      }
+    ).messages.map((message) => message.text);
+
+  it("ignores a message or a participant change reported for another number than the group's channel (I-6)", async () => {
+    const token = await api.token('CRM_ADMIN');
+    const { chatId, groupId } = await createdGroup(api, token);
+
+    await notify(OTHER_NUMBER, 'messages', inbound(groupId, 'from another number'));
+    await notify('', 'messages', inbound(groupId, 'from no number'));
+    await notify(OTHER_NUMBER, 'group_participants_update', {
+      groups: [{ type: 'group_participants_add', group_id: groupId, added_participants: [{ wa_id: '4915199999999' }] }],
+    });
+    await notify(DEMO_PHONE_NUMBER_ID, 'messages', inbound(groupId, 'from the right number'));
+
+    expect(await texts(chatId, token)).toEqual(['from the right number']);
+    expect((await deps().chats.getChat(api.orgId, chatId))!.participants ?? []).toEqual([]);
+  });
+
+  it("ignores a status reported for another number than the message's channel (I-6)", async () => {
+    const token = await api.token('CRM_ADMIN');
+    const { chatId, groupId } = await createdGroup(api, token);
+    api.stack.simulator!.join(groupId, '4915112345678');
+    const sent = await api.call('/messaging/send-message', { method: 'POST', token, json: { chatId, text: 'hi' } });
+    const { messageId } = (await sent.json()) as { messageId: string };
+    const message = await eventually(async () => {
+      const stored = await deps().chats.getMessage(api.orgId, chatId, messageId);
+      expect(stored).toMatchObject({ networkMessageId: expect.any(String) });
+      return stored!;
+    });
+    const status = (to: string) => ({
+      statuses: [{ id: message.networkMessageId, status: to, timestamp: String(Math.floor(Date.now() / 1000)) }],
+    });
+
+    await notify(OTHER_NUMBER, 'messages', status('read'));
+    const afterForeign = await deps().chats.getMessage(api.orgId, chatId, messageId);
+    await notify(DEMO_PHONE_NUMBER_ID, 'messages', status('read'));
+    const afterOwn = await deps().chats.getMessage(api.orgId, chatId, messageId);
+
+    expect(afterForeign!.status).not.toBe('read');
+    expect(afterOwn!.status).toBe('read');
+  });
+
+  it('keeps a confirmation for an unknown request id only for a number of ours, trimmed to what is applied', async () => {
+    const confirmation = (requestId: string) => ({
+      groups: [
+        {
+          type: 'group_create',
+          request_id: requestId,
+          group_id: 'G-held',
+          subject: 'x'.repeat(10_000),
+          invite_link: 'https://chat.whatsapp.com/held',
+          padding: 'y'.repeat(10_000),
+        },
+      ],
+    });
+
+    await notify('999999999999999', 'group_lifecycle_update', confirmation('req-foreign-number'));
+    await notify(DEMO_PHONE_NUMBER_ID, 'group_lifecycle_update', confirmation('req-own-number'));
+
+    expect(await deps().groups.heldConfirmation('req-foreign-number')).toBeUndefined();
+    const held = (await deps().groups.heldConfirmation('req-own-number')) as { group: Record<string, string> };
+    expect(held.group.padding).toBeUndefined();
+    expect(held.group.subject!.length).toBeLessThanOrEqual(2048);
+  });
+
+  it('never re-links a network group id to another chat', async () => {
+    const token = await api.token('CRM_ADMIN');
+    const { chatId, groupId } = await createdGroup(api, token);
+
+    const relinked = await deps().chats.linkExternalChat(groupId, {
+      orgId: api.orgId,
+      chatId: 'cht_intruder',
+      phoneNumberId: DEMO_PHONE_NUMBER_ID,
+    });
+
+    expect(relinked).toBe(false);
+    expect(await deps().chats.findExternalChat(groupId)).toMatchObject({ chatId });
   });
 });
