@@ -41,7 +41,8 @@ const retrySchedule = v.pipe(
 );
 
 const EnvSchema = v.object({
-  WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret'),
+  /** Shorter than 32 characters or a placeholder: the network webhook answers 503 (CONTRACT §13). */
+  WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret-for-development-only'),
   WHATSAPP_VERIFY_TOKEN: text('local-whatsapp-verify-token'),
   WHATSAPP_GRAPH_URL: url('https://graph.facebook.com/v23.0'),
   /** AWS: a Secrets Manager secret {"appSecret","verifyToken"} that replaces the two variables above. */

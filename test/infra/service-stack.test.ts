@@ -180,6 +180,17 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
+  it('ships no placeholder app secret: only the verify token is generated, the operator adds the app secret', () => {
+    const whatsApp = template.toJSON().Resources[logicalId(stack.whatsAppSecrets)].Properties;
+
+    expect(whatsApp.SecretString).toBeUndefined();
+    expect(whatsApp.GenerateSecretString).toMatchObject({
+      SecretStringTemplate: '{}',
+      GenerateStringKey: 'verifyToken',
+    });
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/\bset-me\b|\bchange-?me\b|\bplaceholder\b/i);
+  });
+
   it('sets the contract limits on the functions that enforce them', () => {
     expect(envOf('create-webhook').WEBHOOK_SUBSCRIPTION_LIMIT).toBe('20');
     expect(envOf('send-message').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');

@@ -450,3 +450,20 @@ describe('inbound notifications are scoped to their phone number (CONTRACT §13)
     expect(await deps().chats.findExternalChat(groupId)).toMatchObject({ chatId });
   });
 });
+
+describe.each([
+  ['blank', ''],
+  ['a placeholder', 'set-me'],
+  ['shorter than 32 characters', 'a-real-looking-but-short-secret'],
+])('the network webhook with an app secret that is %s (CONTRACT §13)', (_, appSecret) => {
+  const api = useLocalStack({ WHATSAPP_APP_SECRET: appSecret || ' ' });
+
+  it('answers 503 and applies nothing, even to a body signed with that secret (I-3)', async () => {
+    const { body, headers } = signedMetaRequest({ object: 'whatsapp_business_account', entry: [] }, appSecret || ' ');
+
+    const response = await api.call('/network/whatsapp/webhook', { method: 'POST', body, headers });
+
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { code: string }).code).toBe('INTERNAL');
+  });
+});

@@ -70,13 +70,15 @@ export class ServiceStack extends Stack {
       enableKeyRotation: true,
       removalPolicy,
     });
-    // Meta's app secret and webhook verify token: set their values after the first deploy (README, Deploy).
+    // Meta's webhook verify token is generated; Meta's app secret is not shipped at all (no placeholder): the operator
+    // adds it after the first deploy (README, Deploy), and until then the webhook answers 503 (CONTRACT §13).
     this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
       description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
       removalPolicy,
       generateSecretString: {
-        secretStringTemplate: JSON.stringify({ appSecret: 'set-me' }),
+        secretStringTemplate: JSON.stringify({}),
         generateStringKey: 'verifyToken',
+        passwordLength: 48,
         excludePunctuation: true,
       },
     });
