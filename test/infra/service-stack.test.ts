@@ -114,6 +114,28 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
+  it('throttles the public routes below the stage: token, network webhook and the $default fallback (K-5)', () => {
+    const stages = template.findResources('AWS::ApiGatewayV2::Stage');
+    const [stageId, stageResource] = Object.entries(stages)[0]!;
+    const settings = stageResource.Properties.RouteSettings as Record<string, Record<string, number>>;
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties.RouteKey as string,
+    );
+
+    expect(settings).toEqual({
+      'POST /api/wp-crm/token': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+      'POST /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      'GET /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+      $default: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+    });
+    for (const [key, throttle] of Object.entries(settings)) {
+      expect(routeKeys, key).toContain(key);
+      expect(throttle.ThrottlingRateLimit).toBeLessThan(100);
+    }
+    expect(stageResource.DependsOn?.length ?? 0).toBeGreaterThanOrEqual(routeKeys.length);
+    expect(stageId).toBeDefined();
+  });
+
   it('gives every function the table name and the token settings', () => {
     for (const name of stack.functions.keys()) {
       expect(envOf(name), name).toMatchObject({
