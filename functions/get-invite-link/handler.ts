@@ -1,9 +1,9 @@
 import { groupMemberDeps } from '#shared/config/chats';
 import { getInviteLink } from '#shared/domain/chats/group-members';
 import { api } from '#shared/http/api';
-import { ok } from '#shared/http/responses';
+import { NO_STORE, ok } from '#shared/http/responses';
 import { getInviteLink as route } from '#shared/routes/groups';
 
 export const handler = api(route).handler(async ({ orgId, params }) =>
-  ok(await getInviteLink(groupMemberDeps(), { orgId, ...params })),
+  ok(await getInviteLink(groupMemberDeps(), { orgId, ...params }), NO_STORE),
 );

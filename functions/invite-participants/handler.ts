@@ -1,9 +1,9 @@
-import { groupMemberDeps } from '#shared/config/chats';
+import { inviteDeps } from '#shared/config/chats';
 import { inviteParticipants } from '#shared/domain/chats/group-members';
 import { api } from '#shared/http/api';
 import { accepted } from '#shared/http/responses';
 import { inviteParticipants as route } from '#shared/routes/groups';
 
 export const handler = api(route).handler(async ({ orgId, params, payload }) =>
-  accepted(await inviteParticipants(groupMemberDeps(), { orgId, ...params, ...payload })),
+  accepted(await inviteParticipants(inviteDeps(), { orgId, ...params, ...payload })),
 );

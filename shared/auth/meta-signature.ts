@@ -13,3 +13,39 @@ export function verifyMetaSignature(body: Buffer, header: string | undefined, ap
   const given = Buffer.from(match[1]!, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/** Values that mark a secret nobody set: templates, docs and tutorials ship them. */
+const PLACEHOLDERS = new Set([
+  'setme',
+  'changeme',
+  'changeit',
+  'placeholder',
+  'secret',
+  'appsecret',
+  'yourappsecret',
+  'whatsappappsecret',
+  'metaappsecret',
+  'todo',
+  'tbd',
+  'none',
+  'null',
+  'undefined',
+  'default',
+  'example',
+  'test',
+  'password',
+]);
+
+/**
+ * Meta's app secret is usable only when it is set, at least 32 characters (Meta's are 32 hex digits) and not a
+ * placeholder, alone or repeated (`changeme` eight times is still one). Anything else must not verify signatures.
+ */
+export function isUsableAppSecret(appSecret: string | undefined): appSecret is string {
+  if (!appSecret || appSecret.trim().length < 32) return false;
+  const normalized = appSecret.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (new Set(normalized).size <= 1) return false;
+  for (const placeholder of PLACEHOLDERS) {
+    if (normalized === placeholder || normalized.replaceAll(placeholder, '') === '') return false;
+  }
+  return true;
+}

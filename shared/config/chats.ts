@@ -1,16 +1,22 @@
 import type { listChannels } from '#shared/domain/channels/list-channels';
-import type { getChat, sendMessage } from '#shared/domain/chats/chats';
+import type { getChat, listMessages, sendMessage } from '#shared/domain/chats/chats';
 import type { deliverMessage } from '#shared/domain/chats/deliver-message';
-import type { decideJoinRequests, listParticipants } from '#shared/domain/chats/group-members';
-import type { listGroups } from '#shared/domain/groups/group-lifecycle';
+import type {
+  decideJoinRequests,
+  inviteParticipants,
+  listJoinRequests,
+  listParticipants,
+} from '#shared/domain/chats/group-members';
+import type { getGroup, listGroups } from '#shared/domain/groups/group-lifecycle';
 import { clock, config, ids } from './core.ts';
-import { chatStore, identityStore } from './dynamodb.ts';
+import { chatStore, identityStore, limits } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
+import { cursorKey } from './keys.ts';
 import { channelCredentials, messagingNetwork } from './network.ts';
 import { jobQueue } from './sqs.ts';
 
 export function channelListDeps(): DepsOf<typeof listChannels> {
-  return instance(channelListDeps, () => lazyDeps({ identity: identityStore }));
+  return instance(channelListDeps, () => lazyDeps({ identity: identityStore, cursorKey }));
 }
 
 /** Reading a chat, its messages, and its assignment. */
@@ -18,9 +24,13 @@ export function chatDeps(): DepsOf<typeof getChat> {
   return instance(chatDeps, () => lazyDeps({ clock, chats: chatStore }));
 }
 
+export function messageListDeps(): DepsOf<typeof listMessages> {
+  return instance(messageListDeps, () => lazyDeps({ clock, chats: chatStore, cursorKey }));
+}
+
 export function sendMessageDeps(): DepsOf<typeof sendMessage> {
   return instance(sendMessageDeps, () =>
-    lazyDeps({ clock, ids, chats: chatStore, identity: identityStore, queue: jobQueue }),
+    lazyDeps({ config, clock, ids, chats: chatStore, identity: identityStore, queue: jobQueue, limits }),
   );
 }
 
@@ -29,9 +39,18 @@ export function groupReadDeps(): DepsOf<typeof listParticipants> {
   return instance(groupReadDeps, () => lazyDeps({ chats: chatStore, identity: identityStore }));
 }
 
-/** The group listing and one group: the chat records only. */
+/** The group listing: the chat records and the cursor key. */
 export function groupListDeps(): DepsOf<typeof listGroups> {
-  return instance(groupListDeps, () => lazyDeps({ chats: chatStore }));
+  return instance(groupListDeps, () => lazyDeps({ chats: chatStore, cursorKey }));
+}
+
+/** One group: the chat record only. */
+export function groupDeps(): DepsOf<typeof getGroup> {
+  return instance(groupDeps, () => lazyDeps({ chats: chatStore }));
+}
+
+export function joinRequestListDeps(): DepsOf<typeof listJoinRequests> {
+  return instance(joinRequestListDeps, () => lazyDeps({ chats: chatStore, identity: identityStore, cursorKey }));
 }
 
 /** Group actions call the network with the channel's credentials. */
@@ -43,6 +62,21 @@ export function groupMemberDeps(): DepsOf<typeof decideJoinRequests> {
       identity: identityStore,
       network: messagingNetwork,
       channelCredentials,
+    }),
+  );
+}
+
+/** Invitations are messages: the group actions' ports and the message rate window. */
+export function inviteDeps(): DepsOf<typeof inviteParticipants> {
+  return instance(inviteDeps, () =>
+    lazyDeps({
+      config,
+      clock,
+      chats: chatStore,
+      identity: identityStore,
+      network: messagingNetwork,
+      channelCredentials,
+      limits,
     }),
   );
 }

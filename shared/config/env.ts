@@ -24,14 +24,15 @@ const optionalText = v.optional(v.pipe(v.string(), v.minLength(1, 'must not be e
 const url = (fallback: string) => v.optional(v.pipe(v.string(), v.url('must be a URL')), fallback);
 const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be a URL')));
 
-const rateLimit = v.pipe(
-  v.optional(v.string(), '30/60'),
-  v.regex(/^[1-9]\d*\/[1-9]\d*$/, 'must look like <requests>/<seconds>, e.g. 30/60'),
-  v.transform((value) => {
-    const [limit, windowSeconds] = value.split('/').map(Number) as [number, number];
-    return { limit, windowSeconds };
-  }),
-);
+const rateLimit = (fallback: string) =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.regex(/^[1-9]\d*\/[1-9]\d*$/, 'must look like <requests>/<seconds>, e.g. 30/60'),
+    v.transform((value) => {
+      const [limit, windowSeconds] = value.split('/').map(Number) as [number, number];
+      return { limit, windowSeconds };
+    }),
+  );
 
 const retrySchedule = v.pipe(
   v.optional(v.string(), '5,300,1800,7200,18000,36000,36000'),
@@ -40,7 +41,8 @@ const retrySchedule = v.pipe(
 );
 
 const EnvSchema = v.object({
-  WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret'),
+  /** Shorter than 32 characters or a placeholder: the network webhook answers 503 (CONTRACT §13). */
+  WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret-for-development-only'),
   WHATSAPP_VERIFY_TOKEN: text('local-whatsapp-verify-token'),
   WHATSAPP_GRAPH_URL: url('https://graph.facebook.com/v23.0'),
   /** AWS: a Secrets Manager secret {"appSecret","verifyToken"} that replaces the two variables above. */
@@ -48,7 +50,9 @@ const EnvSchema = v.object({
   JWT_ISSUER: text('https://wp-crm.local'),
   JWT_AUDIENCE: text('wp-crm-api'),
   TOKEN_TTL_SECONDS: int(3600, 60),
-  GROUP_CREATE_RATE_LIMIT: rateLimit,
+  GROUP_CREATE_RATE_LIMIT: rateLimit('30/60'),
+  /** Messages (send-message, and each invitation) per organisation (CONTRACT §13). */
+  MESSAGE_SEND_RATE_LIMIT: rateLimit('600/60'),
   GROUP_CONFIRMATION_TIMEOUT_SECONDS: int(600, 1),
   /** After an ambiguous create call, how long to wait before listing the number's groups (Meta creates asynchronously). */
   GROUP_RECONCILE_SETTLE_SECONDS: int(30),
@@ -65,6 +69,8 @@ const EnvSchema = v.object({
   REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1, 3600),
   WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  /** Subscriptions per organisation (CONTRACT §13). */
+  WEBHOOK_SUBSCRIPTION_LIMIT: int(20, 1, 1000),
   /** Webhook secrets at rest: a KMS key on AWS, or a local key file (the local stack makes one). */
   WEBHOOK_SECRETS_KMS_KEY_ID: optionalText,
   WEBHOOK_SECRETS_KEY_FILE: optionalText,
@@ -89,6 +95,9 @@ const EnvSchema = v.object({
   JWT_KEYS_FILE: optionalText,
   JWT_SIGNING_SECRET_ID: optionalText,
   JWT_PUBLIC_KEYS_PARAMETER: optionalText,
+  /** List cursors' HMAC key: AWS, a generated Secrets Manager secret; locally a value, else random per process. */
+  CURSOR_KEY_SECRET_ID: optionalText,
+  CURSOR_SIGNING_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -114,6 +123,8 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       signingSecretId: env.JWT_SIGNING_SECRET_ID,
       publicKeysParameter: env.JWT_PUBLIC_KEYS_PARAMETER,
     },
+    messaging: { sendRateLimit: env.MESSAGE_SEND_RATE_LIMIT },
+    cursors: { keySecretId: env.CURSOR_KEY_SECRET_ID, signingKey: env.CURSOR_SIGNING_KEY },
     groups: {
       createRateLimit: env.GROUP_CREATE_RATE_LIMIT,
       confirmationTimeoutSeconds: env.GROUP_CONFIRMATION_TIMEOUT_SECONDS,
@@ -130,6 +141,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     webhooks: {
       retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      subscriptionLimit: env.WEBHOOK_SUBSCRIPTION_LIMIT,
       kmsKeyId: env.WEBHOOK_SECRETS_KMS_KEY_ID,
       keyFile: env.WEBHOOK_SECRETS_KEY_FILE,
     },

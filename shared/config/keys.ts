@@ -1,7 +1,9 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoPublicKeyStore } from '#shared/adapters/dynamodb/public-key-store';
+import { SecretsManagerCursorKey } from '#shared/adapters/keys/cursor-key';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
 import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { KeyStore } from '#shared/ports/key-store';
 import { config } from './core.ts';
 import { documentClient } from './dynamodb.ts';
@@ -26,5 +28,16 @@ export function signingKeyStore(): KeyStore {
     if (jwt.keysFile) return new FileKeyStore(jwt.keysFile);
     if (!jwt.signingSecretId) throw new Error('JWT_SIGNING_SECRET_ID is not configured');
     return new SecretsManagerKeySetStore(new SecretsManagerClient({ region: aws.region }), jwt.signingSecretId);
+  });
+}
+
+/** The key that authenticates list cursors: a generated secret on AWS (only the listing functions read it). */
+export function cursorKey(): CursorKey {
+  return instance(cursorKey, () => {
+    const { cursors, aws } = config();
+    return new SecretsManagerCursorKey(
+      { secretId: cursors.keySecretId, material: cursors.signingKey },
+      () => new SecretsManagerClient({ region: aws.region }),
+    );
   });
 }

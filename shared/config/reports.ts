@@ -1,4 +1,4 @@
-import type { getReport, reportDownload } from '#shared/domain/reports/read-reports';
+import type { getReport, listReports, reportDownload } from '#shared/domain/reports/read-reports';
 import type { requestReport } from '#shared/domain/reports/request-report';
 import type { processReportJob } from '#shared/domain/reports/run-report';
 import type { sweepReports } from '#shared/domain/reports/sweep-reports';
@@ -7,6 +7,7 @@ import { clock, config, ids } from './core.ts';
 import { crmStore, limits, reportStore } from './dynamodb.ts';
 import { eventPublisher } from './eventbridge.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
+import { cursorKey } from './keys.ts';
 import { reportFiles } from './s3.ts';
 import { jobQueue } from './sqs.ts';
 
@@ -20,6 +21,10 @@ export function requestReportDeps(): DepsOf<typeof requestReport> & { limits: Id
 /** Reading reports and listing them. */
 export function reportReadDeps(): DepsOf<typeof getReport> {
   return instance(reportReadDeps, () => lazyDeps({ clock, reports: reportStore }));
+}
+
+export function reportListDeps(): DepsOf<typeof listReports> {
+  return instance(reportListDeps, () => lazyDeps({ clock, reports: reportStore, cursorKey }));
 }
 
 export function reportDownloadDeps(): DepsOf<typeof reportDownload> {

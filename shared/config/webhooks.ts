@@ -2,6 +2,8 @@ import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
 import type { dispatchMessage, sweepDueDeliveries } from '#shared/domain/webhooks/dispatch';
 import type {
   createSubscription,
+  deleteSubscription,
+  listDeliveries,
   listSubscriptions,
   redeliver,
   rotateSecret,
@@ -11,6 +13,7 @@ import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { clock, config, ids } from './core.ts';
 import { webhookStore } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
+import { cursorKey } from './keys.ts';
 import { secretBox } from './secret-box.ts';
 import { jobQueue } from './sqs.ts';
 
@@ -21,7 +24,7 @@ export function webhookTransport(): WebhookTransport {
 
 export function createWebhookDeps(): DepsOf<typeof createSubscription> {
   return instance(createWebhookDeps, () =>
-    lazyDeps({ clock, ids, webhooks: webhookStore, secretBox, webhookTransport }),
+    lazyDeps({ config, clock, ids, webhooks: webhookStore, secretBox, webhookTransport }),
   );
 }
 
@@ -33,9 +36,14 @@ export function rotateWebhookSecretDeps(): DepsOf<typeof rotateSecret> {
   return instance(rotateWebhookSecretDeps, () => lazyDeps({ clock, webhooks: webhookStore, secretBox }));
 }
 
-/** Listing, deleting, and the delivery log: the table only. */
-export function webhookReadDeps(): DepsOf<typeof listSubscriptions> {
+/** Deleting: the table only. */
+export function webhookReadDeps(): DepsOf<typeof deleteSubscription> {
   return instance(webhookReadDeps, () => lazyDeps({ webhooks: webhookStore }));
+}
+
+/** Listing subscriptions and the delivery log: the table, and the key of the cursors. */
+export function webhookListDeps(): DepsOf<typeof listSubscriptions> & DepsOf<typeof listDeliveries> {
+  return instance(webhookListDeps, () => lazyDeps({ webhooks: webhookStore, cursorKey }));
 }
 
 export function redeliverDeps(): DepsOf<typeof redeliver> {

@@ -1,33 +1,54 @@
-import { createHash } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '#shared/errors';
 
 /**
- * Opaque list cursors (CONTRACT §10): the store's position plus a hash of what the listing is bound to (the
- * organisation, the listing and its filters). A cursor used with another organisation or other filters, or
- * altered in any way, is a 400 at `#/query/cursor`.
+ * Opaque list cursors (CONTRACT §10, §13): the store's position and an HMAC, under a server-side key, of that
+ * position together with what the listing is bound to (the organisation, the listing and its filters). A cursor
+ * used with another organisation or other filters, altered, truncated or made by anyone but the service is a 400
+ * at `#/query/cursor`; only positions the store handed out ever reach it.
  */
 const invalid = () => new ValidationError([{ pointer: '#/query/cursor', message: 'the cursor is not valid here' }]);
 
-const bindingHash = (binding: unknown) =>
-  createHash('sha256').update(JSON.stringify(binding)).digest('base64url').slice(0, 16);
+const MAC_BYTES = 16;
 
-export function encodeCursor(position: Record<string, unknown> | undefined, binding: unknown): string | null {
+const mac = (key: Uint8Array, position: string, binding: unknown) =>
+  createHmac('sha256', key)
+    .update(JSON.stringify(binding))
+    .update('\0')
+    .update(position)
+    .digest()
+    .subarray(0, MAC_BYTES);
+
+export function encodeCursor(
+  key: Uint8Array,
+  position: Record<string, unknown> | undefined,
+  binding: unknown,
+): string | null {
   if (!position) return null;
-  return Buffer.from(JSON.stringify({ p: position, b: bindingHash(binding) })).toString('base64url');
+  const text = JSON.stringify(position);
+  return `${Buffer.from(text).toString('base64url')}.${mac(key, text, binding).toString('base64url')}`;
 }
 
-export function decodeCursor(cursor: string | undefined, binding: unknown): Record<string, unknown> | undefined {
+export function decodeCursor(
+  key: Uint8Array,
+  cursor: string | undefined,
+  binding: unknown,
+): Record<string, unknown> | undefined {
   if (cursor === undefined) return undefined;
-  let decoded: unknown;
+  const [encoded, tag, ...rest] = cursor.split('.');
+  if (!encoded || !tag || rest.length > 0) throw invalid();
+  const given = Buffer.from(tag, 'base64url');
+  const text = Buffer.from(encoded, 'base64url').toString('utf8');
+  // Canonical encodings only: a base64url alias of the same bytes is a different (altered) cursor.
+  if (given.toString('base64url') !== tag || Buffer.from(text).toString('base64url') !== encoded) throw invalid();
+  const expected = mac(key, text, binding);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  let position: unknown;
   try {
-    const text = Buffer.from(cursor, 'base64url').toString('utf8');
-    if (Buffer.from(text).toString('base64url') !== cursor) throw invalid();
-    decoded = JSON.parse(text);
+    position = JSON.parse(text);
   } catch {
     throw invalid();
   }
-  if (typeof decoded !== 'object' || decoded === null) throw invalid();
-  const { p, b } = decoded as { p?: unknown; b?: unknown };
-  if (b !== bindingHash(binding) || typeof p !== 'object' || p === null || Array.isArray(p)) throw invalid();
-  return p as Record<string, unknown>;
+  if (typeof position !== 'object' || position === null || Array.isArray(position)) throw invalid();
+  return position as Record<string, unknown>;
 }

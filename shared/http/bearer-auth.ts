@@ -5,7 +5,8 @@ import { verificationKeyStore } from '#shared/config/keys';
 import type { Principal } from '#shared/domain/auth/roles';
 import { UnauthorizedError } from '#shared/errors';
 
-const BEARER = /^Bearer ([^\s,]+)$/;
+/** RFC 9110 §11.1: the scheme name is case-insensitive (`bearer`, `BEARER`); the token itself is not. */
+const BEARER = /^Bearer +([^\s,]+)$/i;
 
 /**
  * Tokens this process verified in the last minute, by their exact text. Callers reuse a token for its hour, and

@@ -32,6 +32,7 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string }> = {
   WEBHOOK_URL_NOT_ALLOWED: { status: 422, title: 'Webhook URL not allowed' },
   NETWORK_REJECTED: { status: 422, title: 'Network rejected the request' },
   GROUP_DELETED: { status: 422, title: 'Group deleted' },
+  WEBHOOK_LIMIT_REACHED: { status: 422, title: 'Webhook limit reached' },
   RATE_LIMITED: { status: 429, title: 'Rate limited' },
   TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts' },
   INTERNAL: { status: 500, title: 'Internal error' },

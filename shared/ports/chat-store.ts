@@ -34,7 +34,8 @@ export interface ChatStore {
     filter: { channelId?: string; groupStatus?: GroupStatus },
     page: PageRequest,
   ): Promise<Page<Chat>>;
-  linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void>;
+  /** Links a network group id to a chat once: false (nothing changes) when it is linked to another chat. */
+  linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<boolean>;
   findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined>;
 
   /** Stores a message; returns false when it exists (a replayed inbound message). */
@@ -55,7 +56,8 @@ export interface ChatStore {
       clearSending?: boolean;
     },
   ): Promise<boolean>;
-  linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void>;
+  /** Links a wamid to a message once: false (nothing changes) when it is linked to another message. */
+  linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<boolean>;
   findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined>;
   /** Links a wamid to a message unless it is linked already; returns the link that holds. */
   claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink>;

@@ -41,12 +41,16 @@ export interface IdempotencyStore {
 
 /** A fixed-window counter per (scope, organisation). */
 export interface RateLimiter {
-  /** Counts one request; returns false (with the seconds until the window ends) when the limit is reached. */
+  /**
+   * Counts `cost` units (default 1) in one conditional write; returns false (with the seconds until the window
+   * ends), counting nothing, when they do not fit under the limit.
+   */
   take(
     scope: string,
     orgId: string,
     limit: number,
     windowSeconds: number,
     now: Date,
+    cost?: number,
   ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
 }

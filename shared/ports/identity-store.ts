@@ -30,9 +30,23 @@ export interface ChannelStore {
   listChannels(orgId: string, page: PageRequest): Promise<Page<Channel>>;
 }
 
-/** Failed `POST /token` attempts per client id, in a fixed window that starts at the first failure. */
+/**
+ * The counters of `POST /token` attempts (CONTRACT §2, §13): one per client id and one per source address, in
+ * separate key spaces, so that no client id can touch an address counter.
+ */
+export interface AttemptCounter {
+  kind: 'client' | 'address';
+  id: string;
+}
+
+export type AttemptClaim = { allowed: true; windowStartedAt: number } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Attempts are counted before they are checked, in a fixed window that starts at the first one: one conditional
+ * write admits an attempt only while fewer than `limit` are counted, so concurrent attempts cannot overshoot.
+ */
 export interface LoginAttemptStore {
-  failures(clientId: string, now: Date, windowSeconds: number): Promise<{ count: number; windowStartedAt: Date }>;
-  recordFailure(clientId: string, now: Date, windowSeconds: number): Promise<void>;
-  clear(clientId: string): Promise<void>;
+  claimAttempt(counter: AttemptCounter, now: Date, windowSeconds: number, limit: number): Promise<AttemptClaim>;
+  /** Takes back an attempt that turned out not to be a failure, from the window (epoch seconds) it was counted in. */
+  refundAttempt(counter: AttemptCounter, windowStartedAt: number): Promise<void>;
 }

@@ -2,7 +2,11 @@ import type { Delivery, Subscription } from '#shared/domain/webhooks/subscriptio
 import type { Page, PageRequest } from './identity-store.ts';
 
 export interface WebhookStore {
-  createSubscription(subscription: Subscription): Promise<void>;
+  /**
+   * Stores a new subscription in one of the organisation's `limit` slots: a counter item taken with a conditional
+   * write first, so concurrent creates never pass the limit. False when every slot is taken (nothing is stored).
+   */
+  createSubscription(subscription: Subscription, limit: number): Promise<boolean>;
   getSubscription(orgId: string, webhookId: string): Promise<Subscription | undefined>;
   listSubscriptions(orgId: string, page: PageRequest): Promise<Page<Subscription>>;
   /** Every subscription of the organisation (fan-out; an organisation has few). */
@@ -13,6 +17,7 @@ export interface WebhookStore {
     webhookId: string,
     change: (subscription: Subscription) => Partial<Subscription> | undefined,
   ): Promise<Subscription | undefined>;
+  /** Deletes a subscription and frees its slot; false when there is none. */
   deleteSubscription(orgId: string, webhookId: string): Promise<boolean>;
 
   /**

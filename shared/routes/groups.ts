@@ -215,6 +215,7 @@ export const sendMessage = defineRoute({
     202: { description: 'Queued; the outcome is recorded on the message', schema: MessageQueued },
     404: { description: 'CHAT_NOT_FOUND' },
     422: { description: 'CHANNEL_NOT_SUPPORTED, or GROUP_DELETED for a deleted group' },
+    429: { description: 'RATE_LIMITED (Retry-After): MESSAGE_SEND_RATE_LIMIT per organisation, 600/60 by default' },
   },
 });
 
@@ -260,7 +261,11 @@ export const inviteParticipants = defineRoute({
   orgParam: 'orgId',
   params: ChatParams,
   body: InviteParticipantsBody,
-  responses: { 202: { description: 'One invitation per number', schema: Invitations }, ...MEMBER_ERRORS },
+  responses: {
+    202: { description: 'One invitation per number', schema: Invitations },
+    ...MEMBER_ERRORS,
+    429: { description: 'RATE_LIMITED (Retry-After): each number counts against MESSAGE_SEND_RATE_LIMIT' },
+  },
 });
 
 export const removeParticipants = defineRoute({

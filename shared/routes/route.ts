@@ -39,3 +39,7 @@ export interface RouteDef {
 export const defineRoute = /* @__NO_SIDE_EFFECTS__ */ <R extends RouteDef>(route: R): R => route;
 
 export const routeKey = (route: Pick<RouteDef, 'method' | 'path'>) => `${route.method} ${BASE_PATH}${route.path}`;
+
+/** A list route: its query takes a `cursor`, so its function reads the cursor key. */
+export const takesCursor = (route: Pick<RouteDef, 'query'>) =>
+  Boolean(route.query && 'entries' in route.query && 'cursor' in (route.query.entries as Record<string, unknown>));

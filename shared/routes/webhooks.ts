@@ -29,7 +29,11 @@ export const createWebhook = defineRoute({
   body: CreateWebhookBody,
   responses: {
     201: { description: 'The subscription and its secret', schema: WebhookCreated },
-    422: { description: 'WEBHOOK_URL_NOT_ALLOWED (not https, or a private, loopback or metadata address)' },
+    422: {
+      description:
+        'WEBHOOK_URL_NOT_ALLOWED (not https, or a private, loopback or metadata address); WEBHOOK_LIMIT_REACHED ' +
+        '(the organisation has WEBHOOK_SUBSCRIPTION_LIMIT subscriptions, 20 by default)',
+    },
   },
 });
 

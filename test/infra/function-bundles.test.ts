@@ -4,9 +4,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { functionBuildOptions } from '#infra/aws/constructs/function-bundle';
 import { FUNCTION_ACCESS, type FunctionAccess } from '#infra/aws/function-access';
 import { ROUTES } from '#shared/routes/index';
+import { takesCursor } from '#shared/routes/route';
 
 const FUNCTIONS = readdirSync(new URL('../../functions/', import.meta.url));
 const VERIFIES_TOKENS = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
+const PAGES_LISTS = new Set(ROUTES.filter(takesCursor).map((route) => route.fn));
 
 /** The keeper of the JWT key set is a custom resource, outside FUNCTION_ACCESS. */
 const JWT_KEYS: FunctionAccess = { signsTokens: true, servesPublicKeys: true };
@@ -23,7 +25,8 @@ function expectedClients(fn: string): string[] {
   if (access.sendsTo?.length) clients.add('client-sqs');
   if (access.publishesEvents) clients.add('client-eventbridge');
   if (access.reports) clients.add('client-s3');
-  if (access.signsTokens || access.verifiesNetworkWebhooks) clients.add('client-secrets-manager');
+  if (access.signsTokens || access.verifiesNetworkWebhooks || PAGES_LISTS.has(fn))
+    clients.add('client-secrets-manager');
   // group-sweeper holds the network grant but only fails, requeues and republishes requests: it never calls Graph.
   if (access.callsNetwork && fn !== 'group-sweeper') clients.add('client-secrets-manager');
   if (access.webhookSecrets) clients.add('client-kms');

@@ -8,7 +8,7 @@ import { parseStage } from '#infra/aws/stage';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
 import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
-import { routeKey } from '#shared/routes/route';
+import { routeKey, takesCursor } from '#shared/routes/route';
 import {
   appFunctions,
   asArray,
@@ -114,6 +114,28 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
+  it('throttles the public routes below the stage: token, network webhook and the $default fallback (K-5)', () => {
+    const stages = template.findResources('AWS::ApiGatewayV2::Stage');
+    const [stageId, stageResource] = Object.entries(stages)[0]!;
+    const settings = stageResource.Properties.RouteSettings as Record<string, Record<string, number>>;
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties.RouteKey as string,
+    );
+
+    expect(settings).toEqual({
+      'POST /api/wp-crm/token': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+      'POST /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      'GET /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+      $default: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
+    });
+    for (const [key, throttle] of Object.entries(settings)) {
+      expect(routeKeys, key).toContain(key);
+      expect(throttle.ThrottlingRateLimit).toBeLessThan(100);
+    }
+    expect(stageResource.DependsOn?.length ?? 0).toBeGreaterThanOrEqual(routeKeys.length);
+    expect(stageId).toBeDefined();
+  });
+
   it('gives every function the table name and the token settings', () => {
     for (const name of stack.functions.keys()) {
       expect(envOf(name), name).toMatchObject({
@@ -165,6 +187,43 @@ describe('ServiceStack (dev)', () => {
       new Set([logicalId(fnOf('issue-token').role), logicalId(stack.jwtKeys.manager.role)]),
     );
     expect(envOf('issue-token').JWT_SIGNING_SECRET_ID).toEqual({ Ref: secretId });
+  });
+
+  it('lets only the listing functions read the generated cursor key', () => {
+    const secretId = logicalId(stack.cursorKey);
+    const listing = [...new Set(ROUTES.filter(takesCursor).map((route) => route.fn))];
+
+    const readers = statements(template)
+      .filter(
+        ({ statement }) =>
+          asArray(statement.Action).includes('secretsmanager:GetSecretValue') &&
+          JSON.stringify(statement.Resource).includes(secretId),
+      )
+      .flatMap(({ roles }) => roles);
+
+    expect(listing.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(readers)).toEqual(new Set(listing.map((name) => logicalId(fnOf(name).role))));
+    for (const name of listing) expect(envOf(name).CURSOR_KEY_SECRET_ID, name).toEqual({ Ref: secretId });
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+  });
+
+  it('ships no placeholder app secret: only the verify token is generated, the operator adds the app secret', () => {
+    const whatsApp = template.toJSON().Resources[logicalId(stack.whatsAppSecrets)].Properties;
+
+    expect(whatsApp.SecretString).toBeUndefined();
+    expect(whatsApp.GenerateSecretString).toMatchObject({
+      SecretStringTemplate: '{}',
+      GenerateStringKey: 'verifyToken',
+    });
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/\bset-me\b|\bchange-?me\b|\bplaceholder\b/i);
+  });
+
+  it('sets the contract limits on the functions that enforce them', () => {
+    expect(envOf('create-webhook').WEBHOOK_SUBSCRIPTION_LIMIT).toBe('20');
+    expect(envOf('send-message').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');
+    expect(envOf('invite-participants').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');
   });
 
   it('encrypts webhook secrets with a rotating KMS key that only the dispatcher may decrypt with', () => {

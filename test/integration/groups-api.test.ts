@@ -203,7 +203,7 @@ describe('POST /groups/:orgId — idempotency', () => {
 
 describe('network webhook security', () => {
   const api = useLocalStack();
-  const secret = 'local-whatsapp-app-secret';
+  const secret = 'local-whatsapp-app-secret-for-development-only';
 
   it('answers the verification handshake with the challenge, and 403 for a wrong token (I-1)', async () => {
     const good = await api.call(

@@ -208,6 +208,7 @@ describe('reading reports', () => {
 
     expect(redirect.status).toBe(303);
     expect(redirect.headers.get('location')).toContain('X-Amz-Expires=900');
+    expect(redirect.headers.get('cache-control')).toBe('no-store');
     expect(json.url).toContain(`/org/${orgId}/reports/${reportId}.csv`);
     expect(Date.parse(json.expiresAt) - Date.now()).toBeGreaterThan(800_000);
     expect(file.status).toBe(200);

@@ -351,16 +351,19 @@ describe('outbound webhooks', () => {
     const now = new Date().toISOString();
     const star = await subscribe('/star', { events: ['*'] });
     const subset = await subscribe('/subset', { events: ['group.created'] });
-    await deps().webhooks.createSubscription({
-      webhookId: 'whk_legacy_all',
-      orgId: api.orgId,
-      url: `${receiver.url}/legacy`,
-      events: ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
-      status: 'active',
-      secrets: [{ sealed: await deps().secretBox.seal(star.secret), createdAt: now }],
-      createdAt: now,
-      updatedAt: now,
-    });
+    await deps().webhooks.createSubscription(
+      {
+        webhookId: 'whk_legacy_all',
+        orgId: api.orgId,
+        url: `${receiver.url}/legacy`,
+        events: ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
+        status: 'active',
+        secrets: [{ sealed: await deps().secretBox.seal(star.secret), createdAt: now }],
+        createdAt: now,
+        updatedAt: now,
+      },
+      20,
+    );
     const eventId = eventIdFor('group.deleted', `legacy-${Date.now()}`);
 
     await deps().events.publish([

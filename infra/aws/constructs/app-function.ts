@@ -256,6 +256,13 @@ export class AppFunction extends Construct {
     return this;
   }
 
+  /** `CURSOR_KEY_SECRET_ID`: the HMAC key of list cursors, readable. */
+  bindCursorKey(secret: ISecret): this {
+    this.addEnvironment('CURSOR_KEY_SECRET_ID', secret.secretArn);
+    secret.grantRead(this.role);
+    return this;
+  }
+
   /** `WHATSAPP_SECRETS_ID`: Meta's app secret and verify token, read once per cold start. */
   bindWhatsAppSecrets(secret: ISecret): this {
     this.addEnvironment('WHATSAPP_SECRETS_ID', secret.secretArn);

@@ -1,11 +1,36 @@
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  HttpApi,
+  HttpMethod,
+  type HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BASE_PATH, type RouteDef } from '#shared/routes/route';
+import { issueToken } from '#shared/routes/foundation';
+import { receiveNetworkWebhook, verifyNetworkWebhook } from '#shared/routes/groups';
+import { BASE_PATH, type RouteDef, routeKey } from '#shared/routes/route';
 import { pascalCase } from '../naming.ts';
+
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/**
+ * The public routes' own throttles, below the stage's (README: errors produced by API Gateway itself). Each costs
+ * work before anyone is known: a token attempt hashes a secret with scrypt, a webhook call checks an HMAC and writes,
+ * and `$default` answers every unknown path.
+ */
+export const PUBLIC_ROUTE_THROTTLES: Readonly<Record<string, Throttle>> = {
+  [routeKey(issueToken)]: { rateLimit: 20, burstLimit: 40 },
+  [routeKey(receiveNetworkWebhook)]: { rateLimit: 50, burstLimit: 100 },
+  [routeKey(verifyNetworkWebhook)]: { rateLimit: 5, burstLimit: 10 },
+  $default: { rateLimit: 20, burstLimit: 40 },
+};
 
 export interface ServiceApiProps {
   /** The contract's routes (shared/routes/index.ts); each goes to the function of its `fn`. */
@@ -24,6 +49,11 @@ export interface ServiceApiProps {
    * @default 200
    */
   burstLimit?: number;
+  /**
+   * Throttles of single routes by route key, besides the stage's.
+   * @default PUBLIC_ROUTE_THROTTLES
+   */
+  routeThrottles?: Readonly<Record<string, Throttle>>;
   /**
    * Removal policy of the access log group.
    * @default RemovalPolicy.RETAIN
@@ -67,8 +97,24 @@ export class ServiceApi extends Construct {
         integration = new HttpLambdaIntegration(`${pascalCase(route.fn)}Integration`, props.functionFor(route.fn));
         integrations.set(route.fn, integration);
       }
-      this.api.addRoutes({ path: `${BASE_PATH}${route.path}`, methods: [HttpMethod[route.method]], integration });
+      const added = this.api.addRoutes({
+        path: `${BASE_PATH}${route.path}`,
+        methods: [HttpMethod[route.method]],
+        integration,
+      });
+      for (const httpRoute of added) this.stage.node.addDependency(httpRoute);
     }
+    const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
+    if (defaultRoute) this.stage.node.addDependency(defaultRoute);
+    // Route settings name routes by key; the stage depends on every route so that they exist when it is updated.
+    // The property is a JSON map that CDK passes through as is, hence the CloudFormation casing.
+    const throttles = props.routeThrottles ?? PUBLIC_ROUTE_THROTTLES;
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      Object.entries(throttles).map(([key, throttle]) => [
+        key,
+        { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
+      ]),
+    );
     this.url = `${this.api.apiEndpoint}${BASE_PATH}`;
 
     Validations.of(this.api).acknowledge({

@@ -6,6 +6,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
+import { takesCursor } from '#shared/routes/route';
 import { AppFunction } from '../constructs/app-function.ts';
 import { DataStore } from '../constructs/data-store.ts';
 import { EventRules } from '../constructs/event-rules.ts';
@@ -24,6 +25,16 @@ export interface ServiceStackProps extends StackProps {
   jwtIssuer: string;
   /** The `aud` of issued tokens (JWT_AUDIENCE). */
   jwtAudience: string;
+  /**
+   * Webhook subscriptions per organisation (WEBHOOK_SUBSCRIPTION_LIMIT).
+   * @default 20
+   */
+  webhookSubscriptionLimit?: number;
+  /**
+   * Messages per organisation and window, `<messages>/<seconds>` (MESSAGE_SEND_RATE_LIMIT).
+   * @default '600/60'
+   */
+  messageSendRateLimit?: string;
 }
 
 const FALLBACK_FN = 'route-not-found';
@@ -36,6 +47,7 @@ export class ServiceStack extends Stack {
   readonly data: DataStore;
   readonly jwtKeys: JwtKeys;
   readonly whatsAppSecrets: Secret;
+  readonly cursorKey: Secret;
   readonly webhookSecretsKey: Key;
   readonly alarmTopic: Topic;
   readonly alarms: ServiceAlarms;
@@ -59,19 +71,32 @@ export class ServiceStack extends Stack {
       enableKeyRotation: true,
       removalPolicy,
     });
-    // Meta's app secret and webhook verify token: set their values after the first deploy (README, Deploy).
+    // Meta's webhook verify token is generated; Meta's app secret is not shipped at all (no placeholder): the operator
+    // adds it after the first deploy (README, Deploy), and until then the webhook answers 503 (CONTRACT §13).
     this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
       description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
       removalPolicy,
       generateSecretString: {
-        secretStringTemplate: JSON.stringify({ appSecret: 'set-me' }),
+        secretStringTemplate: JSON.stringify({}),
         generateStringKey: 'verifyToken',
+        passwordLength: 48,
         excludePunctuation: true,
       },
     });
     Validations.of(this.whatsAppSecrets).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason: "Meta's app secret is rotated in Meta's console; the operator updates this secret then.",
+    });
+
+    // Authenticates list cursors (CONTRACT §13). Generated once; replacing it only ends the cursors then open.
+    this.cursorKey = new Secret(this, 'CursorKey', {
+      description: 'HMAC key of the API list cursors (generated; no operator action)',
+      removalPolicy,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(this.cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'A cursor lives for one listing; replacing the value by hand is the whole rotation (README, Runbook).',
     });
 
     const workers = new Map(
@@ -100,6 +125,7 @@ export class ServiceStack extends Stack {
     for (const schedule of SCHEDULES) functionFor(schedule.fn, Duration.minutes(1));
 
     const verifiesTokens = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
+    const pagesLists = new Set(ROUTES.filter(takesCursor).map((route) => route.fn));
     for (const [fn, appFunction] of functions) {
       const access = FUNCTION_ACCESS[fn] ?? {};
       appFunction
@@ -108,6 +134,13 @@ export class ServiceStack extends Stack {
         .bindTable(this.data.table, access.table);
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
+      if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
+      if (fn === 'send-message' || fn === 'invite-participants') {
+        appFunction.addEnvironment('MESSAGE_SEND_RATE_LIMIT', props.messageSendRateLimit ?? '600/60');
+      }
+      if (fn === 'create-webhook') {
+        appFunction.addEnvironment('WEBHOOK_SUBSCRIPTION_LIMIT', String(props.webhookSubscriptionLimit ?? 20));
+      }
       if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
       if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
       if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);

@@ -154,13 +154,30 @@ export class DynamoChatStore implements ChatStore {
     );
   }
 
-  async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...chatKeys.externalChat(externalChatId), entity: 'WAGROUP', ...link },
-      }),
-    );
+  async linkExternalChat(externalChatId: string, link: ExternalChatLink): Promise<boolean> {
+    return this.#putLink({ ...chatKeys.externalChat(externalChatId), entity: 'WAGROUP', ...link }, link);
+  }
+
+  /** A link is written once; writing the same link again (a retry) is allowed, re-pointing it never is. */
+  async #putLink(item: Record<string, unknown>, link: { orgId: string; chatId: string; messageId?: string }) {
+    const same = ['orgId', 'chatId', ...(link.messageId ? ['messageId'] : [])];
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: `attribute_not_exists(PK) OR (${same.map((name) => `#${name} = :${name}`).join(' AND ')})`,
+          ExpressionAttributeNames: Object.fromEntries(same.map((name) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(
+            same.map((name) => [`:${name}`, link[name as keyof typeof link]]),
+          ),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   async findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined> {
@@ -249,13 +266,8 @@ export class DynamoChatStore implements ChatStore {
     }
   }
 
-  async linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link },
-      }),
-    );
+  async linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<boolean> {
+    return this.#putLink({ ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link }, link);
   }
 
   async claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink> {

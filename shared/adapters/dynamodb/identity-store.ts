@@ -1,5 +1,4 @@
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -9,6 +8,8 @@ import {
 import type { Channel, ClientCredential, Organisation } from '#shared/domain/orgs/model';
 import { epochSeconds } from '#shared/ports/clock';
 import type {
+  AttemptClaim,
+  AttemptCounter,
   ChannelStore,
   CredentialStore,
   LoginAttemptStore,
@@ -85,30 +86,28 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
     );
   }
 
-  async failures(clientId: string, now: Date, windowSeconds: number) {
-    const item = await this.#get<{ failures: number; windowStartedAt: number }>(keys.loginFailures(clientId));
-    if (!item || item.windowStartedAt <= epochSeconds(now) - windowSeconds) {
-      return { count: 0, windowStartedAt: now };
-    }
-    return { count: item.failures, windowStartedAt: new Date(item.windowStartedAt * 1000) };
-  }
-
-  /** Counts a failure in the open window, or opens a new one; each branch is one conditional write. */
-  async recordFailure(clientId: string, now: Date, windowSeconds: number): Promise<void> {
-    const key = keys.loginFailures(clientId);
-    const cutoff = epochSeconds(now) - windowSeconds;
-    for (let attempt = 0; attempt < 3; attempt++) {
+  /**
+   * Admits one attempt: an ADD conditioned on the open window holding fewer than `limit`, else a new window over an
+   * expired (or missing) one. When both conditions fail the window is full, unless it changed meanwhile: read it and
+   * try again a few times, then refuse (never admit without a counted write).
+   */
+  async claimAttempt(counter: AttemptCounter, now: Date, windowSeconds: number, limit: number): Promise<AttemptClaim> {
+    const key = keys.loginAttempts(counter.kind, counter.id);
+    const nowSeconds = epochSeconds(now);
+    const cutoff = nowSeconds - windowSeconds;
+    for (let round = 0; round < 3; round++) {
       try {
-        await this.db.send(
+        const result = await this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: key,
-            UpdateExpression: 'ADD failures :one',
-            ConditionExpression: 'windowStartedAt > :cutoff',
-            ExpressionAttributeValues: { ':one': 1, ':cutoff': cutoff },
+            UpdateExpression: 'ADD attempts :one',
+            ConditionExpression: 'windowStartedAt > :cutoff AND attempts < :limit',
+            ExpressionAttributeValues: { ':one': 1, ':cutoff': cutoff, ':limit': limit },
+            ReturnValues: 'ALL_NEW',
           }),
         );
-        return;
+        return { allowed: true, windowStartedAt: Number(result.Attributes?.windowStartedAt) };
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
       }
@@ -116,25 +115,37 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
         await this.db.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: {
-              ...key,
-              failures: 1,
-              windowStartedAt: epochSeconds(now),
-              ttl: epochSeconds(now) + windowSeconds * 2,
-            },
+            Item: { ...key, attempts: 1, windowStartedAt: nowSeconds, ttl: nowSeconds + windowSeconds * 2 },
             ConditionExpression: 'attribute_not_exists(PK) OR windowStartedAt <= :cutoff',
             ExpressionAttributeValues: { ':cutoff': cutoff },
           }),
         );
-        return;
+        return { allowed: true, windowStartedAt: nowSeconds };
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
       }
+      const current = await this.#get<{ attempts: number; windowStartedAt: number }>(key);
+      if (current && current.windowStartedAt > cutoff && current.attempts >= limit) {
+        return { allowed: false, retryAfterSeconds: current.windowStartedAt + windowSeconds - nowSeconds };
+      }
     }
+    return { allowed: false, retryAfterSeconds: 1 };
   }
 
-  async clear(clientId: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.loginFailures(clientId) }));
+  async refundAttempt(counter: AttemptCounter, windowStartedAt: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.loginAttempts(counter.kind, counter.id),
+          UpdateExpression: 'ADD attempts :minusOne',
+          ConditionExpression: 'windowStartedAt = :started AND attempts > :zero',
+          ExpressionAttributeValues: { ':minusOne': -1, ':started': windowStartedAt, ':zero': 0 },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
   }
 
   async #get<T>(key: Record<string, string>): Promise<T | undefined> {

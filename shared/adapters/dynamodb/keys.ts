@@ -2,7 +2,9 @@
 export const keys = {
   org: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' }),
   credential: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' }),
-  loginFailures: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'LOGIN_FAILURES' }),
+  /** Token attempts: a client id's counter sits beside its credential; an address's in a partition of its own. */
+  loginAttempts: (kind: 'client' | 'address', id: string) =>
+    kind === 'client' ? { PK: `CLIENT#${id}`, SK: 'LOGIN_ATTEMPTS' } : { PK: `LOGINADDR#${id}`, SK: 'LOGIN_ATTEMPTS' },
   channel: (orgId: string, channelId: string) => ({ PK: `ORG#${orgId}`, SK: `CHANNEL#${channelId}` }),
   channelPrefix: (orgId: string) => ({ PK: `ORG#${orgId}`, SKPrefix: 'CHANNEL#' }),
   channelByPhoneNumberId: (phoneNumberId: string, channelId: string) => ({
@@ -109,6 +111,8 @@ export const reportKeys = {
 export const webhookKeys = {
   subscription: (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WHK#${webhookId}` }),
   subscriptionPrefix: 'WHK#',
+  /** How many subscriptions the organisation holds (its slots, CONTRACT §13). */
+  subscriptionCount: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'WHKCOUNT' }),
   delivery: (orgId: string, webhookId: string, deliveryId: string) => ({
     PK: `ORG#${orgId}#WHK#${webhookId}`,
     SK: `DLV#${deliveryId}`,

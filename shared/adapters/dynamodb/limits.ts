@@ -130,19 +130,20 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
   }
 
   /** One conditional ADD per request: correct under any concurrency, no read-then-write. */
-  async take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date) {
+  async take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date, cost = 1) {
     const nowSeconds = now.getTime() / 1000;
     const windowStart = Math.floor(nowSeconds / windowSeconds) * windowSeconds;
     const retryAfterSeconds = Math.max(1, Math.ceil(windowStart + windowSeconds - nowSeconds));
+    if (cost > limit) return { allowed: false, retryAfterSeconds };
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: limitKeys.rateWindow(scope, orgId, windowStart),
-          UpdateExpression: 'ADD hits :one SET #ttl = :ttl',
-          ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+          UpdateExpression: 'ADD hits :cost SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
           ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': windowStart + windowSeconds * 2 },
+          ExpressionAttributeValues: { ':cost': cost, ':room': limit - cost, ':ttl': windowStart + windowSeconds * 2 },
         }),
       );
       return { allowed: true, retryAfterSeconds };

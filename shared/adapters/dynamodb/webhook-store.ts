@@ -4,6 +4,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
 import type { PageRequest } from '#shared/ports/identity-store';
@@ -20,7 +21,72 @@ export class DynamoWebhookStore implements WebhookStore {
     private readonly tableName: string,
   ) {}
 
-  async createSubscription(subscription: Subscription): Promise<void> {
+  async createSubscription(subscription: Subscription, limit: number): Promise<boolean> {
+    if (!(await this.#takeSlot(subscription.orgId, limit))) return false;
+    try {
+      await this.#putSubscription(subscription);
+    } catch (error) {
+      await this.#freeSlot(subscription.orgId);
+      throw error;
+    }
+    return true;
+  }
+
+  /**
+   * One conditional ADD below the limit. A missing counter (an organisation whose subscriptions predate it) starts
+   * at the number of subscriptions it has.
+   */
+  async #takeSlot(orgId: string, limit: number): Promise<boolean> {
+    const key = webhookKeys.subscriptionCount(orgId);
+    for (let round = 0; round < 3; round++) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'ADD subscriptions :one',
+            ConditionExpression: 'attribute_exists(subscriptions) AND subscriptions < :limit',
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+      if (await this.#get(key)) return false;
+      const existing = (await this.allSubscriptions(orgId)).length;
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...key, entity: 'WEBHOOK_COUNT', subscriptions: existing },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    }
+    return false;
+  }
+
+  async #freeSlot(orgId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: webhookKeys.subscriptionCount(orgId),
+          UpdateExpression: 'ADD subscriptions :minusOne',
+          ConditionExpression: 'subscriptions > :zero',
+          ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  async #putSubscription(subscription: Subscription): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
@@ -109,6 +175,7 @@ export class DynamoWebhookStore implements WebhookStore {
           ConditionExpression: 'attribute_exists(PK)',
         }),
       );
+      await this.#freeSlot(orgId);
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;

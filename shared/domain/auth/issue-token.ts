@@ -3,7 +3,7 @@ import { DECOY_HASH, verifyClientSecret } from '#shared/auth/client-secret';
 import type { Config } from '#shared/config/env';
 import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
-import type { CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
+import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import type { KeyStore } from '#shared/ports/key-store';
 import type { Role } from './roles.ts';
 
@@ -28,44 +28,36 @@ export interface IssuedToken {
 }
 
 /**
- * Client-credentials token issue (CONTRACT §2).
- * 1. Refuse with 429 while the client id has more than 10 failures in its 15-minute window, or the caller's address
- *    more than 100 (across client ids).
+ * Client-credentials token issue (CONTRACT §2, §13).
+ * 1. Count the attempt against the client id (10 per 15 minutes) and, if known, the caller's address (100, across
+ *    client ids) before anything is checked: each is one conditional write, so however many attempts arrive at once,
+ *    at most that many are ever checked; the rest are refused with 429 and count nowhere.
  * 2. Verify the secret against the stored scrypt hash (against a decoy hash when the client is unknown, so both
  *    cases take the same time and give the same 401).
- * 3. On failure count it and answer INVALID_CLIENT; on success clear the count and sign an access token.
+ * 3. A failure stays counted and answers INVALID_CLIENT; a success takes its attempts back and signs an access token.
  */
 export async function issueToken(
   deps: IssueTokenDeps,
   input: { clientId: string; clientSecret: string; sourceIp?: string },
 ): Promise<IssuedToken> {
   const now = deps.clock.now();
-  const addressKey = input.sourceIp ? `ip:${input.sourceIp}` : undefined;
-  const [failures, addressFailures] = await Promise.all([
-    deps.identity.failures(input.clientId, now, FAILED_ATTEMPT_WINDOW_SECONDS),
-    addressKey ? deps.identity.failures(addressKey, now, FAILED_ATTEMPT_WINDOW_SECONDS) : undefined,
-  ]);
-  for (const [counted, limit] of [
-    [failures, MAX_FAILED_ATTEMPTS],
-    [addressFailures, MAX_FAILED_ATTEMPTS_PER_ADDRESS],
-  ] as const) {
-    if (counted && counted.count >= limit) {
-      const reopensAt = counted.windowStartedAt.getTime() + FAILED_ATTEMPT_WINDOW_SECONDS * 1000;
-      throw new TooManyAttemptsError((reopensAt - now.getTime()) / 1000);
+  const counters: [AttemptCounter, number][] = [[{ kind: 'client', id: input.clientId }, MAX_FAILED_ATTEMPTS]];
+  if (input.sourceIp) counters.push([{ kind: 'address', id: input.sourceIp }, MAX_FAILED_ATTEMPTS_PER_ADDRESS]);
+  const claimed: { counter: AttemptCounter; windowStartedAt: number }[] = [];
+  for (const [counter, limit] of counters) {
+    const claim = await deps.identity.claimAttempt(counter, now, FAILED_ATTEMPT_WINDOW_SECONDS, limit);
+    if (!claim.allowed) {
+      await refund(deps, claimed);
+      throw new TooManyAttemptsError(claim.retryAfterSeconds);
     }
+    claimed.push({ counter, windowStartedAt: claim.windowStartedAt });
   }
 
   const credential = await deps.identity.getCredential(input.clientId);
   const valid = await verifyClientSecret(input.clientSecret, credential?.secretHash ?? DECOY_HASH);
-  if (!credential || !valid) {
-    await Promise.all([
-      deps.identity.recordFailure(input.clientId, now, FAILED_ATTEMPT_WINDOW_SECONDS),
-      addressKey ? deps.identity.recordFailure(addressKey, now, FAILED_ATTEMPT_WINDOW_SECONDS) : undefined,
-    ]);
-    throw new InvalidClientError();
-  }
+  if (!credential || !valid) throw new InvalidClientError();
 
-  if (failures.count > 0) await deps.identity.clear(input.clientId);
+  await refund(deps, claimed);
   const accessToken = await signAccessToken(deps.keys, deps.config.jwt, credential, now);
   return {
     accessToken,
@@ -75,3 +67,6 @@ export async function issueToken(
     roles: credential.roles,
   };
 }
+
+const refund = (deps: IssueTokenDeps, claimed: { counter: AttemptCounter; windowStartedAt: number }[]) =>
+  Promise.all(claimed.map(({ counter, windowStartedAt }) => deps.identity.refundAttempt(counter, windowStartedAt)));

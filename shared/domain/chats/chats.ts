@@ -1,15 +1,39 @@
+import type { Config } from '#shared/config/env';
 import type { Role } from '#shared/domain/auth/roles';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
-import { ChannelNotSupportedError, ChatNotFoundError, DomainError, GroupDeletedError } from '#shared/errors';
+import {
+  ChannelNotSupportedError,
+  ChatNotFoundError,
+  DomainError,
+  GroupDeletedError,
+  RateLimitedError,
+} from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
+import type { RateLimiter } from '#shared/ports/idempotency-store';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import { type Chat, chatView, groupStatusOf, messageView } from './chat.ts';
 
 export const OUTBOUND_MESSAGES_QUEUE = 'outbound-messages';
+
+export interface MessageQuotaDeps {
+  config: Pick<Config, 'messaging'>;
+  clock: Clock;
+  limits: RateLimiter;
+}
+
+/** Messages the organisation sends through the network, invitations included, share one window (CONTRACT §13). */
+export async function takeMessageQuota(deps: MessageQuotaDeps, orgId: string, messages: number): Promise<void> {
+  const { limit, windowSeconds } = deps.config.messaging.sendRateLimit;
+  const quota = await deps.limits.take('message-send', orgId, limit, windowSeconds, deps.clock.now(), messages);
+  if (!quota.allowed) {
+    throw new RateLimitedError(`at most ${limit} messages per ${windowSeconds} s`, quota.retryAfterSeconds);
+  }
+}
 
 interface ChatDeps {
   clock: Clock;
@@ -28,26 +52,28 @@ export async function getChat(deps: ChatDeps, input: { orgId: string; chatId: st
 
 /** The conversation, oldest first, with a cursor bound to the organisation and chat. */
 export async function listMessages(
-  deps: ChatDeps,
+  deps: ChatDeps & { cursorKey: CursorKey },
   input: { orgId: string; chatId: string; limit: number; cursor?: string },
 ) {
   await requireChat(deps, input.orgId, input.chatId);
   const binding = ['messages', input.orgId, input.chatId];
+  const key = await deps.cursorKey.get();
   const page = await deps.chats.listMessages(input.orgId, input.chatId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { messages: page.items.map(messageView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { messages: page.items.map(messageView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /**
  * Queues a text message to a chat.
  * 1. The chat must exist (404), not be a deleted group (422 GROUP_DELETED), and be on a channel that sends through
  *    the network (422 CHANNEL_NOT_SUPPORTED).
- * 2. Store the message `queued`, queue it for the sender, and mark the chat as last written by us.
+ * 2. Count it against the organisation's MESSAGE_SEND_RATE_LIMIT (429 RATE_LIMITED with Retry-After).
+ * 3. Store the message `queued`, queue it for the sender, and mark the chat as last written by us.
  */
 export async function sendMessage(
-  deps: ChatDeps & { ids: IdGenerator; identity: ChannelStore; queue: JobQueue },
+  deps: ChatDeps & MessageQuotaDeps & { ids: IdGenerator; identity: ChannelStore; queue: JobQueue },
   input: { orgId: string; chatId: string; text: string; sender: { clientId: string; roles: Role[] } },
 ) {
   const chat = await requireChat(deps, input.orgId, input.chatId);
@@ -56,6 +82,7 @@ export async function sendMessage(
   if (channel?.type !== 'MESSAGING_OFFICIAL' || !channel.phoneNumberId || !chat.externalChatId) {
     throw new ChannelNotSupportedError(chat.channelId);
   }
+  await takeMessageQuota(deps, input.orgId, 1);
   const now = deps.clock.now().toISOString();
   const messageId = deps.ids.next('msg');
   await deps.chats.createMessage({

@@ -76,11 +76,12 @@ export async function deliverMessage(
   const to = chat.chatType === 'GROUP' ? { groupId: chat.externalChatId } : { phoneNumber: chat.externalChatId };
   try {
     const { networkMessageId } = await deps.network.sendText(network, to, message.text);
-    await deps.chats.linkNetworkMessage(networkMessageId, {
+    const linked = await deps.chats.linkNetworkMessage(networkMessageId, {
       orgId: job.orgId,
       chatId: job.chatId,
       messageId: job.messageId,
     });
+    if (!linked) logger.error('security: the network reused a message id already linked', { networkMessageId });
     await deps.chats.updateMessage(
       job.orgId,
       job.chatId,

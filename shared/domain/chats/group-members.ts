@@ -9,9 +9,11 @@ import {
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import { type Chat, groupStatusOf } from './chat.ts';
+import { type MessageQuotaDeps, takeMessageQuota } from './chats.ts';
 
 export interface GroupMemberDeps {
   clock: Clock;
@@ -64,13 +66,15 @@ export async function listParticipants(deps: GroupReadDeps, input: { orgId: stri
 
 /**
  * Invites numbers by sending each Meta's group invite-link template (a business cannot add members). Each number
- * gets its own outcome; only a network that answers none of them is a 503.
+ * is one message of the organisation's MESSAGE_SEND_RATE_LIMIT (429 RATE_LIMITED) and gets its own outcome; only a
+ * network that answers none of them is a 503.
  */
 export async function inviteParticipants(
-  deps: GroupMemberDeps,
+  deps: GroupMemberDeps & MessageQuotaDeps,
   input: { orgId: string; chatId: string; phoneNumbers: string[] },
 ) {
   const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  await takeMessageQuota(deps, input.orgId, input.phoneNumbers.length);
   const outcomes = await Promise.allSettled(
     input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
   );
@@ -126,16 +130,17 @@ export async function resetInviteLink(deps: GroupMemberDeps, input: { orgId: str
 }
 
 export async function listJoinRequests(
-  deps: GroupReadDeps,
+  deps: GroupReadDeps & { cursorKey: CursorKey },
   input: { orgId: string; chatId: string; limit: number; cursor?: string },
 ) {
   await requireGroupChat(deps, input.orgId, input.chatId);
   const binding = ['join-requests', input.orgId, input.chatId];
+  const key = await deps.cursorKey.get();
   const page = await deps.chats.listJoinRequests(input.orgId, input.chatId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { joinRequests: page.items, nextCursor: encodeCursor(page.nextKey, binding) };
+  return { joinRequests: page.items, nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /** Approves or rejects join requests in bulk; each id gets its own outcome, and handled ones leave the list. */

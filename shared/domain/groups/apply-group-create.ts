@@ -22,8 +22,9 @@ export interface ApplyGroupCreateDeps extends OutcomeDeps {
 
 /**
  * Applies Meta's answer to a group creation (CONTRACT §5).
- * 1. Find our request through Meta's request_id. Not linked yet → keep the notification (the worker applies it once
- *    it links the id); re-check the link afterwards, so a link written meanwhile is not missed.
+ * 1. Find our request through Meta's request_id. Not linked yet → keep the notification, if it is for a number of
+ *    ours (the worker applies it once it links the id); re-check the link afterwards, so a link written meanwhile is
+ *    not missed.
  * 2. Ignore a notification reported for another number than the request's (a cross-tenant or forged id).
  * 3. Errors → `failed` with Meta's code and message; success → the chat, `created`, `group.created`.
  */
@@ -35,7 +36,16 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
   }
   let link = await deps.groups.findNetworkRequest(networkRequestId);
   if (!link) {
-    await deps.groups.holdConfirmation(networkRequestId, held, deps.clock.now());
+    // Kept only for a number of ours, trimmed to what is applied later, and expiring (TTL): an unknown request id
+    // for a number we do not serve is no confirmation of ours (CONTRACT §13).
+    if (!held.phoneNumberId || !(await deps.identity.findChannelByPhoneNumberId(held.phoneNumberId))) {
+      logger.warn('security: group_create notification for an unknown request id and number ignored', {
+        networkRequestId,
+        reportedFor: held.phoneNumberId,
+      });
+      return;
+    }
+    await deps.groups.holdConfirmation(networkRequestId, trimmed(held), deps.clock.now());
     link = await deps.groups.findNetworkRequest(networkRequestId);
     if (!link) {
       logger.warn('group_create notification for an unknown request id kept until the request catches up', {
@@ -73,4 +83,23 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
   const network = await deps.channelCredentials.forChannel(channel);
   const inviteLink = held.group.invite_link ?? (await deps.network.getInviteLink(network, groupId));
   await completeGroup(deps, request, { groupId, inviteLink, phoneNumberId: held.phoneNumberId }, network);
+}
+
+const MAX_HELD_TEXT = 2048;
+const clip = (text: string | undefined) => text?.slice(0, MAX_HELD_TEXT);
+
+/** Only the fields the worker applies, each bounded: a held item never grows with what the sender chose to send. */
+function trimmed(held: HeldGroupCreate): HeldGroupCreate {
+  const { request_id, group_id, subject, invite_link, errors } = held.group;
+  const [first] = errors ?? [];
+  return {
+    phoneNumberId: held.phoneNumberId.slice(0, 64),
+    group: {
+      request_id: clip(request_id),
+      group_id: clip(group_id),
+      subject: clip(subject),
+      invite_link: clip(invite_link),
+      ...(first ? { errors: [{ code: first.code, message: clip(first.message), title: clip(first.title) }] } : {}),
+    },
+  };
 }

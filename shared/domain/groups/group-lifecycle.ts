@@ -4,19 +4,21 @@ import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { ChatNotFoundError, NotAGroupError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore } from '#shared/ports/chat-store';
+import type { CursorKey } from '#shared/ports/cursor-key';
 
 /** The organisation's groups, newest first, with a cursor bound to the organisation and the filters. */
 export async function listGroups(
-  deps: { chats: ChatStore },
+  deps: { chats: ChatStore; cursorKey: CursorKey },
   input: { orgId: string; channelId?: string; groupStatus?: GroupStatus; limit: number; cursor?: string },
 ) {
   const binding = ['groups', input.orgId, input.channelId ?? null, input.groupStatus ?? null];
+  const key = await deps.cursorKey.get();
   const page = await deps.chats.listGroups(
     input.orgId,
     { channelId: input.channelId, groupStatus: input.groupStatus },
-    { limit: input.limit, startKey: decodeCursor(input.cursor, binding) },
+    { limit: input.limit, startKey: decodeCursor(key, input.cursor, binding) },
   );
-  return { groups: page.items.map(groupView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { groups: page.items.map(groupView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /** One group, deleted ones included: 404 CHAT_NOT_FOUND, 422 NOT_A_GROUP. */

@@ -87,12 +87,21 @@ export async function completeGroup(
     groupStatus: 'active',
     now,
   });
-  await deps.chats.createChat(chat);
-  await deps.chats.linkExternalChat(group.groupId, {
+  // The network's group id is linked first, and once (CONTRACT §13): an id already linked to another chat is never
+  // re-pointed, and this request is left to time out rather than take over that group.
+  const linked = await deps.chats.linkExternalChat(group.groupId, {
     orgId: request.orgId,
     chatId,
     phoneNumberId: group.phoneNumberId,
   });
+  if (!linked) {
+    logger.error('security: network group id already linked to another chat; not linked again', {
+      requestId: request.requestId,
+      groupId: group.groupId,
+    });
+    return;
+  }
+  await deps.chats.createChat(chat);
   const created = await deps.groups.transition(request.orgId, request.requestId, OPEN_STATUSES, 'created', {
     now,
     chatId,

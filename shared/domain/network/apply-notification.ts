@@ -13,18 +13,21 @@ import {
 } from '#shared/domain/groups/apply-group-lifecycle';
 import { logger } from '#shared/observability/logger';
 import type { Notification } from './notification.ts';
+import { chatsOfNumber } from './number-scope.ts';
 
 /**
  * Applies one verified Meta webhook notification (batched entries and changes). Every step is idempotent, so a
  * replay changes nothing; anything that cannot be stored throws, and the webhook answers 5xx so Meta retries.
+ * Each change sees only the chats of its own `metadata.phone_number_id` (number-scope.ts).
  */
 export async function applyNetworkNotification(
-  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & GroupLifecycleDeps,
+  allDeps: ApplyGroupCreateDeps & NetworkUpdateDeps & GroupLifecycleDeps,
   notification: Notification,
 ): Promise<void> {
   for (const entry of notification.entry) {
     for (const change of entry.changes) {
       const phoneNumberId = change.value.metadata?.phone_number_id ?? '';
+      const deps = scopedToNumber(allDeps, phoneNumberId);
       switch (change.field) {
         case 'group_lifecycle_update':
           for (const group of change.value.groups ?? []) {
@@ -56,4 +59,10 @@ export async function applyNetworkNotification(
       }
     }
   }
+}
+
+/** The same ports, with the chat store seen through the change's number; the rest still built lazily. */
+function scopedToNumber<D extends ApplyGroupCreateDeps & NetworkUpdateDeps>(deps: D, phoneNumberId: string): D {
+  const chats = chatsOfNumber(deps.chats, deps.identity, phoneNumberId);
+  return Object.create(deps, { chats: { value: chats, enumerable: true } }) as D;
 }

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import { verifyMetaSignature } from '#shared/auth/meta-signature';
+import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import type { GroupLifecycleDeps } from '#shared/domain/groups/apply-group-lifecycle';
-import { ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
+import { DomainError, ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
 import { toFieldErrors } from '#shared/http/validation';
 import { logger } from '#shared/observability/logger';
 import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
@@ -12,7 +12,8 @@ import { applyNetworkNotification } from './apply-notification.ts';
 import { Notification } from './notification.ts';
 
 /**
- * Meta's webhook (CONTRACT §5).
+ * Meta's webhook (CONTRACT §5, §13).
+ * 0. Fail closed (503, logged) while the app secret is missing, short or a placeholder.
  * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing changes.
  * 2. Parse and validate the envelope (400 for a signed but unusable payload).
  * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
@@ -22,6 +23,12 @@ export async function receiveNetworkWebhook(
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   const { appSecret } = await deps.whatsappSecrets.get();
+  if (!isUsableAppSecret(appSecret)) {
+    logger.error(
+      'security: WhatsApp app secret missing, shorter than 32 characters or a placeholder; refusing webhooks',
+    );
+    throw new DomainError('INTERNAL', 'the webhook is not configured', { status: 503, retryAfterSeconds: 60 });
+  }
   if (!verifyMetaSignature(input.body, input.signature, appSecret)) {
     logger.warn('security: network webhook with a missing or wrong signature refused');
     throw new UnauthorizedError('the X-Hub-Signature-256 signature is missing or wrong');

@@ -2,6 +2,7 @@ import type { Config } from '#shared/config/env';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { DomainError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { ReportFiles } from '#shared/ports/report-files';
 import type { ReportStore } from '#shared/ports/report-store';
 import { effectiveStatus, type Report, type ReportStatus, reportObjectKey, reportView } from './report.ts';
@@ -26,19 +27,20 @@ export async function getReport(deps: ReadDeps, input: { orgId: string; reportId
 
 /** Newest first; the cursor is bound to the organisation and the filters. */
 export async function listReports(
-  deps: ReadDeps,
+  deps: ReadDeps & { cursorKey: CursorKey },
   input: { orgId: string; reportType?: string; status?: ReportStatus; limit: number; cursor?: string },
 ) {
   const binding = ['reports', input.orgId, input.reportType ?? null, input.status ?? null];
+  const key = await deps.cursorKey.get();
   const now = deps.clock.now();
   const page = await deps.reports.list(
     input.orgId,
     { reportType: input.reportType, status: input.status, now },
-    { limit: input.limit, startKey: decodeCursor(input.cursor, binding) },
+    { limit: input.limit, startKey: decodeCursor(key, input.cursor, binding) },
   );
   return {
     reports: page.items.map((report) => reportView(report, now)),
-    nextCursor: encodeCursor(page.nextKey, binding),
+    nextCursor: encodeCursor(key, page.nextKey, binding),
   };
 }
 

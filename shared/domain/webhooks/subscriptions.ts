@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import { DomainError } from '#shared/errors';
 import type { ALL_EVENTS, EventType } from '#shared/events/catalog';
 import type { Clock } from '#shared/ports/clock';
+import type { CursorKey } from '#shared/ports/cursor-key';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { SecretBox } from '#shared/ports/secret-box';
@@ -21,6 +22,7 @@ import {
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
 
 export interface SubscriptionDeps {
+  config: Pick<Config, 'webhooks'>;
   clock: Clock;
   ids: IdGenerator;
   webhooks: WebhookStore;
@@ -37,6 +39,7 @@ const deliveryNotFound = (deliveryId: string) =>
  * Subscribes a URL to events (CONTRACT §7).
  * 1. Check the URL against the SSRF policy, resolving it once (422 WEBHOOK_URL_NOT_ALLOWED).
  * 2. Generate a `whsec_` secret, store it sealed (KMS on AWS), and show it this once.
+ * 3. Store it in one of the organisation's `WEBHOOK_SUBSCRIPTION_LIMIT` slots (422 WEBHOOK_LIMIT_REACHED).
  */
 export async function createSubscription(
   deps: SubscriptionDeps,
@@ -56,20 +59,26 @@ export async function createSubscription(
     createdAt: now,
     updatedAt: now,
   };
-  await deps.webhooks.createSubscription(subscription);
+  const limit = deps.config.webhooks.subscriptionLimit;
+  if (!(await deps.webhooks.createSubscription(subscription, limit))) {
+    throw new DomainError('WEBHOOK_LIMIT_REACHED', `an organisation can have at most ${limit} webhook subscriptions`, {
+      extensions: { limit },
+    });
+  }
   return { ...subscriptionView(subscription), secret };
 }
 
 export async function listSubscriptions(
-  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  deps: Pick<SubscriptionDeps, 'webhooks'> & { cursorKey: CursorKey },
   input: { orgId: string; limit: number; cursor?: string },
 ) {
   const binding = ['webhooks', input.orgId];
+  const key = await deps.cursorKey.get();
   const page = await deps.webhooks.listSubscriptions(input.orgId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { webhooks: page.items.map(subscriptionView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { webhooks: page.items.map(subscriptionView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /** Changes a subscription; a new URL is checked again, and `status: active` re-enables one that was disabled. */
@@ -109,7 +118,10 @@ export async function deleteSubscription(
   if (!(await deps.webhooks.deleteSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
 }
 
-/** A new secret; the current one keeps signing beside it for 24 h (deliveries carry both signatures). */
+/**
+ * A new secret; the current one keeps signing beside it for 24 h (deliveries carry both signatures). At most two are
+ * ever live (CONTRACT §13): a secret still in its overlap from an earlier rotation retires at once.
+ */
 export async function rotateSecret(
   deps: Pick<SubscriptionDeps, 'clock' | 'webhooks' | 'secretBox'>,
   input: { orgId: string; webhookId: string },
@@ -122,8 +134,9 @@ export async function rotateSecret(
     secrets: [
       { sealed, createdAt: now.toISOString() },
       ...current.secrets
-        .filter((old) => !old.retiresAt || Date.parse(old.retiresAt) > now.getTime())
-        .map((old) => ({ ...old, retiresAt: old.retiresAt ?? retiresAt })),
+        .filter((old) => !old.retiresAt)
+        .slice(0, 1)
+        .map((old) => ({ ...old, retiresAt })),
     ],
     updatedAt: now.toISOString(),
   }));
@@ -132,16 +145,17 @@ export async function rotateSecret(
 }
 
 export async function listDeliveries(
-  deps: Pick<SubscriptionDeps, 'webhooks'>,
+  deps: Pick<SubscriptionDeps, 'webhooks'> & { cursorKey: CursorKey },
   input: { orgId: string; webhookId: string; limit: number; cursor?: string },
 ) {
   if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
   const binding = ['deliveries', input.orgId, input.webhookId];
+  const key = await deps.cursorKey.get();
   const page = await deps.webhooks.listDeliveries(input.orgId, input.webhookId, {
     limit: input.limit,
-    startKey: decodeCursor(input.cursor, binding),
+    startKey: decodeCursor(key, input.cursor, binding),
   });
-  return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(page.nextKey, binding) };
+  return { deliveries: page.items.map(deliveryView), nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /** A delivery's attempts, oldest first: 404 WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND. */

@@ -3,34 +3,38 @@ import { hashClientSecret } from '#shared/auth/client-secret';
 import { issueToken } from '#shared/domain/auth/issue-token';
 import type { ClientCredential } from '#shared/domain/orgs/model';
 import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
-import type { CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
+import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import { MemoryKeyStore } from '#test/support/memory-key-store';
 
 class MemoryIdentity implements CredentialStore, LoginAttemptStore {
   credentials = new Map<string, ClientCredential>();
-  attempts = new Map<string, { count: number; windowStartedAt: Date }>();
+  attempts = new Map<string, { count: number; windowStartedAt: number }>();
+  lookups = 0;
 
   async createCredential(credential: ClientCredential) {
     this.credentials.set(credential.clientId, credential);
   }
   async getCredential(clientId: string) {
+    this.lookups++;
     return this.credentials.get(clientId);
   }
-  async failures(key: string, now: Date, windowSeconds: number) {
+  async claimAttempt(counter: AttemptCounter, now: Date, windowSeconds: number, limit: number) {
+    const key = `${counter.kind}#${counter.id}`;
+    const nowSeconds = now.getTime() / 1000;
     const entry = this.attempts.get(key);
-    if (!entry || entry.windowStartedAt.getTime() <= now.getTime() - windowSeconds * 1000)
-      return { count: 0, windowStartedAt: now };
-    return entry;
+    if (!entry || entry.windowStartedAt <= nowSeconds - windowSeconds) {
+      this.attempts.set(key, { count: 1, windowStartedAt: nowSeconds });
+      return { allowed: true as const, windowStartedAt: nowSeconds };
+    }
+    if (entry.count >= limit) {
+      return { allowed: false as const, retryAfterSeconds: entry.windowStartedAt + windowSeconds - nowSeconds };
+    }
+    entry.count++;
+    return { allowed: true as const, windowStartedAt: entry.windowStartedAt };
   }
-  async recordFailure(key: string, now: Date, windowSeconds: number) {
-    const current = await this.failures(key, now, windowSeconds);
-    this.attempts.set(key, {
-      count: current.count + 1,
-      windowStartedAt: current.count === 0 ? now : current.windowStartedAt,
-    });
-  }
-  async clear(key: string) {
-    this.attempts.delete(key);
+  async refundAttempt(counter: AttemptCounter, windowStartedAt: number) {
+    const entry = this.attempts.get(`${counter.kind}#${counter.id}`);
+    if (entry?.windowStartedAt === windowStartedAt && entry.count > 0) entry.count--;
   }
 }
 
@@ -91,5 +95,46 @@ describe('issueToken', () => {
     const token = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right', sourceIp: '203.0.113.9' });
 
     expect(token.tokenType).toBe('Bearer');
+  });
+
+  it('looks up and checks at most 10 of 50 concurrent wrong attempts for one client; the rest get 429 (A-1)', async () => {
+    deps.identity.lookups = 0;
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, attempt) =>
+        issueToken(deps, { clientId: 'cli_good', clientSecret: `wrong-${attempt}` }).catch((error: unknown) => error),
+      ),
+    );
+
+    expect(deps.identity.lookups).toBe(10);
+    expect(outcomes.filter((outcome) => outcome instanceof InvalidClientError)).toHaveLength(10);
+    expect(outcomes.filter((outcome) => outcome instanceof TooManyAttemptsError)).toHaveLength(40);
+  });
+
+  it('does not count a successful attempt: nine failures and a success leave room for one more failure', async () => {
+    time = new Date(time.getTime() + 16 * 60 * 1000);
+    for (let attempt = 0; attempt < 9; attempt++) {
+      await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong' }).catch(() => undefined);
+    }
+    await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right' });
+
+    const tenth = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong' }).catch((error) => error);
+    const eleventh = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right' }).catch((error) => error);
+
+    expect(tenth).toBeInstanceOf(InvalidClientError);
+    expect(eleventh).toBeInstanceOf(TooManyAttemptsError);
+  });
+
+  it('counts a client id named after an address only against that client id, never the address', async () => {
+    time = new Date(time.getTime() + 16 * 60 * 1000);
+
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await issueToken(deps, { clientId: 'ip:203.0.113.77', clientSecret: 'x', sourceIp: '198.51.100.1' }).catch(
+        () => undefined,
+      );
+    }
+
+    expect(deps.identity.attempts.get('client#ip:203.0.113.77')?.count).toBe(10);
+    expect(deps.identity.attempts.has('address#203.0.113.77')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifyMetaSignature } from '#shared/auth/meta-signature';
+import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signature';
 
 const SECRET = 'app-secret';
 const body = Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[],"text":"café 🎉"}]}');
@@ -30,5 +30,24 @@ describe('verifyMetaSignature', () => {
     ['two values', `${sign(body)},${sign(body)}`],
   ])('refuses a %s signature without throwing (I-3)', (_, header) => {
     expect(verifyMetaSignature(body, header, SECRET)).toBe(false);
+  });
+});
+
+describe('isUsableAppSecret', () => {
+  it.each([
+    ['missing', undefined],
+    ['empty', ''],
+    ['shorter than 32 characters', '0123456789abcdef0123456789abcde'],
+    ['the placeholder set-me', 'set-me'],
+    ['a placeholder repeated to length', 'changeme'.repeat(4)],
+    ['a placeholder in capitals with separators', 'YOUR-APP-SECRET-'.repeat(3)],
+    ['one repeated character', 'x'.repeat(40)],
+  ])('refuses an app secret that is %s', (_, secret) => {
+    expect(isUsableAppSecret(secret)).toBe(false);
+  });
+
+  it("accepts a Meta-style secret of 32 hex digits and the local stack's default", () => {
+    expect(isUsableAppSecret('3f9a6c1be47d2058a1c9e6b7d40f2a8e')).toBe(true);
+    expect(isUsableAppSecret('local-whatsapp-app-secret-for-development-only')).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import {
   listParticipants,
 } from '#shared/domain/chats/group-members';
 import type { Channel } from '#shared/domain/orgs/model';
+import type { CursorKey } from '#shared/ports/cursor-key';
 
 const ORG = 'a0b1c2d3-0000-4000-8000-000000000001';
 
@@ -32,6 +33,7 @@ function fakes() {
       updateChat: async () => chat,
     },
     identity: { getChannel: async () => ({ channelId: 'ch_1', phoneNumberId: '1' }) as Channel },
+    cursorKey: { get: async () => new Uint8Array(32) },
     network: { getInviteLink: async () => 'https://chat.whatsapp.com/x' },
     channelCredentials: {
       forChannel: async (channel: Channel) => {
@@ -39,7 +41,7 @@ function fakes() {
         return { phoneNumberId: '1', accessToken: 't' };
       },
     },
-  } as unknown as GroupMemberDeps;
+  } as unknown as GroupMemberDeps & { cursorKey: CursorKey };
   return { deps, credentialReads };
 }
 

@@ -7,6 +7,8 @@ describe('loadConfig', () => {
 
     expect(config.jwt.ttlSeconds).toBe(3600);
     expect(config.groups.createRateLimit).toEqual({ limit: 30, windowSeconds: 60 });
+    expect(config.messaging.sendRateLimit).toEqual({ limit: 600, windowSeconds: 60 });
+    expect(config.webhooks.subscriptionLimit).toBe(20);
     expect(config.groups.confirmationTimeoutSeconds).toBe(600);
     expect(config.reports).toMatchObject({
       windowSeconds: 300,
@@ -33,7 +35,7 @@ describe('loadConfig', () => {
     });
 
     expect(config.groups.createRateLimit).toEqual({ limit: 5, windowSeconds: 10 });
-    expect(config.webhooks).toEqual({ retryScheduleSeconds: [1, 2], allowPrivateTargets: true });
+    expect(config.webhooks).toEqual({ retryScheduleSeconds: [1, 2], allowPrivateTargets: true, subscriptionLimit: 20 });
   });
 
   it('names every invalid variable at once', () => {

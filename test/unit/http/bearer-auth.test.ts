@@ -61,6 +61,16 @@ describe('authenticateBearer', () => {
     await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
+  it('accepts the bearer scheme name in any letter case (A-11)', async () => {
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+
+    const principals = await Promise.all(
+      ['bearer', 'BEARER', 'bEaReR'].map((scheme) => authenticateBearer(`${scheme} ${token}`)),
+    );
+
+    for (const principal of principals) expect(principal).toMatchObject({ clientId: 'cli_1', orgId: ORG });
+  });
+
   it('refuses a missing or non-bearer Authorization header', async () => {
     await expect(authenticateBearer(undefined)).rejects.toBeInstanceOf(UnauthorizedError);
     await expect(authenticateBearer('Basic abc')).rejects.toBeInstanceOf(UnauthorizedError);
