@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { config } from '#shared/config/core';
 import { deps } from '#shared/config/deps';
 import { GROUP_REQUESTS_QUEUE } from '#shared/domain/groups/create-group';
 import { createOrg } from '#shared/domain/orgs/administer';
@@ -18,7 +19,6 @@ import { signedMetaRequest } from '#test/support/whatsapp';
 const dataDir = mkdtempSync(join(tmpdir(), 'wpcrm-faults-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const APP_SECRET = 'local-whatsapp-app-secret';
 const OUTBOUND = QUEUES.find((queue) => queue.name === 'outbound-messages')!;
 
 /** The route's documented response schema, with unknown top-level properties refused. */
@@ -255,7 +255,7 @@ describe('faults and exposure on the local stack', () => {
           },
         ],
       },
-      APP_SECRET,
+      config().whatsapp.appSecret,
     );
     const deliver = () =>
       api.call('/network/whatsapp/webhook', { method: 'POST', body: notification.body, headers: notification.headers });
