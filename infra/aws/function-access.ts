@@ -54,7 +54,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'get-chat': { table: 'read' },
   'list-messages': { table: 'read' },
   'send-message': { table: 'readWrite', sendsTo: ['outbound-messages'] },
-  'message-sender': { table: 'readWrite', callsNetwork: true, sendsTo: ['outbound-messages'] },
+  'message-sender': { table: 'readWrite', callsNetwork: true, publishesEvents: true, sendsTo: ['outbound-messages'] },
   'assign-chat': { table: 'readWrite' },
   'list-participants': { table: 'read' },
   'list-join-requests': { table: 'read' },

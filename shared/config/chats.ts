@@ -9,7 +9,8 @@ import type {
 } from '#shared/domain/chats/group-members';
 import type { getGroup, listGroups } from '#shared/domain/groups/group-lifecycle';
 import { clock, config, ids } from './core.ts';
-import { chatStore, identityStore, limits } from './dynamodb.ts';
+import { chatStore, eventOutbox, identityStore, limits } from './dynamodb.ts';
+import { eventPublisher } from './eventbridge.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
 import { cursorKey } from './keys.ts';
 import { channelCredentials, messagingNetwork } from './network.ts';
@@ -90,6 +91,8 @@ export function messageSenderDeps(): DepsOf<typeof deliverMessage> {
       identity: identityStore,
       network: messagingNetwork,
       channelCredentials,
+      events: eventPublisher,
+      outbox: eventOutbox,
     }),
   );
 }

@@ -348,6 +348,22 @@ describe('group lifecycle through the simulator, and the events it publishes', (
     expect(all[0]).toMatchObject({ chat_id: chatId, message_id: sent.messageId, error: null });
   });
 
+  it('publishes message.status failed once when Meta refuses the send itself (131020: no members yet)', async () => {
+    const { chatId } = await createdGroup(api, admin, 'Empty');
+
+    const sent = (await (
+      await api.call('/messaging/send-message', { method: 'POST', token: admin, json: { chatId, text: 'Anyone?' } })
+    ).json()) as { messageId: string };
+    const [failed] = await exactlyOnce('message.status', chatId, 1);
+
+    expect(failed).toMatchObject({
+      chat_id: chatId,
+      message_id: sent.messageId,
+      status: 'failed',
+      error: { code: '131020', message: expect.any(String) },
+    });
+  });
+
   it('publishes group.participants_changed once per join, join request, revocation, leave and removal', async () => {
     const { chatId, groupId } = await createdGroup(api, admin, 'Members');
     simulator().setDuplicates(2);

@@ -1,4 +1,5 @@
 import type { Config } from '#shared/config/env';
+import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
@@ -7,7 +8,7 @@ import type { ChannelStore } from '#shared/ports/identity-store';
 import { type MessagingNetwork, NetworkError } from '#shared/ports/messaging-network';
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
 
-export interface DeliverMessageDeps {
+export interface DeliverMessageDeps extends PublishOnceDeps {
   config: Pick<Config, 'groups'>;
   clock: Clock;
   chats: ChatStore;
@@ -24,6 +25,8 @@ export interface DeliverMessageDeps {
  * 3. Sent → `sent` with Meta's id (status notifications then move it on); not sent → back to queued and retried
  *    with backoff; refused (e.g. 131020, a group with no members) → `failed` with Meta's code and message;
  *    unknown outcome → `failed` with NETWORK_TIMEOUT rather than risk a duplicate.
+ * 4. A failure decided here publishes `message.status` `failed` once (Meta sends no status for a message it
+ *    refused); `sent` and later states are published from Meta's status notifications (network-updates.ts).
  */
 export async function deliverMessage(
   deps: DeliverMessageDeps,
@@ -33,30 +36,19 @@ export async function deliverMessage(
   const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
   if (message?.status !== 'queued') return;
   if (message.sendingSince) {
-    await deps.chats.updateMessage(
-      job.orgId,
-      job.chatId,
-      job.messageId,
-      { sendingSince: message.sendingSince },
-      {
-        status: 'failed',
-        error: { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' },
-        clearSending: true,
-      },
-    );
+    await fail(deps, job, { sendingSince: message.sendingSince }, TIMEOUT);
     return;
   }
   const chat = await deps.chats.getChat(job.orgId, job.chatId);
   const channel = chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined;
   if (!chat?.externalChatId || !channel) {
-    await deps.chats.updateMessage(
-      job.orgId,
-      job.chatId,
-      job.messageId,
+    await fail(
+      deps,
+      job,
       { from: ['queued'] },
       {
-        status: 'failed',
-        error: { code: 'CHANNEL_NOT_SUPPORTED', message: 'the chat cannot be reached through the network' },
+        code: 'CHANNEL_NOT_SUPPORTED',
+        message: 'the chat cannot be reached through the network',
       },
     );
     return;
@@ -109,20 +101,33 @@ export async function deliverMessage(
       );
     }
     const failure =
-      error.kind === 'rejected'
-        ? { code: String(error.code ?? 'NETWORK_REJECTED'), message: error.message }
-        : { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };
+      error.kind === 'rejected' ? { code: String(error.code ?? 'NETWORK_REJECTED'), message: error.message } : TIMEOUT;
     logger.warn('message not sent', { messageId: job.messageId, code: failure.code });
-    await deps.chats.updateMessage(
-      job.orgId,
-      job.chatId,
-      job.messageId,
-      { sendingSince: since },
-      {
-        status: 'failed',
-        error: failure,
-        clearSending: true,
-      },
-    );
+    await fail(deps, job, { sendingSince: since }, failure);
   }
+}
+
+const TIMEOUT = { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };
+
+/** Marks the message failed (if `condition` still holds) and publishes its `message.status` once. */
+async function fail(
+  deps: DeliverMessageDeps,
+  job: { orgId: string; chatId: string; messageId: string },
+  condition: Parameters<DeliverMessageDeps['chats']['updateMessage']>[3],
+  error: { code: string; message: string },
+) {
+  const moved = await deps.chats.updateMessage(job.orgId, job.chatId, job.messageId, condition, {
+    status: 'failed',
+    error,
+    ...('sendingSince' in condition ? { clearSending: true } : {}),
+  });
+  if (!moved) return;
+  await publishOnce(
+    deps,
+    notificationEvent('message.status', `${job.messageId}:failed`, {
+      orgId: job.orgId,
+      occurredAt: deps.clock.now().toISOString(),
+      data: { chat_id: job.chatId, message_id: job.messageId, status: 'failed', error },
+    }),
+  );
 }
