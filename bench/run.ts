@@ -21,8 +21,8 @@ if (missing.length > 0) {
 if (!smoke) {
   const markdown = renderMarkdown(results, {
     synthCheck:
-      'bench/synth-check.ts verified on 2026-11-23 that all 41 bundles built this way are byte-identical to the ' +
-      '`index.mjs` assets of `cdk synth -q --no-validation` (41/41).',
+      'bench/synth-check.ts verified on 2026-11-23 that all 47 bundles built this way (the credential alias ' +
+      'included) are byte-identical to the `index.mjs` assets of `cdk synth -q --no-validation` (47/47).',
     before:
       'main at c518ebc: every function 741–804 KB, because the composition root imported every SDK client and ' +
       'adapter; importing one cost 81–91 ms over the empty handler against 53 ms for this reference, 1.5–1.7 ×, ' +
