@@ -1,8 +1,13 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoPublicKeyStore } from '#shared/adapters/dynamodb/public-key-store';
+import { AwsKeySetRepository } from '#shared/adapters/keys/aws-key-set-repository';
 import { SecretsManagerCursorKey } from '#shared/adapters/keys/cursor-key';
 import { FileKeyStore } from '#shared/adapters/keys/file-key-store';
 import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
+import type { KeySetRepository } from '#shared/domain/auth/manage-key-set';
 import type { CursorKey } from '#shared/ports/cursor-key';
 import type { KeyStore } from '#shared/ports/key-store';
 import { config } from './core.ts';
@@ -38,6 +43,21 @@ export function cursorKey(): CursorKey {
     return new SecretsManagerCursorKey(
       { secretId: cursors.keySecretId, material: cursors.signingKey },
       () => new SecretsManagerClient({ region: aws.region }),
+    );
+  });
+}
+
+/** The key keeper's view of the key set: the secret, the SSM parameter and the table item (only jwt-keys). */
+export function keySetRepository(): KeySetRepository {
+  return instance(keySetRepository, () => {
+    const { jwt, aws } = config();
+    return new AwsKeySetRepository(
+      {
+        secrets: new SecretsManagerClient({ region: aws.region }),
+        ssm: new SSMClient({ region: aws.region }),
+        db: DynamoDBDocumentClient.from(new DynamoDBClient({ region: aws.region })),
+      },
+      { secretId: jwt.signingSecretId ?? '', parameterName: jwt.publicKeysParameter ?? '', tableName: aws.tableName },
     );
   });
 }

@@ -273,3 +273,8 @@ export function normaliseReportFilters<B extends ReportRequestBody>(body: B): Re
     Object.entries(filters).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)),
   ) as ReportFilters<B['reportType']>;
 }
+
+/** A validated request body as the report use case takes it: its type and its stored filters. */
+export function reportRequestOf(body: ReportRequestBody): { reportType: string; filters: Record<string, unknown> } {
+  return { reportType: body.reportType, filters: normaliseReportFilters(body) as Record<string, unknown> };
+}

@@ -50,3 +50,27 @@ async function applyStep(set: KeySetDocument, step: KeyRotationStep): Promise<Ke
       throw new Error(`unknown action ${JSON.stringify((step as { action?: unknown }).action)}`);
   }
 }
+
+/** A CloudFormation custom-resource event for the key set, as the stack sends it. */
+export interface KeySetStackEvent {
+  RequestType: 'Create' | 'Update' | 'Delete';
+  PhysicalResourceId?: string;
+  ResourceProperties?: { RemoveOnDelete?: string };
+}
+
+/**
+ * The JWT key set's keeper: the stack's custom resource (Create/Update publish; Delete removes the published keys of
+ * a disposable stack, and keeps them otherwise), or an operator's rotation step.
+ */
+export async function keepKeySet(repository: KeySetRepository, event: KeySetStackEvent | KeyRotationStep) {
+  if (!('RequestType' in event)) {
+    const set = await rotateKeySet(repository, event);
+    return { activeKid: set.activeKid, kids: set.keys.map((key) => key.kid) };
+  }
+  if (event.RequestType === 'Delete') {
+    if (event.ResourceProperties?.RemoveOnDelete === 'true') await repository.unpublish();
+    return { PhysicalResourceId: event.PhysicalResourceId };
+  }
+  const set = await ensureKeySet(repository);
+  return { PhysicalResourceId: 'jwt-key-set', Data: { ActiveKid: set.activeKid } };
+}
