@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readBody, send, toEvent } from '#infra/local/api-gateway-event';
+import { DrainingServer } from '#infra/local/draining-server';
 import type { FunctionRuntime } from './lambda-runtime.ts';
 
 /** One route of the template's HTTP API, with what its integration invokes. */
@@ -42,36 +42,23 @@ const message = (statusCode: number, text: string): APIGatewayProxyStructuredRes
  * integration timeout, and API Gateway's own error answers when the function fails or may not be invoked.
  */
 export class TemplateHttpApi {
-  #server: Server;
-  #handling = new Set<Promise<void>>();
+  readonly #server: DrainingServer;
   #buckets = new Map<string, TokenBucket>();
 
   constructor(private readonly options: HttpApiOptions) {
-    this.#server = createServer((request, response) => {
-      const handling = this.#handle(request, response).catch(() => {
-        if (!response.headersSent) send(response, message(500, 'Internal Server Error'));
-        else response.end();
-      });
-      this.#handling.add(handling);
-      void handling.finally(() => this.#handling.delete(handling));
-    });
-    this.#server.keepAliveTimeout = 5_000;
+    this.#server = new DrainingServer(
+      (request, response) => this.#handle(request, response),
+      (response) => send(response, message(500, 'Internal Server Error')),
+    );
   }
 
-  async listen(port: number): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(port, '127.0.0.1', resolve);
-    });
-    return (this.#server.address() as AddressInfo).port;
+  listen(port: number): Promise<number> {
+    return this.#server.listen(port);
   }
 
-  /** Stops accepting, lets requests being handled finish, then closes every connection. */
-  async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    while (this.#handling.size > 0) await Promise.allSettled([...this.#handling]);
-    this.#server.closeAllConnections();
-    await closed;
+  /** Stops accepting connections, lets the requests being handled finish, then closes every connection. */
+  close(): Promise<void> {
+    return this.#server.close();
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse) {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { PayloadTooLargeError } from '#shared/errors';
 import { notFoundRoute } from '#shared/http/fallback';
@@ -8,6 +7,7 @@ import { problemResponse } from '#shared/http/problem';
 import { matchRoute } from '#shared/routes/match';
 import { routeKey } from '#shared/routes/route';
 import { GATEWAY_MAX_BODY_BYTES, readBody, send, toEvent } from './api-gateway-event.ts';
+import { DrainingServer } from './draining-server.ts';
 import { invoke } from './lambda.ts';
 
 /** API Gateway's integration timeout. */
@@ -18,35 +18,25 @@ const INTEGRATION_TIMEOUT_MS = 29_000;
  * event and invokes the route's handler module; unmatched requests go to the `$default` function's logic.
  */
 export class HttpFront {
-  #server: Server;
-  #handling = new Set<Promise<void>>();
+  readonly #server: DrainingServer;
 
   constructor() {
-    this.#server = createServer((request, response) => {
-      const handling = this.#handle(request, response).catch(() => {
-        if (!response.headersSent) response.writeHead(500);
+    this.#server = new DrainingServer(
+      (request, response) => this.#handle(request, response),
+      (response) => {
+        response.writeHead(500);
         response.end();
-      });
-      this.#handling.add(handling);
-      void handling.finally(() => this.#handling.delete(handling));
-    });
-    this.#server.keepAliveTimeout = 5_000;
+      },
+    );
   }
 
-  async listen(port: number): Promise<number> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(port, '127.0.0.1', resolve);
-    });
-    return (this.#server.address() as AddressInfo).port;
+  listen(port: number): Promise<number> {
+    return this.#server.listen(port);
   }
 
   /** Stops accepting connections, lets the requests being handled finish, then closes every connection. */
-  async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    while (this.#handling.size > 0) await Promise.allSettled([...this.#handling]);
-    this.#server.closeAllConnections();
-    await closed;
+  close(): Promise<void> {
+    return this.#server.close();
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse) {
