@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { S3Client } from '@aws-sdk/client-s3';
 import { S3ReportFiles } from '#shared/adapters/s3/report-files';
+import { S3Rest } from '#shared/adapters/s3/s3-rest';
 import { type ChatRecord, RECORD_KINDS, type RecordOf, type ReportType } from '#shared/domain/reports/records';
 import type { Report } from '#shared/domain/reports/report';
 import { runReport } from '#shared/domain/reports/run-report';
@@ -22,12 +22,10 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
     child.once('message', resolve as never),
   );
   try {
-    const s3 = new S3Client({
-      region: 'eu-west-1',
-      endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    });
+    const s3 = new S3Rest(
+      { bucket: 'bench', region: 'eu-west-1', endpoint },
+      { credentials: async () => ({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }), requestTimeoutMs: 30_000 },
+    );
     const report: Report = {
       reportId: 'rpt_bench',
       organisationId: 'org',
@@ -64,7 +62,7 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
           clock: { now: () => new Date() },
           reports,
           crm: source(count) as CrmStore,
-          files: new S3ReportFiles(s3, s3, 'bench'),
+          files: new S3ReportFiles(s3),
           events: { publish: async () => undefined },
         },
         { orgId: 'org', reportId: 'rpt_bench' },

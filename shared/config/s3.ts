@@ -1,21 +1,29 @@
-import { S3Client } from '@aws-sdk/client-s3';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { S3ReportFiles } from '#shared/adapters/s3/report-files';
+import { S3Rest } from '#shared/adapters/s3/s3-rest';
 import type { ReportFiles } from '#shared/ports/report-files';
-import { awsClientOptions, config } from './core.ts';
+import { config } from './core.ts';
 import { instance } from './instances.ts';
 
 export function reportFiles(): ReportFiles {
   return instance(reportFiles, () => {
     const cfg = config();
+    const credentials = defaultProvider();
     const s3 = (endpoint: string | undefined) =>
-      new S3Client({
+      new S3Rest(
+        { bucket: cfg.aws.reportsBucket, region: cfg.aws.region, endpoint },
         // Report parts are 5 MiB: give each upload request more time than an API call.
-        ...awsClientOptions(endpoint, 30_000),
-        forcePathStyle: endpoint !== undefined,
-      });
-    const client = s3(cfg.aws.endpoints.s3);
+        { credentials, requestTimeoutMs: 30_000, maxAttempts: 3 },
+      );
+    // The SDK's configured-endpoint variables apply here too (start:cdk routes every AWS call through them).
+    const endpoint =
+      cfg.aws.endpoints.s3 ??
+      (process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true'
+        ? undefined
+        : (process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL));
+    const client = s3(endpoint);
     // Locally the signed URL must name the host callers reach; on AWS the regional endpoint is that host.
     const signer = cfg.reports.s3PublicUrl ? s3(cfg.reports.s3PublicUrl) : client;
-    return new S3ReportFiles(client, signer, cfg.aws.reportsBucket);
+    return new S3ReportFiles(client, signer);
   });
 }

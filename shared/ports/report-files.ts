@@ -6,5 +6,4 @@ export interface ReportFiles {
   upload(key: string, body: Readable): Promise<{ sizeBytes: number }>;
   /** A pre-signed GET URL with a download file name. */
   downloadUrl(key: string, fileName: string, expiresInSeconds: number): Promise<string>;
-  delete(key: string): Promise<void>;
 }

@@ -24,7 +24,6 @@ function expectedClients(fn: string): string[] {
   if (access.table) clients.add('client-dynamodb');
   if (access.sendsTo?.length) clients.add('client-sqs');
   if (access.publishesEvents) clients.add('client-eventbridge');
-  if (access.reports) clients.add('client-s3');
   if (access.signsTokens || access.verifiesNetworkWebhooks || PAGES_LISTS.has(fn))
     clients.add('client-secrets-manager');
   // group-sweeper holds the network grant but only fails, requeues and republishes requests: it never calls Graph.
@@ -118,6 +117,20 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
         ).toBe(true);
       }
     }
+  });
+
+  it('signs S3 requests with the SigV4 signer alone in the report functions, without the S3 client', () => {
+    const signing = FUNCTIONS.filter((fn) =>
+      bundles.get(fn)!.files.some((file) => file.includes('/@smithy/signature-v4/')),
+    );
+    const s3Client = FUNCTIONS.filter((fn) =>
+      bundles.get(fn)!.files.some((file) => /\/@aws-sdk\/(client-s3|lib-storage|s3-request-presigner)\//.test(file)),
+    );
+
+    expect(signing.filter((fn) => FUNCTION_ACCESS[fn]?.reports).sort()).toEqual(
+      FUNCTIONS.filter((fn) => FUNCTION_ACCESS[fn]?.reports).sort(),
+    );
+    expect(s3Client).toEqual([]);
   });
 
   it('never bundles the whole-service composition (shared/config/deps.ts)', () => {
