@@ -177,6 +177,16 @@ describe('csvCell', () => {
     expect(csvCell(value)).toBe(cell);
   });
 
+  it('writes a time column in the stored UTC millisecond form, normalising any other RFC 3339 form', () => {
+    expect(csvCell('2026-06-01T08:30:00.000Z', true)).toBe('2026-06-01T08:30:00.000Z');
+    expect(csvCell('2026-06-01T10:30:00+02:00', true)).toBe('2026-06-01T08:30:00.000Z');
+    expect(csvCell('2026-06-01T08:30:00.5Z', true)).toBe('2026-06-01T08:30:00.500Z');
+    expect(csvCell(['2026-06-01T08:30:00Z', '2026-06-02T08:30:00.000Z'], true)).toBe(
+      '2026-06-01T08:30:00.000Z;2026-06-02T08:30:00.000Z',
+    );
+    expect(csvCell('not a time', true)).toBe('not a time');
+  });
+
   it('guards a negative number that is not written as a plain decimal', () => {
     expect(csvCell(-1e-7)).toBe("'-1e-7");
   });
