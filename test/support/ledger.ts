@@ -376,7 +376,26 @@ async function traceEvents(api: TestStack, tenants: Tenant[], missing: string[])
         startKey = page.nextKey;
       } while (startKey);
     }
-    trace[event] = { published: published.map((entry) => entry['detail-type']), deliveries };
+    const records = [];
+    for (const { orgId } of tenants) {
+      const record = id?.startsWith('rpt_') ? await deps().reports.get(orgId, id) : await deps().groups.get(orgId, id!);
+      if (record) records.push(record);
+    }
+    trace[event] = {
+      published: published.map((entry) => `${entry.time} ${entry['detail-type']}`),
+      record: records[0],
+      queued: [...api.stack.queues.entries()].flatMap(([name, queue]) =>
+        queue
+          .held()
+          .filter((message) => message.body.includes(id!))
+          .map((message) => ({
+            queue: name,
+            visibleAt: new Date(message.visibleAt).toISOString(),
+            receiveCount: message.receiveCount,
+          })),
+      ),
+      deliveries,
+    };
   }
   return trace;
 }
