@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
@@ -20,25 +20,62 @@ const listen = (server: Server, port: number) =>
 /** dynalite on loopback; `path` persists the data (LevelDB), none keeps it in memory. */
 export async function startDynamo(options: { port: number; path?: string }): Promise<RunningServer> {
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const gate = requestGate(server);
   const port = await listen(server, options.port);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
-    close: () => closeGracefully(server),
+    close: async () => {
+      await gate.drain();
+      // No request is being served now; answers already written get a moment to leave before connections are cut.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 500).unref();
+      });
+    },
   };
 }
 
 /**
- * Stops accepting connections and lets the requests being served finish before the server closes (dynalite closes
- * its database then: a request still running would fail inside dynalite); connections still open after a grace
- * period are cut.
+ * DynamoDB applies a write whole or not at all; dynalite does not: one UpdateItem is several LevelDB operations
+ * (read, index entries, item), and closing its database between two of them leaves a torn item that no real table
+ * can hold (an index entry without its item). So a stop first drains: requests that arrive from then on are cut
+ * before dynalite sees them (the client gets a reset and retries, as in an outage), the ones being served finish,
+ * and only then does the database close.
  */
-function closeGracefully(server: Server, graceMs = 2_000): Promise<void> {
-  return new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), graceMs).unref();
+function requestGate(server: Server, maxDrainMs = 10_000) {
+  const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  let closing = false;
+  let active = 0;
+  let drained: (() => void) | undefined;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (closing) return void request.socket.destroy();
+    active += 1;
+    let served = false;
+    const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+    // dynalite ends the response once its last write is done, also for a client that has gone away.
+    response.end = ((...args: unknown[]) => {
+      if (!served) {
+        served = true;
+        active -= 1;
+        if (active === 0) drained?.();
+      }
+      return end(...args);
+    }) as ServerResponse['end'];
+    for (const handler of handlers) handler.call(server, request, response);
   });
+  return {
+    drain: () => {
+      closing = true;
+      if (active === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        drained = resolve;
+        setTimeout(resolve, maxDrainMs).unref();
+      });
+    },
+  };
 }
 
 /** Creates the service table unless it exists: the same keys and indexes the CDK stack declares. */
