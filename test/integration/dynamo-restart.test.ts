@@ -33,7 +33,7 @@ describe('stopping the local DynamoDB under load', () => {
     await rm(path, { recursive: true, force: true });
   });
 
-  it('answers every query in full or fails it, applies every write whole, and throws nothing while it stops', async () => {
+  it('answers every query in full or fails it, applies every write whole, and throws nothing while it stops (K-4)', async () => {
     let server = await startDynamo({ port: 0, path });
     await ensureTable(new DynamoDBClient({ region: 'eu-west-1', endpoint: server.endpoint, credentials }), 'wpcrm');
     let db = client(server.endpoint);
