@@ -90,6 +90,10 @@ const EnvSchema = v.object({
   SQS_ENDPOINT: optionalUrl,
   EVENTBRIDGE_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
+  /** The AWS SDK's configured-endpoint variables; S3 is called without the SDK, so they are read here for it. */
+  AWS_ENDPOINT_URL_S3: optionalUrl,
+  AWS_ENDPOINT_URL: optionalUrl,
+  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: optionalText,
   EVENT_BUS_NAME: text('wpcrm'),
   /** Local: a JSON file holding the signing keys. AWS: a Secrets Manager secret (private) and an SSM parameter (public). */
   JWT_KEYS_FILE: optionalText,
@@ -162,7 +166,12 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
         dynamodb: env.DYNAMODB_ENDPOINT,
         sqs: env.SQS_ENDPOINT,
         eventbridge: env.EVENTBRIDGE_ENDPOINT,
-        s3: env.S3_ENDPOINT,
+        // start:cdk routes every AWS call through AWS_ENDPOINT_URL, which the SDK clients read themselves.
+        s3:
+          env.S3_ENDPOINT ??
+          (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true'
+            ? undefined
+            : (env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL)),
       },
     },
   };

@@ -15,13 +15,7 @@ export function reportFiles(): ReportFiles {
         // Report parts are 5 MiB: give each upload request more time than an API call.
         { credentials, requestTimeoutMs: 30_000, maxAttempts: 3 },
       );
-    // The SDK's configured-endpoint variables apply here too (start:cdk routes every AWS call through them).
-    const endpoint =
-      cfg.aws.endpoints.s3 ??
-      (process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true'
-        ? undefined
-        : (process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL));
-    const client = s3(endpoint);
+    const client = s3(cfg.aws.endpoints.s3);
     // Locally the signed URL must name the host callers reach; on AWS the regional endpoint is that host.
     const signer = cfg.reports.s3PublicUrl ? s3(cfg.reports.s3PublicUrl) : client;
     return new S3ReportFiles(client, signer);

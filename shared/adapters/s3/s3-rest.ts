@@ -1,6 +1,7 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider, Checksum, HttpRequest, SourceData } from '@smithy/types';
+import { backoffSeconds } from '#shared/queue/retry';
 
 /**
  * The few S3 object operations the report functions make (PutObject, the multipart upload calls, a pre-signed
@@ -170,8 +171,7 @@ function urlOf(request: HttpRequest): string {
 }
 
 function backoff(attempt: number): Promise<void> {
-  const ms = 100 * 2 ** (attempt - 1) * (0.5 + Math.random());
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, backoffSeconds(0.1, attempt) * 1000));
 }
 
 /** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer asks for. */

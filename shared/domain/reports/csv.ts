@@ -1,5 +1,5 @@
 import { canonicalJson } from './json.ts';
-import { RECORD_KINDS, type RecordOf, type ReportType } from './records.ts';
+import { RECORD_KINDS, REPORT_TYPES, type RecordOf, type ReportType } from './records.ts';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 const NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/;
@@ -44,22 +44,16 @@ export function csvHeader(reportType: ReportType): string {
 }
 
 /** Per report type: its columns and which of them hold times (looked up once, not per cell). */
-const LAYOUTS = new Map<ReportType, { columns: readonly string[]; isTime: boolean[] }>();
-
-function layoutOf(reportType: ReportType) {
-  let layout = LAYOUTS.get(reportType);
-  if (!layout) {
-    const { columns, timeColumns }: { columns: readonly string[]; timeColumns: readonly string[] } =
-      RECORD_KINDS[reportType];
-    layout = { columns, isTime: columns.map((column) => timeColumns.includes(column)) };
-    LAYOUTS.set(reportType, layout);
-  }
-  return layout;
-}
+const LAYOUTS = Object.fromEntries(
+  REPORT_TYPES.map((type) => {
+    const { columns, timeColumns }: { columns: readonly string[]; timeColumns: readonly string[] } = RECORD_KINDS[type];
+    return [type, { columns, isTime: columns.map((column) => timeColumns.includes(column)) }];
+  }),
+) as Record<ReportType, { columns: readonly string[]; isTime: boolean[] }>;
 
 /** One report row for a record of `reportType`, ending with CRLF; fields outside §9 are not written. */
 export function csvRow<T extends ReportType>(reportType: T, record: RecordOf<T>): string {
-  const { columns, isTime } = layoutOf(reportType);
+  const { columns, isTime } = LAYOUTS[reportType];
   const values = record as Record<string, unknown>;
   let row = '';
   for (let index = 0; index < columns.length; index++) {

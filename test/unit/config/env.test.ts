@@ -38,6 +38,22 @@ describe('loadConfig', () => {
     expect(config.webhooks).toEqual({ retryScheduleSeconds: [1, 2], allowPrivateTargets: true, subscriptionLimit: 20 });
   });
 
+  it('takes the S3 endpoint from S3_ENDPOINT, else from the SDK’s configured-endpoint variables unless ignored', () => {
+    const s3 = (env: Record<string, string>) => loadConfig(env).aws.endpoints.s3;
+
+    expect(s3({})).toBeUndefined();
+    expect(s3({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4000' })).toBe('http://127.0.0.1:4000');
+    expect(s3({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4000', AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:4001' })).toBe(
+      'http://127.0.0.1:4001',
+    );
+    expect(s3({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4000', S3_ENDPOINT: 'http://127.0.0.1:4569' })).toBe(
+      'http://127.0.0.1:4569',
+    );
+    expect(
+      s3({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4000', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'TRUE' }),
+    ).toBeUndefined();
+  });
+
   it('names every invalid variable at once', () => {
     const attempt = () =>
       loadConfig({ TOKEN_TTL_SECONDS: 'soon', GROUP_CREATE_RATE_LIMIT: '30', WHATSAPP_GRAPH_URL: 'not a url' });
