@@ -10,7 +10,7 @@ import { AwsEmulator, type EventBusBackend } from '#infra/local/aws-emulator';
 import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue, QueueConsumer } from '#infra/local/queue';
 import { type DemoSeed, seedDemo } from '#infra/local/seed';
-import { startDynamo, startS3 } from '#infra/local/servers';
+import { startDynamo, startS3, waitForActiveTable } from '#infra/local/servers';
 import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
@@ -437,6 +437,7 @@ function resourcesOf(template: Template, ...types: string[]): [string, TemplateR
 async function createTable(client: DynamoDBClient, tableName: string, resource: TemplateResource) {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await waitForActiveTable(client, tableName);
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -457,6 +458,7 @@ async function createTable(client: DynamoDBClient, tableName: string, resource: 
       ),
     }),
   );
+  await waitForActiveTable(client, tableName);
 }
 
 /** A new secret's value: SecretString, or generated as GenerateSecretString describes (CloudFormation's rules). */

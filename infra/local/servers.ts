@@ -78,10 +78,28 @@ function requestGate(server: Server, maxDrainMs = 10_000) {
   };
 }
 
-/** Creates the service table unless it exists: the same keys and indexes the CDK stack declares. */
+/**
+ * Waits until the table and its indexes are ACTIVE. dynalite, like DynamoDB, answers CreateTable while the table is
+ * still CREATING and refuses reads and writes on it as ResourceNotFoundException until then; with a data directory
+ * the ACTIVE status is stored after the answer, so a write sent at once can be refused.
+ */
+export async function waitForActiveTable(client: DynamoDBClient, tableName: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    if (Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() > deadline)
+      throw new Error(`table ${tableName} is still ${Table?.TableStatus} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Creates the service table unless it exists (the same keys and indexes the CDK stack declares); returns once it is ACTIVE. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await waitForActiveTable(client, tableName);
     return;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
@@ -110,6 +128,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       })),
     }),
   );
+  await waitForActiveTable(client, tableName);
 }
 
 /** s3rver on loopback, file-backed in `directory`, with the report bucket created. */

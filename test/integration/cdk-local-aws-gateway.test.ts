@@ -6,7 +6,7 @@ import { IamLedger, type IamMode } from '#infra/cdk-local/iam-ledger';
 import { TemplatePolicies } from '#infra/cdk-local/policies';
 import { AwsServices } from '#infra/cdk-local/services';
 import { type DeploymentContext, physicalResources, type Template, TemplateResolver } from '#infra/cdk-local/template';
-import { type RunningServer, startDynamo } from '#infra/local/servers';
+import { type RunningServer, startDynamo, waitForActiveTable } from '#infra/local/servers';
 
 const ACCOUNT = '000000000000';
 const REGION = 'eu-west-1';
@@ -80,6 +80,7 @@ beforeAll(async () => {
       AttributeDefinitions: [{ AttributeName: 'PK', AttributeType: 'S' }],
     }),
   );
+  await waitForActiveTable(client, tableName);
   client.destroy();
 });
 
