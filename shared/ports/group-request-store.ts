@@ -1,4 +1,9 @@
-import type { GroupRequest, GroupRequestError, GroupRequestStatus } from '#shared/domain/groups/group-request';
+import type {
+  GroupRequest,
+  GroupRequestError,
+  GroupRequestStatus,
+  RequestHold,
+} from '#shared/domain/groups/group-request';
 
 /** Where a Meta request_id points: our request, and the number it was made from. */
 export interface NetworkRequestLink {
@@ -32,7 +37,12 @@ export interface GroupRequestStore {
     next: string | undefined,
     now: string,
   ): Promise<boolean>;
-  /** Records Meta's request_id on a `creating` request. */
+  /**
+   * Puts a `creating` request on hold: clears the submission marker `expected` (the call certainly had no effect)
+   * and records why, in one conditional write. False when another run moved the marker on.
+   */
+  putOnHold(orgId: string, requestId: string, expected: string, hold: RequestHold): Promise<boolean>;
+  /** Records Meta's request_id on a `creating` request (and ends a hold). */
   setNetworkRequestId(orgId: string, requestId: string, networkRequestId: string, now: string): Promise<void>;
   /** Stamps the final state's event as published. */
   markPublished(orgId: string, requestId: string, now: string): Promise<void>;

@@ -6,6 +6,7 @@ import { FUNCTION_ACCESS } from '#infra/aws/function-access';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { parseStage } from '#infra/aws/stage';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
+import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { routeKey, takesCursor } from '#shared/routes/route';
@@ -308,6 +309,27 @@ describe('ServiceStack (dev)', () => {
     expect(throttles[0].Metrics.filter((metric: Json) => metric.MetricStat)).toHaveLength(
       2 * (1 + TABLE_INDEXES.length),
     );
+  });
+
+  it('alarms on a group request put on hold: a metric filter counts the group worker’s alert lines (H-3)', () => {
+    const filters = resources(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    const worker = fnOf('group-worker');
+    const filter = filters.find((candidate) => candidate.LogGroupName.Ref === logicalId(worker.logGroup));
+    const alarm = resources(template, 'AWS::CloudWatch::Alarm')
+      .map(([, candidate]) => candidate.Properties)
+      .find((candidate) => candidate.MetricName === 'GroupRequestsOnHold');
+
+    expect(filter).toMatchObject({
+      FilterPattern: `{ $.alert = "${GROUP_REQUEST_ON_HOLD}" }`,
+      MetricTransformations: [{ MetricName: 'GroupRequestsOnHold', MetricValue: '1' }],
+    });
+    expect(alarm).toMatchObject({
+      Namespace: filter.MetricTransformations[0].MetricNamespace,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: logicalId(stack.alarmTopic) }],
+    });
   });
 
   it('does not retry a failed sweep: the next scheduled one repeats its work', () => {

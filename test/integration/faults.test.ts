@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { config } from '#shared/config/core';
 import { deps } from '#shared/config/deps';
 import { GROUP_REQUESTS_QUEUE } from '#shared/domain/groups/create-group';
+import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { createOrg } from '#shared/domain/orgs/administer';
 import { QUEUES } from '#shared/events/catalog';
+import { logger } from '#shared/observability/logger';
 import { createGroup, getGroupCreationStatus } from '#shared/routes/groups';
 import { requestReport } from '#shared/routes/reports';
 import { createdGroup, pollStatus, requestGroup, untilFinal } from '#test/support/groups';
@@ -46,6 +48,7 @@ describe('faults and exposure on the local stack', () => {
   const simulator = () => api.stack.simulator!;
   afterEach(() => {
     simulator().options.latencyMs = 0;
+    vi.restoreAllMocks();
   });
 
   /** A created group chat the simulator can deliver messages to (one member besides the business). */
@@ -61,6 +64,11 @@ describe('faults and exposure on the local stack', () => {
     expect(response.status).toBe(202);
     return ((await response.json()) as { messageId: string }).messageId;
   };
+
+  const postsOf = (subject: string) =>
+    simulator().requestLog.filter(
+      (entry) => entry.path.endsWith('/groups') && (entry.body as { subject?: string }).subject === subject,
+    );
 
   const messageStatuses = async (chatId: string, ids: string[]) =>
     Object.fromEntries(
@@ -145,22 +153,50 @@ describe('faults and exposure on the local stack', () => {
     expect(sends.indexOf(toGroup(y.groupId)[0]!)).toBeLessThan(sends.indexOf(toGroup(x.groupId)[1]!));
   });
 
-  it.each([100, 190, 368])(
-    'fails a group request on the non-retryable Graph code %i after one POST, nothing to the DLQ (H-3)',
+  it('fails a group request on the non-retryable Graph code 100 after one POST, nothing to the DLQ (H-3)', async () => {
+    const token = await api.token('CRM_ADMIN');
+    simulator().scriptNextGroup({ outcome: 'reject', code: 100 });
+    const subject = 'Refused 100';
+
+    const { requestId } = (await (await requestGroup(api, token, { subject })).json()) as { requestId: string };
+    const final = await untilFinal(api, token, requestId);
+
+    expect(final).toMatchObject({ status: 'failed', error: { code: '100' } });
+    expect(postsOf(subject)).toHaveLength(1);
+    expect(api.stack.queues.get(`${GROUP_REQUESTS_QUEUE}-dlq`)!.size).toBe(0);
+  });
+
+  it.each([190, 368])(
+    'holds a group request with an alert on the Graph code %i: one POST, no retry, nothing to the DLQ (H-3)',
     async (code) => {
+      const alerts = vi.spyOn(logger, 'error');
       const token = await api.token('CRM_ADMIN');
       simulator().scriptNextGroup({ outcome: 'reject', code });
       const subject = `Refused ${code}`;
 
       const { requestId } = (await (await requestGroup(api, token, { subject })).json()) as { requestId: string };
-      const final = await untilFinal(api, token, requestId);
+      const held = await eventually(async () => {
+        const request = await deps().groups.get(api.orgId, requestId);
+        expect(request?.onHold).toBeDefined();
+        return request!;
+      });
+      // Time for a retry loop to show itself, if there were one.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
 
-      expect(final).toMatchObject({ status: 'failed', error: { code: String(code) } });
-      const posts = simulator().requestLog.filter(
-        (entry) => entry.path.endsWith('/groups') && (entry.body as { subject?: string }).subject === subject,
-      );
-      expect(posts).toHaveLength(1);
+      expect(held.onHold).toMatchObject({ code: String(code) });
+      expect(await pollStatus(api, token, requestId)).toMatchObject({ status: 'creating' });
+      expect(postsOf(subject)).toHaveLength(1);
+      expect(
+        api.stack.queues
+          .get(GROUP_REQUESTS_QUEUE)!
+          .peek()
+          .filter((body) => body.includes(requestId)),
+      ).toEqual([]);
       expect(api.stack.queues.get(`${GROUP_REQUESTS_QUEUE}-dlq`)!.size).toBe(0);
+      expect(alerts).toHaveBeenCalledWith(
+        expect.any(String),
+        expect.objectContaining({ alert: GROUP_REQUEST_ON_HOLD, requestId, networkCode: code }),
+      );
     },
   );
 

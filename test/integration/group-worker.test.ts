@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
@@ -9,9 +9,10 @@ import { loadConfig } from '#shared/config/env';
 import { notificationEvent, publishOnce } from '#shared/domain/events/publish-once';
 import { applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
 import { createGroup } from '#shared/domain/groups/create-group';
-import { processGroupRequest } from '#shared/domain/groups/process-group-request';
+import { GROUP_REQUEST_ON_HOLD, processGroupRequest } from '#shared/domain/groups/process-group-request';
 import { sweepGroupRequests } from '#shared/domain/groups/sweep-group-requests';
 import { createChannel, createOrg } from '#shared/domain/orgs/administer';
+import { logger } from '#shared/observability/logger';
 import type { DomainEvent } from '#shared/ports/event-publisher';
 import { ulidIds } from '#shared/ports/ids';
 import { RetryLater } from '#shared/queue/retry';
@@ -78,6 +79,9 @@ describe('group request lifecycle', () => {
   let h: ReturnType<typeof harness>;
   beforeEach(() => {
     h = harness();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
 
   it('submits once, then becomes created with a chat and one group.created on confirmation', async () => {
@@ -204,6 +208,92 @@ describe('group request lifecycle', () => {
       error: { code: 'CHANNEL_NOT_ELIGIBLE', message: 'Number not eligible for Groups APIs' },
     });
     expect(h.published.map((event) => event.type)).toEqual(['group.creation_failed']);
+  });
+
+  it.each([
+    [190, 'Error validating access token: Session has expired'],
+    [368, 'Temporarily blocked for policies violations'],
+  ])(
+    'puts a request on hold with an alert when the network refuses the channel (%i), and goes on once an operator fixed it (H-3)',
+    async (code, message) => {
+      const alerts = vi.spyOn(logger, 'error');
+      const { orgId, requestId, phoneNumberId } = await newRequest(h);
+      h.network.createScript = [{ rejected: code, message }];
+
+      await processGroupRequest(h.deps, { orgId, requestId }, 1);
+      const held = await h.deps.groups.get(orgId, requestId);
+      h.queued.length = 0;
+      h.advance(299);
+      await sweepGroupRequests(h.deps);
+      const queuedEarly = [...h.queued];
+      h.advance(2);
+      await sweepGroupRequests(h.deps);
+      await processGroupRequest(h.deps, { orgId, requestId }, 1);
+      const resubmitted = await h.deps.groups.get(orgId, requestId);
+      await applyGroupCreateNotification(
+        h.deps,
+        success(phoneNumberId, h.network.requestIdOf(2), h.network.groupIdOf(2)),
+      );
+
+      expect(held).toMatchObject({ status: 'creating', onHold: { code: String(code), message } });
+      expect(held?.submittedAt).toBeUndefined();
+      expect(alerts).toHaveBeenCalledWith(
+        expect.stringMatching(/^alert: /),
+        expect.objectContaining({ alert: GROUP_REQUEST_ON_HOLD, requestId, orgId, networkCode: code }),
+      );
+      expect(JSON.stringify(alerts.mock.calls)).not.toContain('token"');
+      expect(queuedEarly).not.toContainEqual({ orgId, requestId });
+      expect(h.queued).toContainEqual({ orgId, requestId });
+      expect(resubmitted?.onHold).toBeUndefined();
+      expect(resubmitted?.networkRequestId).toBe(h.network.requestIdOf(2));
+      expect(h.network.createCalls).toBe(2);
+      expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'created' });
+      expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+    },
+  );
+
+  it('puts a request on hold only with the run’s own submission marker, in one conditional write', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    const now = '2026-11-22T10:00:01.000Z';
+    await h.deps.groups.transition(orgId, requestId, ['pending'], 'creating', { now });
+    await h.deps.groups.markSubmission(orgId, requestId, undefined, 'marker-1', now);
+    const hold = { code: '190', message: 'expired', since: '2026-11-22T10:00:02.000Z' };
+
+    const stale = await h.deps.groups.putOnHold(orgId, requestId, 'marker-0', hold);
+    const afterStale = await h.deps.groups.get(orgId, requestId);
+    const own = await h.deps.groups.putOnHold(orgId, requestId, 'marker-1', hold);
+    const again = await h.deps.groups.putOnHold(orgId, requestId, 'marker-1', hold);
+
+    expect([stale, own, again]).toEqual([false, true, false]);
+    expect(afterStale).toMatchObject({ submittedAt: 'marker-1' });
+    expect(afterStale?.onHold).toBeUndefined();
+    const held = await h.deps.groups.get(orgId, requestId);
+    expect(held).toMatchObject({ status: 'creating', onHold: hold, updatedAt: hold.since });
+    expect(held?.submittedAt).toBeUndefined();
+  });
+
+  it('fails a request still on hold at its confirmation timeout with the network’s code, once (H-3)', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    const refusal = { rejected: 190, message: 'Error validating access token: Session has expired' };
+    h.network.createScript = [refusal, refusal];
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    h.advance(300);
+    await sweepGroupRequests(h.deps);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    h.advance(300);
+    const swept = await sweepGroupRequests(h.deps);
+    await sweepGroupRequests(h.deps);
+
+    expect(swept.timedOut).toBeGreaterThanOrEqual(1);
+    expect(h.network.createCalls).toBe(2);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'failed',
+      error: { code: '190', message: refusal.message },
+    });
+    expect(h.published.filter((event) => event.data.request_id === requestId).map((event) => event.type)).toEqual([
+      'group.creation_failed',
+    ]);
   });
 
   it('keeps a confirmation that arrives before the request id is linked, and applies it then', async () => {

@@ -5,9 +5,11 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
+import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { pascalCase } from '../naming.ts';
 import type { AppFunction } from './app-function.ts';
 import type { QueueWorker } from './queue-worker.ts';
@@ -25,6 +27,20 @@ export interface ServiceAlarmsProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * Log lines that ask for an operator: a function logs `{"alert": <name>, …}` and a metric filter on its log group
+ * counts them for an alarm (no metrics library in the bundle).
+ */
+export const LOG_ALERTS = [
+  {
+    fn: 'group-worker',
+    alert: GROUP_REQUEST_ON_HOLD,
+    metricName: 'GroupRequestsOnHold',
+    description:
+      'Meta refused a channel (190 access token invalid, 368 number restricted): its group requests wait on hold until the token is renewed or they time out (README: Runbook)',
+  },
+] as const;
 
 /**
  * The operators' alarms and the one SNS topic they notify (README: Runbook). The topic is encrypted with a
@@ -67,7 +83,8 @@ export class ServiceAlarms extends Construct {
       }),
     );
 
-    for (const fn of props.functions) {
+    const functions = [...props.functions];
+    for (const fn of functions) {
       this.#alarm(`${pascalCase(fn.name)}Errors`, {
         description: `${fn.name} failed invocations (uncaught errors, timeouts, out of memory)`,
         metric: fn.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
@@ -76,6 +93,21 @@ export class ServiceAlarms extends Construct {
       this.#alarm(`${pascalCase(fn.name)}Throttles`, {
         description: `${fn.name} invocations throttled by Lambda concurrency`,
         metric: fn.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        threshold: 1,
+      });
+    }
+    for (const spec of LOG_ALERTS) {
+      const fn = functions.find((candidate) => candidate.name === spec.fn);
+      if (!fn) throw new Error(`no function ${spec.fn} for the ${spec.alert} alert`);
+      const filter = fn.logGroup.addMetricFilter(`${spec.metricName}Filter`, {
+        filterPattern: FilterPattern.stringValue('$.alert', '=', spec.alert),
+        metricNamespace: `wp-crm/${Stack.of(this).stackName}`,
+        metricName: spec.metricName,
+        metricValue: '1',
+      });
+      this.#alarm(spec.metricName, {
+        description: spec.description,
+        metric: filter.metric({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,
       });
     }

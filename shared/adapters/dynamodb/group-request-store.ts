@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { GroupRequest, GroupRequestStatus } from '#shared/domain/groups/group-request';
+import type { GroupRequest, GroupRequestStatus, RequestHold } from '#shared/domain/groups/group-request';
 import { OPEN_STATUSES } from '#shared/domain/groups/group-request';
 import { epochSeconds } from '#shared/ports/clock';
 import type { GroupRequestStore, NetworkRequestLink } from '#shared/ports/group-request-store';
@@ -93,13 +93,37 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     }
   }
 
+  async putOnHold(orgId: string, requestId: string, expected: string, hold: RequestHold): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: groupKeys.request(orgId, requestId),
+          UpdateExpression: 'REMOVE submittedAt SET onHold = :hold, updatedAt = :now',
+          ConditionExpression: '#status = :creating AND submittedAt = :expected',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':creating': 'creating',
+            ':expected': expected,
+            ':hold': hold,
+            ':now': hold.since,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
   async setNetworkRequestId(orgId: string, requestId: string, networkRequestId: string, now: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: groupKeys.request(orgId, requestId),
-          UpdateExpression: 'SET networkRequestId = :id, updatedAt = :now',
+          UpdateExpression: 'SET networkRequestId = :id, updatedAt = :now REMOVE onHold',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':id': networkRequestId, ':now': now },
         }),

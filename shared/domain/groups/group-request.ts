@@ -8,6 +8,13 @@ export interface GroupRequestError {
   message: string;
 }
 
+/** Why and since when a request waits for an operator. */
+export interface RequestHold {
+  code: string;
+  message: string;
+  since: string;
+}
+
 export interface GroupRequest {
   requestId: string;
   orgId: string;
@@ -23,6 +30,12 @@ export interface GroupRequest {
   networkRequestId?: string;
   /** When the last create call was sent; set while its outcome is unknown, cleared when it certainly failed. */
   submittedAt?: string;
+  /**
+   * Set while the network refuses the channel itself (access token invalid, 190; number restricted, 368): the
+   * request waits for an operator instead of failing or retrying at once (RELIABILITY H-3); cleared once a create
+   * call is answered.
+   */
+  onHold?: RequestHold;
   createdAt: string;
   updatedAt: string;
   /** When the final state's event was published; absent until then (the sweeper republishes). */

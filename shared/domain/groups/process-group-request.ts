@@ -15,7 +15,17 @@ export interface ProcessGroupRequestDeps extends OutcomeDeps {
   channelCredentials: ChannelCredentials;
 }
 
+/**
+ * Meta's codes that refuse the channel rather than the request: 190 (access token expired or revoked) and 368
+ * (the number is temporarily blocked for policy violations). Retrying cannot help and failing would lose requests an
+ * operator can save by renewing the token, so the request is put on hold with an alert (RELIABILITY H-3).
+ */
+export const HOLD_CODES: ReadonlySet<number> = new Set([190, 368]);
+
 /** Allowed clock skew between our submission time and Meta's `created_at` when matching a listed group. */
+/** The `alert` of the log line a hold writes; the stack's alarm counts these lines. */
+export const GROUP_REQUEST_ON_HOLD = 'GROUP_REQUEST_ON_HOLD';
+
 const RECONCILE_SKEW_MS = 60_000;
 
 /**
@@ -28,7 +38,8 @@ const RECONCILE_SKEW_MS = 60_000;
  * 4. Mark the submission, POST /{phoneNumberId}/groups, link Meta's request_id to the request, and apply a
  *    confirmation that arrived before the link.
  * 5. Not sent → clear the marker and retry with backoff; ambiguous → retry (reconcile) after the settle time;
- *    rejected → fail the request with Meta's code and message.
+ *    the channel refused (HOLD_CODES) → put on hold with an alert, no retry (the sweeper re-checks it now and then
+ *    until its confirmation timeout); rejected → fail the request with Meta's code and message.
  */
 export async function processGroupRequest(
   deps: ProcessGroupRequestDeps,
@@ -145,6 +156,10 @@ export async function processGroupRequest(
         error.message,
       );
     }
+    if (error.code !== undefined && HOLD_CODES.has(error.code)) {
+      await putOnHold(deps, request, marker, error);
+      return;
+    }
     await failGroup(deps, request, networkFailure(error.code, error.message));
     return;
   }
@@ -158,6 +173,19 @@ export async function processGroupRequest(
   await deps.groups.setNetworkRequestId(request.orgId, request.requestId, networkRequestId, now().toISOString());
   const held = (await deps.groups.heldConfirmation(networkRequestId)) as HeldGroupCreate | undefined;
   if (held) await applyGroupCreateNotification(deps, held);
+}
+
+/** The network refused the channel: no retry and no failure; the operators' alarm counts the alert line. */
+async function putOnHold(deps: ProcessGroupRequestDeps, request: GroupRequest, marker: string, error: NetworkError) {
+  const hold = { code: String(error.code), message: error.message, since: deps.clock.now().toISOString() };
+  if (!(await deps.groups.putOnHold(request.orgId, request.requestId, marker, hold))) return;
+  logger.error('alert: the network refuses the channel; the group request is on hold until an operator acts', {
+    alert: GROUP_REQUEST_ON_HOLD,
+    orgId: request.orgId,
+    requestId: request.requestId,
+    channelId: request.channelId,
+    networkCode: error.code,
+  });
 }
 
 /** A group of the number with the request's subject, created since the submission and not yet linked to a chat. */

@@ -14,14 +14,20 @@ export const REQUEUE_AFTER_SECONDS = 60;
  * Queued again, the worker re-checks a held confirmation, or reconciles and resubmits; it never makes a second group.
  */
 export const REQUEUE_STALLED_AFTER_SECONDS = 120;
+/**
+ * A request on hold (the network refused its channel, H-3) is tried again this long after the last refusal: once the
+ * operator renewed the token it goes on by itself; until then one create call per request per interval reaches Meta.
+ */
+export const RECHECK_HOLD_AFTER_SECONDS = 300;
 const BATCH = 100;
 const REPUBLISH_AFTER_SECONDS = 30;
 
 /**
  * The group sweeper (scheduled):
- * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS → `failed` with CONFIRMATION_TIMEOUT.
- * 2. Requests still `pending` after a minute, or `creating` with no change for two minutes → queued again (the worker
- *    is idempotent).
+ * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS → `failed` with CONFIRMATION_TIMEOUT, or with the
+ *    network's code and message when the request is on hold (that refusal is why it never completed).
+ * 2. Requests still `pending` after a minute, `creating` with no change for two minutes, or on hold for five → queued
+ *    again (the worker is idempotent).
  * 3. Final requests whose event was never published → published and stamped.
  * 4. Events of network notifications recorded but never stamped published → published and stamped.
  */
@@ -39,17 +45,15 @@ export async function sweepGroupRequests(
   for (const request of await deps.groups.listOpen(BATCH)) {
     const age = now - Date.parse(request.createdAt);
     if (age >= timeoutMs) {
-      if (
-        await failGroup(deps, request, {
-          code: 'CONFIRMATION_TIMEOUT',
-          message: 'the network did not confirm the group in time',
-        })
-      ) {
-        timedOut += 1;
-      }
+      const error = request.onHold
+        ? { code: request.onHold.code, message: request.onHold.message }
+        : { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' };
+      if (await failGroup(deps, request, error)) timedOut += 1;
     } else if (
       (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) ||
-      (request.status === 'creating' && now - Date.parse(request.updatedAt) >= REQUEUE_STALLED_AFTER_SECONDS * 1000)
+      (request.status === 'creating' &&
+        now - Date.parse(request.updatedAt) >=
+          (request.onHold ? RECHECK_HOLD_AFTER_SECONDS : REQUEUE_STALLED_AFTER_SECONDS) * 1000)
     ) {
       await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
       requeued += 1;
