@@ -8,7 +8,7 @@ import {
 import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus } from '#shared/domain/chats/chat';
 import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
 import type { PageRequest } from '#shared/ports/identity-store';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied, isConditionalCheckFailed } from './client.ts';
 import { chatKeys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
 
@@ -161,8 +161,8 @@ export class DynamoChatStore implements ChatStore {
   /** A link is written once; writing the same link again (a retry) is allowed, re-pointing it never is. */
   async #putLink(item: Record<string, unknown>, link: { orgId: string; chatId: string; messageId?: string }) {
     const same = ['orgId', 'chatId', ...(link.messageId ? ['messageId'] : [])];
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: item,
@@ -172,12 +172,8 @@ export class DynamoChatStore implements ChatStore {
             same.map((name) => [`:${name}`, link[name as keyof typeof link]]),
           ),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined> {
@@ -248,8 +244,8 @@ export class DynamoChatStore implements ChatStore {
     }
     const update =
       `${sets.length ? `SET ${sets.join(', ')}` : ''}${changes.clearSending ? ' REMOVE sendingSince' : ''}`.trim();
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: chatKeys.message(orgId, chatId, messageId),
@@ -258,12 +254,8 @@ export class DynamoChatStore implements ChatStore {
           ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<boolean> {
@@ -320,14 +312,10 @@ export class DynamoChatStore implements ChatStore {
   }
 
   async #putNew(item: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }

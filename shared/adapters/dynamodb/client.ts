@@ -42,3 +42,14 @@ export function meterCapacity(meter: CapacityMeterHook | undefined): void {
 
 export const isConditionalCheckFailed = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/** Awaits a conditional write: true when it was applied, false when its condition failed and nothing changed. */
+export async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventOutbox } from '#shared/ports/event-outbox';
 import type { DomainEvent } from '#shared/ports/event-publisher';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied } from './client.ts';
 import { outboxKeys } from './keys.ts';
 import { markItemPublished, sparseIndexItems } from './lifecycle.ts';
 
@@ -15,8 +15,8 @@ export class DynamoEventOutbox implements EventOutbox {
   ) {}
 
   async record(event: DomainEvent, now: string): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -29,12 +29,8 @@ export class DynamoEventOutbox implements EventOutbox {
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   markPublished(eventId: string, now: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { GroupRequest, GroupRequestStatus, RequestHold } from '#shared/doma
 import { OPEN_STATUSES } from '#shared/domain/groups/group-request';
 import { epochSeconds } from '#shared/ports/clock';
 import type { GroupRequestStore, NetworkRequestLink } from '#shared/ports/group-request-store';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied } from './client.ts';
 import { groupKeys, withoutKeys } from './keys.ts';
 import { markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
 
@@ -16,8 +16,8 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
   ) {}
 
   async create(request: GroupRequest): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -28,12 +28,8 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async get(orgId: string, requestId: string): Promise<GroupRequest | undefined> {
@@ -67,8 +63,8 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     now: string,
   ): Promise<boolean> {
     const condition = expected === undefined ? 'attribute_not_exists(submittedAt)' : 'submittedAt = :expected';
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: groupKeys.request(orgId, requestId),
@@ -85,17 +81,13 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
             ...(next === undefined ? {} : { ':next': next }),
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async putOnHold(orgId: string, requestId: string, expected: string, hold: RequestHold): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: groupKeys.request(orgId, requestId),
@@ -109,17 +101,13 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
             ':now': hold.since,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async setNetworkRequestId(orgId: string, requestId: string, networkRequestId: string, now: string): Promise<void> {
-    try {
-      await this.db.send(
+    await applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: groupKeys.request(orgId, requestId),
@@ -127,10 +115,8 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':id': networkRequestId, ':now': now },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+      ),
+    );
   }
 
   markPublished(orgId: string, requestId: string, now: string): Promise<void> {

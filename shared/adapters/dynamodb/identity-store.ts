@@ -17,7 +17,7 @@ import type {
   Page,
   PageRequest,
 } from '#shared/ports/identity-store';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied, isConditionalCheckFailed } from './client.ts';
 import { keys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
 
@@ -133,8 +133,8 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
   }
 
   async refundAttempt(counter: AttemptCounter, windowStartedAt: number): Promise<void> {
-    try {
-      await this.db.send(
+    await applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.loginAttempts(counter.kind, counter.id),
@@ -142,10 +142,8 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
           ConditionExpression: 'windowStartedAt = :started AND attempts > :zero',
           ExpressionAttributeValues: { ':minusOne': -1, ':started': windowStartedAt, ':zero': 0 },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+      ),
+    );
   }
 
   async #get<T>(key: Record<string, string>): Promise<T | undefined> {

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '#shared/ports/clock';
 import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied, isConditionalCheckFailed } from './client.ts';
 import { limitKeys } from './keys.ts';
 
 /** Idempotency keys and rate windows. Expiry is decided from stored timestamps; `ttl` only cleans up. */
@@ -113,8 +113,8 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
   }
 
   async release(orgId: string, key: string, fingerprint: string): Promise<void> {
-    try {
-      await this.db.send(
+    await applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: limitKeys.idempotency(orgId, key),
@@ -123,10 +123,8 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':free': 'FREE', ':fingerprint': fingerprint },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+      ),
+    );
   }
 
   /** One conditional ADD per request: correct under any concurrency, no read-then-write. */

@@ -9,7 +9,7 @@ import type { Report, ReportStatus, StoredReportStatus } from '#shared/domain/re
 import { OPEN_REPORT_STATUSES } from '#shared/domain/reports/report';
 import type { PageRequest } from '#shared/ports/identity-store';
 import type { ReportStore, WindowClaim } from '#shared/ports/report-store';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied, isConditionalCheckFailed } from './client.ts';
 import { reportKeys, withoutKeys } from './keys.ts';
 import { markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
@@ -63,8 +63,8 @@ export class DynamoReportStore implements ReportStore {
   }
 
   async settleWindow(orgId: string, reportType: string, reportId: string): Promise<void> {
-    try {
-      await this.db.send(
+    await applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: reportKeys.window(orgId, reportType),
@@ -72,30 +72,26 @@ export class DynamoReportStore implements ReportStore {
           ConditionExpression: 'reportId = :reportId',
           ExpressionAttributeValues: { ':inactive': false, ':reportId': reportId },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+      ),
+    );
   }
 
   async releaseWindow(orgId: string, reportType: string, reportId: string): Promise<void> {
-    try {
-      await this.db.send(
+    await applied(
+      this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: reportKeys.window(orgId, reportType),
           ConditionExpression: 'reportId = :reportId',
           ExpressionAttributeValues: { ':reportId': reportId },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+      ),
+    );
   }
 
   async create(report: Report): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -106,12 +102,8 @@ export class DynamoReportStore implements ReportStore {
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async get(orgId: string, reportId: string): Promise<Report | undefined> {
@@ -252,8 +244,8 @@ export class DynamoReportStore implements ReportStore {
     condition: string,
     values: Record<string, unknown>,
   ): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: reportKeys.report(orgId, reportId),
@@ -262,12 +254,8 @@ export class DynamoReportStore implements ReportStore {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   markRequeued(orgId: string, reportId: string, requeues: number, now: string): Promise<boolean> {

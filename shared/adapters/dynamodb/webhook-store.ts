@@ -9,7 +9,7 @@ import {
 import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
 import type { PageRequest } from '#shared/ports/identity-store';
 import type { WebhookStore } from '#shared/ports/webhook-store';
-import { isConditionalCheckFailed } from './client.ts';
+import { applied, isConditionalCheckFailed } from './client.ts';
 import { webhookKeys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
 
@@ -55,24 +55,23 @@ export class DynamoWebhookStore implements WebhookStore {
       }
       if (await this.#get(key)) return false;
       const existing = (await this.allSubscriptions(orgId)).length;
-      try {
-        await this.db.send(
+      await applied(
+        this.db.send(
           new PutCommand({
             TableName: this.tableName,
             Item: { ...key, entity: 'WEBHOOK_COUNT', subscriptions: existing },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
-        );
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-      }
+        ),
+      );
     }
     return false;
   }
 
+  /** Frees one subscription slot; a count already at zero stays there. */
   async #freeSlot(orgId: string): Promise<void> {
-    try {
-      await this.db.send(
+    await applied(
+      this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: webhookKeys.subscriptionCount(orgId),
@@ -80,10 +79,8 @@ export class DynamoWebhookStore implements WebhookStore {
           ConditionExpression: 'subscriptions > :zero',
           ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+      ),
+    );
   }
 
   async #putSubscription(subscription: Subscription): Promise<void> {
@@ -167,20 +164,17 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async deleteSubscription(orgId: string, webhookId: string): Promise<boolean> {
-    try {
-      await this.db.send(
+    const deleted = await applied(
+      this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: webhookKeys.subscription(orgId, webhookId),
           ConditionExpression: 'attribute_exists(PK)',
         }),
-      );
-      await this.#freeSlot(orgId);
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
+    if (deleted) await this.#freeSlot(orgId);
+    return deleted;
   }
 
   /** Claims (subscription, event) for a delivery id first, then stores the delivery: a crash between is repaired by a retry. */
@@ -236,8 +230,8 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async saveDelivery(delivery: Delivery, expectedUpdatedAt: string, dueAt?: string): Promise<boolean> {
-    try {
-      await this.db.send(
+    return applied(
+      this.db.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -249,12 +243,8 @@ export class DynamoWebhookStore implements WebhookStore {
           ConditionExpression: 'updatedAt = :expected',
           ExpressionAttributeValues: { ':expected': expectedUpdatedAt },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async dueDeliveries(now: Date, limit: number): Promise<Delivery[]> {
