@@ -1,3 +1,4 @@
+import { config } from '#shared/config/env';
 import { requestOrigin } from '#shared/http/origin';
 import { publicApi } from '#shared/http/public-api';
 import { ok } from '#shared/http/responses';
@@ -6,4 +7,6 @@ import { getOpenApi as route } from '#shared/routes/foundation';
 
 const document = openApiDocument();
 
-export const handler = publicApi(route).handler(async (event) => ok(withServer(document, requestOrigin(event) ?? '/')));
+export const handler = publicApi(route).handler(async (event) =>
+  ok(withServer(document, requestOrigin(event, config().edgeOrigin) ?? '/')),
+);

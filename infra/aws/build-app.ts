@@ -1,20 +1,30 @@
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { parseEdge } from './edge.ts';
+import { EdgeStack } from './stacks/edge-stack.ts';
 import { ServiceStack } from './stacks/service-stack.ts';
 import { parseStage, type Stage } from './stage.ts';
 
 /**
- * Adds the service's stack for `stage` (default: the `stage` context, else dev) to `app`, with the cdk-nag
- * AwsSolutions checks as a validation plugin: an unacknowledged finding fails the synth. Tests call it with
- * their own App.
+ * Adds the service's stack for `stage` (default: the `stage` context, else dev) to `app`, and the edge stack in
+ * us-east-1 when the edge is configured (always in prod; infra/aws/edge.ts), with the cdk-nag AwsSolutions checks as
+ * a validation plugin: an unacknowledged finding fails the synth. Tests call it with their own App.
  */
 export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetContext('stage'))): ServiceStack {
+  const edge = parseEdge(app.node, stage);
   const stack = new ServiceStack(app, `WpCrm-${stage}`, {
     stage,
     description: `wp-crm groups & reports service (${stage})`,
     jwtIssuer: app.node.tryGetContext('jwtIssuer') ?? `https://wp-crm.${stage}`,
     jwtAudience: app.node.tryGetContext('jwtAudience') ?? 'wp-crm-api',
+    edge,
   });
+  if (edge) {
+    new EdgeStack(app, `WpCrm-${stage}-Edge`, {
+      edge,
+      description: `wp-crm edge: CloudFront and AWS WAF in front of the API (${stage})`,
+    });
+  }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return stack;
 }

@@ -76,6 +76,8 @@ const EnvSchema = v.object({
   WEBHOOK_SECRETS_KEY_FILE: optionalText,
   WPCRM_SWEEP_INTERVAL_MS: int(5000, 10),
   WPCRM_S3_PUBLIC_URL: optionalUrl,
+  /** Set by the stack when CloudFront and WAF front the API (infra/aws/edge.ts): the public origin callers use. */
+  WPCRM_EDGE_ORIGIN: optionalUrl,
   /** The local stack (npm start) and the wpcrm command. */
   PORT: int(3000),
   WPCRM_DATA_DIR: text('.wpcrm'),
@@ -149,6 +151,8 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       kmsKeyId: env.WEBHOOK_SECRETS_KMS_KEY_ID,
       keyFile: env.WEBHOOK_SECRETS_KEY_FILE,
     },
+    /** Behind the edge: the origin callers use, and the caller's address comes from CloudFront (shared/http/edge.ts). */
+    edgeOrigin: env.WPCRM_EDGE_ORIGIN?.replace(/\/+$/, ''),
     sweepIntervalMs: env.WPCRM_SWEEP_INTERVAL_MS,
     local: {
       port: env.PORT,

@@ -15,10 +15,23 @@ export interface Statement {
 }
 
 /** An App with the project's feature flags, bundling skipped and the WASM template validator off (fast). */
-export function testApp(): App {
+export function testApp(extra: Json = {}): App {
   const { context } = JSON.parse(readFileSync(`${REPO_ROOT}cdk.json`, 'utf8')) as { context: Json };
-  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  return new App({
+    context: { ...context, 'aws:cdk:bundling-stacks': [], ...extra },
+    builtinCloudFormationValidation: false,
+  });
 }
+
+/** An operator's edge settings (infra/aws/edge.ts), as `-c` context. */
+export const EDGE_TEST_CONTEXT = {
+  edgeDomainName: 'api.example.com',
+  edgeCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+  edgeOriginDomainName: 'origin.api.example.com',
+  edgeOriginCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/66666666-7777-8888-9999-000000000000',
+  edgeOriginTruststoreUri: 's3://example-truststore/wp-crm/cloudfront-ca.pem',
+  edgeOriginClientCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
+};
 
 export const logicalId = (construct: IConstruct) =>
   Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);

@@ -1,18 +1,24 @@
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
+  ApiMapping,
   type CfnStage,
+  DomainName,
   HttpApi,
   HttpMethod,
   type HttpStage,
   LogGroupLogDestination,
+  SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { issueToken } from '#shared/routes/foundation';
 import { receiveNetworkWebhook, verifyNetworkWebhook } from '#shared/routes/groups';
 import { BASE_PATH, type RouteDef, routeKey } from '#shared/routes/route';
+import type { EdgeConfig } from '../edge.ts';
 import { pascalCase } from '../naming.ts';
 
 export interface Throttle {
@@ -21,13 +27,24 @@ export interface Throttle {
 }
 
 /**
- * The public routes' own throttles, below the stage's (README: errors produced by API Gateway itself). Each costs
- * work before anyone is known: a token attempt hashes a secret with scrypt, a webhook call checks an HMAC and writes,
- * and `$default` answers every unknown path.
+ * Meta's notifications to the network webhook at the capacity plan's volume (docs/SCALE.md): 100,000,000 messages a
+ * day, each followed by about three status notifications (sent, delivered, read; more in groups, one per member),
+ * is 300,000,000 notifications a day, 3,472/s on average and about 6,950/s in a peak hour at twice the average, if
+ * Meta batched nothing. The route takes 8,000/s: the peak with 15 % headroom. API Gateway's account-level quota
+ * (10,000 requests/s, burst 5,000, per region, all APIs together) binds before it and is raised with a quota request
+ * (docs/SCALE.md); the burst is the account's.
+ */
+export const NETWORK_WEBHOOK_THROTTLE: Throttle = { rateLimit: 8_000, burstLimit: 5_000 };
+
+/**
+ * The public routes' own throttles (README: errors produced by API Gateway itself). Each costs work before anyone
+ * is known: a token attempt hashes a secret with scrypt, a webhook call checks an HMAC and writes, and `$default`
+ * answers every unknown path. The network webhook's is sized for Meta's volume instead, and protected from single
+ * addresses by the edge's per-address rule (infra/aws/constructs/edge-rules.ts).
  */
 export const PUBLIC_ROUTE_THROTTLES: Readonly<Record<string, Throttle>> = {
   [routeKey(issueToken)]: { rateLimit: 20, burstLimit: 40 },
-  [routeKey(receiveNetworkWebhook)]: { rateLimit: 50, burstLimit: 100 },
+  [routeKey(receiveNetworkWebhook)]: NETWORK_WEBHOOK_THROTTLE,
   [routeKey(verifyNetworkWebhook)]: { rateLimit: 5, burstLimit: 10 },
   $default: { rateLimit: 20, burstLimit: 40 },
 };
@@ -59,6 +76,12 @@ export interface ServiceApiProps {
    * @default RemovalPolicy.RETAIN
    */
   logRemovalPolicy?: RemovalPolicy;
+  /**
+   * The edge in front of the API: the API is then reachable only at the origin custom domain, which requires the
+   * client certificate that CloudFront presents (mutual TLS); the execute-api endpoint is off.
+   * @default - no edge: the execute-api endpoint serves the API (dev only; README, Architecture notes)
+   */
+  edge?: EdgeConfig;
 }
 
 /**
@@ -78,6 +101,7 @@ export class ServiceApi extends Construct {
       description: 'wp-crm groups & reports API',
       createDefaultStage: false,
       defaultIntegration: new HttpLambdaIntegration('Fallback', props.fallback),
+      disableExecuteApiEndpoint: props.edge !== undefined,
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.ONE_MONTH,
@@ -115,7 +139,8 @@ export class ServiceApi extends Construct {
         { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
       ]),
     );
-    this.url = `${this.api.apiEndpoint}${BASE_PATH}`;
+    this.url = props.edge ? `https://${props.edge.domainName}${BASE_PATH}` : `${this.api.apiEndpoint}${BASE_PATH}`;
+    if (props.edge) this.#originDomain(props.edge);
 
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
@@ -123,5 +148,17 @@ export class ServiceApi extends Construct {
         "Every function authenticates its route's ES256 bearer token itself (shared/http/api.ts), with the roles " +
         'of the route table; public routes (token, JWKS, health, OpenAPI) and the 404/405 fallback need none.',
     });
+  }
+
+  /** The custom domain CloudFront calls: TLS 1.2, and only with a client certificate its truststore trusts. */
+  #originDomain(edge: EdgeConfig): void {
+    const truststore = /^s3:\/\/([^/]+)\/(.+)$/.exec(edge.originTruststoreUri)!;
+    const domain = new DomainName(this, 'OriginDomain', {
+      domainName: edge.originDomainName,
+      certificate: Certificate.fromCertificateArn(this, 'OriginCertificate', edge.originCertificateArn),
+      securityPolicy: SecurityPolicy.TLS_1_2,
+      mtls: { bucket: Bucket.fromBucketName(this, 'Truststore', truststore[1]!), key: truststore[2]! },
+    });
+    new ApiMapping(this, 'OriginMapping', { api: this.api, domainName: domain, stage: this.stage });
   }
 }

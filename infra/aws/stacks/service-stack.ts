@@ -14,6 +14,7 @@ import { JwtKeys } from '../constructs/jwt-keys.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi } from '../constructs/service-api.ts';
+import type { EdgeConfig } from '../edge.ts';
 import { FUNCTION_ACCESS } from '../function-access.ts';
 import { FUNCTION_FILES } from '../function-files.ts';
 import { pascalCase } from '../naming.ts';
@@ -35,6 +36,11 @@ export interface ServiceStackProps extends StackProps {
    * @default '600/60'
    */
   messageSendRateLimit?: string;
+  /**
+   * CloudFront and AWS WAF in front of the API (EdgeStack); the API then answers only through them.
+   * @default - none (dev only)
+   */
+  edge?: EdgeConfig;
 }
 
 const FALLBACK_FN = 'route-not-found';
@@ -124,6 +130,7 @@ export class ServiceStack extends Stack {
     // Sweepers page through the table in the background; API Gateway's 30 s limit does not apply to them.
     for (const schedule of SCHEDULES) functionFor(schedule.fn, Duration.minutes(1));
 
+    const servesHttp = new Set([...ROUTES.map((route) => route.fn), FALLBACK_FN]);
     const verifiesTokens = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
     const pagesLists = new Set(ROUTES.filter(takesCursor).map((route) => route.fn));
     for (const [fn, appFunction] of functions) {
@@ -135,6 +142,10 @@ export class ServiceStack extends Stack {
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
+      // Behind the edge the caller's origin is the edge's, and its address the one CloudFront saw (shared/http/edge.ts).
+      if (props.edge && servesHttp.has(fn)) {
+        appFunction.addEnvironment('WPCRM_EDGE_ORIGIN', `https://${props.edge.domainName}`);
+      }
       if (fn === 'send-message' || fn === 'invite-participants') {
         appFunction.addEnvironment('MESSAGE_SEND_RATE_LIMIT', props.messageSendRateLimit ?? '600/60');
       }
@@ -165,6 +176,7 @@ export class ServiceStack extends Stack {
       functionFor: lambdaOf,
       fallback: lambdaOf(FALLBACK_FN),
       logRemovalPolicy: removalPolicy,
+      edge: props.edge,
     });
     new EventRules(this, 'Events', {
       bus: this.data.bus,
