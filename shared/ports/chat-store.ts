@@ -59,6 +59,12 @@ export interface ChatStore {
   /** Links a wamid to a message once: false (nothing changes) when it is linked to another message. */
   linkNetworkMessage(networkMessageId: string, link: MessageLink): Promise<boolean>;
   findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined>;
+  /**
+   * Keeps a status notification for a wamid that no message is linked to yet (Meta may notify before the sender has
+   * linked its answer's id); the sender applies it once it links the wamid.
+   */
+  holdStatus(networkMessageId: string, status: string, notification: unknown, now: Date): Promise<void>;
+  heldStatuses(networkMessageId: string): Promise<unknown[]>;
   /** Links a wamid to a message unless it is linked already; returns the link that holds. */
   claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink>;
 

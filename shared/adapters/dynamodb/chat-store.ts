@@ -3,14 +3,19 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus } from '#shared/domain/chats/chat';
 import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
+import { epochSeconds } from '#shared/ports/clock';
 import type { PageRequest } from '#shared/ports/identity-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { chatKeys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
+
+/** Meta retries a notification for up to 7 days; a status held longer has no message coming. */
+const HELD_STATUS_TTL_SECONDS = 7 * 24 * 3600;
 
 const MAX_VERSION_CONFLICTS = 5;
 
@@ -265,6 +270,36 @@ export class DynamoChatStore implements ChatStore {
   async claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink> {
     if (await this.#putNew({ ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link })) return link;
     return (await this.findNetworkMessage(networkMessageId)) ?? link;
+  }
+
+  async holdStatus(networkMessageId: string, status: string, notification: unknown, now: Date): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...chatKeys.heldStatus(networkMessageId, status),
+          entity: 'WASTATUS',
+          notification,
+          receivedAt: now.toISOString(),
+          ttl: epochSeconds(now) + HELD_STATUS_TTL_SECONDS,
+        },
+      }),
+    );
+  }
+
+  async heldStatuses(networkMessageId: string): Promise<unknown[]> {
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :held)',
+        ExpressionAttributeValues: {
+          ':pk': chatKeys.networkMessage(networkMessageId).PK,
+          ':held': chatKeys.heldStatusPrefix,
+        },
+        ConsistentRead: true,
+      }),
+    );
+    return (result.Items ?? []).map((item) => item.notification);
   }
 
   async findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined> {

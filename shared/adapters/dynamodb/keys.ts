@@ -85,6 +85,12 @@ export const chatKeys = {
     SK: `MSG#${messageId}`,
   }),
   networkMessage: (networkMessageId: string) => ({ PK: `WAMSG#${networkMessageId}`, SK: 'LINK' }),
+  /** A status notification that arrived before its wamid was linked, one per status (sent, delivered, …). */
+  heldStatus: (networkMessageId: string, status: string) => ({
+    PK: `WAMSG#${networkMessageId}`,
+    SK: `HELDSTATUS#${status}`,
+  }),
+  heldStatusPrefix: 'HELDSTATUS#',
   joinRequest: (orgId: string, chatId: string, joinRequestId: string) => ({
     PK: `ORG#${orgId}#CHAT#${chatId}`,
     SK: `JOINREQ#${joinRequestId}`,

@@ -1,4 +1,5 @@
 import type { Config } from '#shared/config/env';
+import { applyHeldStatuses, messageStatusEvent } from '#shared/domain/chats/network-updates';
 import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
@@ -25,8 +26,9 @@ export interface DeliverMessageDeps extends PublishOnceDeps {
  * 3. Sent → `sent` with Meta's id (status notifications then move it on); not sent → back to queued and retried
  *    with backoff; refused (e.g. 131020, a group with no members) → `failed` with Meta's code and message;
  *    unknown outcome → `failed` with NETWORK_TIMEOUT rather than risk a duplicate.
- * 4. A failure decided here publishes `message.status` `failed` once (Meta sends no status for a message it
- *    refused); `sent` and later states are published from Meta's status notifications (network-updates.ts).
+ * 4. `sent` is published here (with the event id Meta's own `sent` notification would give it, so it is published
+ *    once: Meta's `delivered` can overtake its `sent`), and a failure decided here publishes `failed` once (Meta
+ *    sends no status for a message it refused); later states come from Meta's notifications (network-updates.ts).
  */
 export async function deliverMessage(
   deps: DeliverMessageDeps,
@@ -34,7 +36,11 @@ export async function deliverMessage(
   receiveCount: number,
 ): Promise<void> {
   const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
-  if (message?.status !== 'queued') return;
+  if (message?.status !== 'queued') {
+    // A redelivery after a crash between marking the message sent and linking its wamid finishes the link.
+    if (message?.networkMessageId) await linkSent(deps, job, message.networkMessageId);
+    return;
+  }
   if (message.sendingSince) {
     await fail(deps, job, { sendingSince: message.sendingSince }, TIMEOUT);
     return;
@@ -68,13 +74,9 @@ export async function deliverMessage(
   const to = chat.chatType === 'GROUP' ? { groupId: chat.externalChatId } : { phoneNumber: chat.externalChatId };
   try {
     const { networkMessageId } = await deps.network.sendText(network, to, message.text);
-    const linked = await deps.chats.linkNetworkMessage(networkMessageId, {
-      orgId: job.orgId,
-      chatId: job.chatId,
-      messageId: job.messageId,
-    });
-    if (!linked) logger.error('security: the network reused a message id already linked', { networkMessageId });
-    await deps.chats.updateMessage(
+    // `sent` first, then the link: a status notification finds the message only once it is `sent`, so none can be
+    // overwritten by it; one that came earlier was held and is applied now.
+    const marked = await deps.chats.updateMessage(
       job.orgId,
       job.chatId,
       job.messageId,
@@ -85,6 +87,10 @@ export async function deliverMessage(
         clearSending: true,
       },
     );
+    if (marked) {
+      await publishOnce(deps, messageStatusEvent(job, networkMessageId, 'sent', deps.clock.now().toISOString()));
+    }
+    await linkSent(deps, job, networkMessageId);
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'not-sent') {
@@ -105,6 +111,20 @@ export async function deliverMessage(
     logger.warn('message not sent', { messageId: job.messageId, code: failure.code });
     await fail(deps, job, { sendingSince: since }, failure);
   }
+}
+
+async function linkSent(
+  deps: DeliverMessageDeps,
+  job: { orgId: string; chatId: string; messageId: string },
+  networkMessageId: string,
+): Promise<void> {
+  const link = { orgId: job.orgId, chatId: job.chatId, messageId: job.messageId };
+  const holder = await deps.chats.claimNetworkMessage(networkMessageId, link);
+  if (holder.messageId !== job.messageId || holder.chatId !== job.chatId || holder.orgId !== job.orgId) {
+    logger.error('security: the network reused a message id already linked', { networkMessageId });
+    return;
+  }
+  await applyHeldStatuses(deps, networkMessageId);
 }
 
 const TIMEOUT = { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };

@@ -2,7 +2,7 @@ import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/do
 import type { GroupEvent, InboundMessage, StatusNotification } from '#shared/domain/network/notification';
 import { notificationTime } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
-import type { ChatStore } from '#shared/ports/chat-store';
+import type { ChatStore, MessageLink } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import { type MessageStatus, type Participant, STATUS_RANK } from './chat.ts';
@@ -180,14 +180,32 @@ export async function applyInboundMessage(deps: NetworkUpdateDeps, message: Inbo
 
 const NETWORK_STATUSES: MessageStatus[] = ['sent', 'delivered', 'read', 'failed'];
 
+export type StatusDeps = Omit<NetworkUpdateDeps, 'ids'>;
+
+/**
+ * Applies the statuses that arrived before the wamid was linked (the sender calls it right after linking), in their
+ * own order (sent, delivered, read), so that each is published as if it had come in time.
+ */
+export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: string): Promise<void> {
+  const held = (await deps.chats.heldStatuses(networkMessageId)) as StatusNotification[];
+  const rank = (status: StatusNotification) => STATUS_RANK[status.status as MessageStatus] ?? 0;
+  for (const status of held.sort((a, b) => rank(a) - rank(b))) await applyStatus(deps, status);
+}
+
 /** Moves an outbound message's status forward (never back: `read` before `delivered` leaves it `read`). */
-export async function applyStatus(deps: NetworkUpdateDeps, status: StatusNotification): Promise<void> {
+export async function applyStatus(deps: StatusDeps, status: StatusNotification): Promise<void> {
   const next = status.status as MessageStatus;
   if (!NETWORK_STATUSES.includes(next)) return;
-  const link = await deps.chats.findNetworkMessage(status.id);
+  let link = await deps.chats.findNetworkMessage(status.id);
   if (!link) {
-    logger.info('status for an unknown message ignored', { status: status.status });
-    return;
+    // Meta can notify before the sender has linked the id it answered with: keep the status for the sender, then
+    // look again, since the sender may have linked and read the held statuses in between (one of the two sees both).
+    await deps.chats.holdStatus(status.id, next, status, deps.clock.now());
+    link = await deps.chats.findNetworkMessage(status.id);
+    if (!link) {
+      logger.info('status held until its message is linked', { status: next });
+      return;
+    }
   }
   const from =
     next === 'failed'
@@ -218,14 +236,25 @@ export async function applyStatus(deps: NetworkUpdateDeps, status: StatusNotific
     const current = await deps.chats.getMessage(link.orgId, link.chatId, link.messageId);
     if (current?.status !== next) return;
   }
-  await publishOnce(
-    deps,
-    notificationEvent('message.status', `${status.id}:${next}`, {
-      orgId: link.orgId,
-      occurredAt: at,
-      data: { chat_id: link.chatId, message_id: link.messageId, status: next, error: error ?? null },
-    }),
-  );
+  await publishOnce(deps, messageStatusEvent(link, status.id, next, at, error));
+}
+
+/**
+ * `message.status` for a message: one event per (wamid, status), whoever notices the change first — Meta's
+ * notification, or the sender for `sent` (Meta's `delivered` can overtake its own `sent`).
+ */
+export function messageStatusEvent(
+  link: MessageLink,
+  networkMessageId: string,
+  status: MessageStatus,
+  occurredAt: string,
+  error?: { code: string; message: string },
+) {
+  return notificationEvent('message.status', `${networkMessageId}:${status}`, {
+    orgId: link.orgId,
+    occurredAt,
+    data: { chat_id: link.chatId, message_id: link.messageId, status, error: error ?? null },
+  });
 }
 
 const laterOf = (a: string, b: string) => (a > b ? a : b);
