@@ -49,9 +49,13 @@ function valueSize(value: unknown): number {
 const writeUnits = (size: number) => Math.max(1, Math.ceil(size / KB));
 
 /** Index write units of a table write that turned `before` into `after` (either may be absent). */
-export function indexWriteUnits(before: Item | undefined, after: Item | undefined): number {
+export function indexWriteUnits(
+  before: Item | undefined,
+  after: Item | undefined,
+  indexes: readonly (typeof TABLE_INDEXES)[number][] = TABLE_INDEXES,
+): number {
   let units = 0;
-  for (const index of TABLE_INDEXES) {
+  for (const index of indexes) {
     const inIndex = (item: Item | undefined) =>
       item !== undefined && item[index.partitionKey] !== undefined && item[index.sortKey] !== undefined;
     const entry = (item: Item) => itemSize(item) + INDEX_ENTRY_OVERHEAD;
@@ -82,6 +86,11 @@ type Output = { output?: { ConsumedCapacity?: { CapacityUnits?: number } | { Cap
  */
 export class CapacityMeter implements CapacityMeterHook {
   readonly operations = new Map<string, OperationCapacity>();
+  /**
+   * Write units per partition: `table <PK>`, and `<index> <partition key>` for the index entries a write added,
+   * changed or removed (docs/SCALE.md: which partitions a workload heats).
+   */
+  readonly partitionWrites = new Map<string, number>();
   readonly #reader: DynamoDBDocumentClient;
 
   /**
@@ -127,6 +136,7 @@ export class CapacityMeter implements CapacityMeterHook {
           .filter((item): item is Item => item !== undefined);
         entry.writeUnits += units;
         entry.indexWriteUnits += puts.reduce((sum, item) => sum + indexWriteUnits(undefined, item), 0);
+        for (const item of puts) this.#tallyPartitions(undefined, item);
       } else entry.readUnits += units;
       return result;
     }
@@ -138,6 +148,7 @@ export class CapacityMeter implements CapacityMeterHook {
       const after = name === 'DeleteItem' ? undefined : await read();
       entry.writeUnits += writeUnits(Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0));
       entry.indexWriteUnits += indexWriteUnits(before, after);
+      this.#tallyPartitions(before, after, key);
       return result;
     } catch (error) {
       if ((error as Error).name === 'ConditionalCheckFailedException') {
@@ -145,6 +156,21 @@ export class CapacityMeter implements CapacityMeterHook {
         entry.writeUnits += writeUnits(before ? itemSize(before) : 0);
       }
       throw error;
+    }
+  }
+
+  #tallyPartitions(before: Item | undefined, after: Item | undefined, key: Item | undefined = after): void {
+    const add = (partition: string, units: number) =>
+      this.partitionWrites.set(partition, (this.partitionWrites.get(partition) ?? 0) + units);
+    const image = after ?? before;
+    const partition = key?.[TABLE_KEYS.partitionKey];
+    if (partition !== undefined) add(`table ${String(partition)}`, writeUnits(image ? itemSize(image) : 0));
+    for (const index of TABLE_INDEXES) {
+      const keys = new Set([before?.[index.partitionKey], after?.[index.partitionKey]].filter((v) => v !== undefined));
+      for (const indexPartition of keys) {
+        const only = (item: Item | undefined) => (item?.[index.partitionKey] === indexPartition ? item : undefined);
+        add(`${index.indexName} ${String(indexPartition)}`, indexWriteUnits(only(before), only(after), [index]));
+      }
     }
   }
 
