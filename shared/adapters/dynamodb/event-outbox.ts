@@ -37,12 +37,16 @@ export class DynamoEventOutbox implements EventOutbox {
     return markItemPublished(this.db, this.tableName, outboxKeys.event(eventId), now);
   }
 
-  listUnpublished(limit: number) {
-    return sparseIndexItems<DomainEvent & { recordedAt: string }>(
-      this.db,
-      this.tableName,
-      outboxKeys.unpublishedPartition,
-      limit,
+  /** The oldest `limit` unpublished events across the index's shards. */
+  async listUnpublished(limit: number) {
+    const shards = await Promise.all(
+      outboxKeys.unpublishedPartitions.map((partition) =>
+        sparseIndexItems<DomainEvent & { recordedAt: string }>(this.db, this.tableName, partition, limit),
+      ),
     );
+    return shards
+      .flat()
+      .sort((a, b) => a.recordedAt.localeCompare(b.recordedAt))
+      .slice(0, limit);
   }
 }

@@ -136,12 +136,29 @@ export const webhookKeys = {
   }),
 };
 
+/**
+ * The outbox's sparse index is spread over this many partitions. Every event enters and leaves it (two index writes),
+ * and its sort key grows with time, so DynamoDB cannot split one partition for heat: a single partition would cap the
+ * whole service near 500 events/s (1,000 WCU, docs/SCALE.md). 16 partitions lift that to about 8,000/s.
+ */
+export const OUTBOX_SHARDS = 16;
+
+const shardOf = (id: string) => {
+  let hash = 0;
+  for (let index = 0; index < id.length; index += 1) hash = (hash * 31 + id.charCodeAt(index)) >>> 0;
+  return hash % OUTBOX_SHARDS;
+};
+
 /** Events produced by network notifications, one item per event id (the outbox). */
 export const outboxKeys = {
   event: (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
-  unpublishedPartition: 'EVENT#UNPUBLISHED',
+  /** Every partition the sweeper reads: the shards, and the single partition of items recorded before them. */
+  unpublishedPartitions: [
+    'EVENT#UNPUBLISHED',
+    ...Array.from({ length: OUTBOX_SHARDS }, (_, shard) => `EVENT#UNPUBLISHED#${shard}`),
+  ],
   unpublished: (recordedAt: string, eventId: string) => ({
-    GSI1PK: 'EVENT#UNPUBLISHED',
+    GSI1PK: `EVENT#UNPUBLISHED#${shardOf(eventId)}`,
     GSI1SK: `${recordedAt}#${eventId}`,
   }),
 };
