@@ -126,7 +126,7 @@ describe('ServiceStack (dev)', () => {
 
     expect(settings).toEqual({
       'POST /api/wp-crm/token': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
-      'POST /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 8000, ThrottlingBurstLimit: 5000 },
+      'POST /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 12000, ThrottlingBurstLimit: 5000 },
       'GET /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
       $default: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });

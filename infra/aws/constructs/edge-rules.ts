@@ -27,7 +27,7 @@ export const EDGE_RATE_RULES: readonly EdgeRateRule[] = [
   // and keeps one address at a third of a request per second against the route's 20/s.
   { name: 'TokenPerAddress', path: `${BASE_PATH}/token`, method: 'POST', limit: 100 },
   // Meta sends notifications from many addresses; 1,000/s from a single one is far above what one of Meta's senders
-  // carries at the capacity plan's volume (docs/SCALE.md) and far below the route's 8,000/s, so one address of
+  // carries at the capacity plan's volume (docs/SCALE.md) and far below the route's 12,000/s, so one address of
   // unsigned junk cannot starve Meta's own posts. Meta's published ranges can be exempted (MetaWebhookSources).
   { name: 'NetworkWebhookPerAddress', path: NETWORK_WEBHOOK_PATH, method: 'POST', limit: 300_000 },
   // Meta's verification handshake happens when the callback URL is set: a handful of requests.

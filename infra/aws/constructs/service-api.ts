@@ -27,14 +27,14 @@ export interface Throttle {
 }
 
 /**
- * Meta's notifications to the network webhook at the capacity plan's volume (docs/SCALE.md): 100,000,000 messages a
- * day, each followed by about three status notifications (sent, delivered, read; more in groups, one per member),
- * is 300,000,000 notifications a day, 3,472/s on average and about 6,950/s in a peak hour at twice the average, if
- * Meta batched nothing. The route takes 8,000/s: the peak with 15 % headroom. API Gateway's account-level quota
- * (10,000 requests/s, burst 5,000, per region, all APIs together) binds before it and is raised with a quota request
- * (docs/SCALE.md); the burst is the account's.
+ * Meta's notifications to the network webhook at the capacity plan's volume (docs/SCALE.md, "The network webhook"):
+ * 100,000,000 messages a day, a quarter of them sent into groups of 8 (a `sent` and, per member, a `delivered` and a
+ * `read`: 15 notifications each), three quarters inbound (one each), is 450,000,000 notifications a day: 5,208/s on
+ * average and 10,400/s in a peak hour at twice the average, if Meta batched nothing. The route takes 12,000/s. API
+ * Gateway's account quota (10,000 requests/s per region, all APIs together; burst 5,000) binds first at that volume
+ * and is raised with a quota request (docs/SCALE.md).
  */
-export const NETWORK_WEBHOOK_THROTTLE: Throttle = { rateLimit: 8_000, burstLimit: 5_000 };
+export const NETWORK_WEBHOOK_THROTTLE: Throttle = { rateLimit: 12_000, burstLimit: 5_000 };
 
 /**
  * The public routes' own throttles (README: errors produced by API Gateway itself). Each costs work before anyone
