@@ -30,6 +30,8 @@ export interface PhaseFigures {
   perSecond: number;
   /** From the call to the event at the organisation's receiver (or to the answer, for API-only phases). */
   latencyMs: { p50: number; p99: number; max: number };
+  /** DynamoDB write units (table and indexes) the phase consumed per operation, its events' deliveries included. */
+  writeUnitsPerOperation?: number;
 }
 
 export interface PartitionFigure {
@@ -78,27 +80,38 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   try {
     stack.simulator!.options.webhookDelayMs = 0;
     const phases: Record<string, PhaseFigures> = {};
+    const written = () => [...meter.partitionWrites.values()].reduce((sum, units) => sum + units, 0);
+    const measured = async (run: () => Promise<PhaseFigures>) => {
+      const before = written();
+      const figures = await run();
+      await stack.simulator!.flushWebhooks();
+      return { ...figures, writeUnitsPerOperation: Math.round(((written() - before) / figures.operations) * 10) / 10 };
+    };
     const orgs = await provision(stack, options.organisations, options.concurrency);
     log(`provisioned ${orgs.length} organisations`);
     meter.install();
 
-    phases.token = await timed(orgs, options.concurrency, async (org) => {
-      org.token = await api<{ accessToken: string }>(stack, 'POST', '/token', undefined, org.credential).then(
-        (answer) => answer.accessToken,
-      );
-    });
+    phases.token = await measured(() =>
+      timed(orgs, options.concurrency, async (org) => {
+        org.token = await api<{ accessToken: string }>(stack, 'POST', '/token', undefined, org.credential).then(
+          (answer) => answer.accessToken,
+        );
+      }),
+    );
     log(`tokens: ${phases.token.perSecond}/s`);
     await forEach(orgs, options.concurrency, async (org) => {
       await api(stack, 'POST', `/webhooks/${org.orgId}`, org.token, { url: `${receiver.url}/${org.orgId}` });
     });
 
-    phases.groupCreated = await timedUntil(orgs, options.concurrency, receiver, async (org) => {
-      const { requestId } = await api<{ requestId: string }>(stack, 'POST', `/groups/${org.orgId}`, org.token, {
-        channelId: org.channelId,
-        subject: `Scale ${org.index}`,
-      });
-      return [`${org.orgId} group.created ${requestId}`];
-    });
+    phases.groupCreated = await measured(() =>
+      timedUntil(orgs, options.concurrency, receiver, async (org) => {
+        const { requestId } = await api<{ requestId: string }>(stack, 'POST', `/groups/${org.orgId}`, org.token, {
+          channelId: org.channelId,
+          subject: `Scale ${org.index}`,
+        });
+        return [`${org.orgId} group.created ${requestId}`];
+      }),
+    );
     log(`groups: ${phases.groupCreated.perSecond}/s`);
     await forEach(orgs, options.concurrency, async (org) => {
       const created = receiver.find(org.orgId, 'group.created');
@@ -109,19 +122,23 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     await stack.simulator!.flushWebhooks();
 
     const sends = orgs.flatMap((org) => Array.from({ length: options.messagesPerOrganisation }, () => org));
-    phases.messageDelivered = await timedUntil(sends, options.concurrency, receiver, async (org) => {
-      const { messageId } = await api<{ messageId: string }>(stack, 'POST', '/messaging/send-message', org.token, {
-        chatId: org.chatId,
-        text: 'Hello from the scale run',
-      });
-      return [`${org.orgId} message.status ${messageId} delivered`];
-    });
+    phases.messageDelivered = await measured(() =>
+      timedUntil(sends, options.concurrency, receiver, async (org) => {
+        const { messageId } = await api<{ messageId: string }>(stack, 'POST', '/messaging/send-message', org.token, {
+          chatId: org.chatId,
+          text: 'Hello from the scale run',
+        });
+        return [`${org.orgId} message.status ${messageId} delivered`];
+      }),
+    );
     log(`outbound messages: ${phases.messageDelivered.perSecond}/s`);
 
-    phases.messageReceived = await timedUntil(sends, options.concurrency, receiver, async (org) => {
-      const messageId = stack.simulator!.receiveMessage(org.groupId!, { from: org.member, text: 'Thanks!' });
-      return [`${org.orgId} message.received wamid ${messageId}`];
-    });
+    phases.messageReceived = await measured(() =>
+      timedUntil(sends, options.concurrency, receiver, async (org) => {
+        const messageId = stack.simulator!.receiveMessage(org.groupId!, { from: org.member, text: 'Thanks!' });
+        return [`${org.orgId} message.received wamid ${messageId}`];
+      }),
+    );
     log(`inbound messages: ${phases.messageReceived.perSecond}/s`);
 
     const expected = orgs.length * (2 + 3 * options.messagesPerOrganisation);
