@@ -5,9 +5,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#shared/routes/index';
 import { useLocalStack } from '#test/support/local-stack';
+import { findBrowser } from './browser.ts';
 
-/** Debian's chromium: playwright-core never downloads a browser (.ci/run installs this one). */
-const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -36,8 +35,9 @@ describe('GET /docs in a browser', () => {
 
   beforeAll(async () => {
     profile = mkdtempSync(join(tmpdir(), 'wpcrm-chromium-'));
+    const browser = await findBrowser();
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath: browser.executablePath,
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1280, height: 800 },
@@ -48,6 +48,7 @@ describe('GET /docs in a browser', () => {
       leftLoopback.push(url.href);
       return route.abort('blockedbyclient');
     });
+    console.info(`browser: ${browser.source}, Chromium ${context.browser()?.version() ?? (await versionOf(context))}`);
     page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
@@ -97,3 +98,11 @@ describe('GET /docs in a browser', () => {
     expect(text).toContain('instance');
   });
 });
+
+/** A persistent context has no Browser object; the page's user agent names the version. */
+async function versionOf(context: BrowserContext): Promise<string> {
+  const probe = await context.newPage();
+  const agent = String(await probe.evaluate('navigator.userAgent'));
+  await probe.close();
+  return /Chrome\/([\d.]+)/.exec(agent)?.[1] ?? 'unknown';
+}
