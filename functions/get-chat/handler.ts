@@ -1,9 +1,10 @@
 import { chatDeps } from '#shared/config/chats';
 import { getChat } from '#shared/domain/chats/chats';
 import { api } from '#shared/http/api';
-import { ok } from '#shared/http/responses';
+import { NO_STORE, ok } from '#shared/http/responses';
 import { getChat as route } from '#shared/routes/groups';
 
-export const handler = api(route).handler(async ({ orgId, params }) =>
-  ok(await getChat(chatDeps(), { orgId, ...params })),
+// A group's answer may carry its invite link, which works as a secret (CONTRACT §13): never cached.
+export const handler = api(route).handler(async ({ orgId, params, auth }) =>
+  ok(await getChat(chatDeps(), { orgId, ...params, roles: auth.roles }), NO_STORE),
 );

@@ -251,6 +251,25 @@ describe('the group as a chat', () => {
     expect(chat.lastMessageFrom).toBe('GUEST');
   });
 
+  it("shows a group's invite link and members to the roles that manage members, not to agents, and never caches it", async () => {
+    const { chatId, groupId } = await createdGroup(api, await api.token('CRM_ADMIN'), 'Private');
+    simulator().join(groupId, '4915100000077');
+    await simulator().flushWebhooks();
+
+    const asAgent = await api.call(`/chats/${api.orgId}/${chatId}`, { token: await api.token('CRM_AGENT') });
+    const asBot = await api.call(`/chats/${api.orgId}/${chatId}`, { token: await api.token('CRM_BOT') });
+    const agentView = (await asAgent.json()) as Record<string, unknown>;
+    const botView = (await asBot.json()) as Record<string, unknown>;
+
+    expect(agentView).toMatchObject({ chatId, chatType: 'GROUP' });
+    expect(agentView).not.toHaveProperty('inviteLink');
+    expect(agentView).not.toHaveProperty('participants');
+    expect(botView.inviteLink).toMatch(/^https:\/\/chat\.whatsapp\.com\//);
+    expect(botView.participants).toEqual([expect.objectContaining({ phoneNumber: '+4915100000077' })]);
+    expect(asAgent.headers.get('cache-control')).toBe('no-store');
+    expect(asBot.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('replaces assignments list by list and checks the primary assignee', async () => {
     const token = await api.token('CRM_AGENT');
     const { chatId } = await createdGroup(api, await api.token('CRM_ADMIN'), 'Assigned');
@@ -347,6 +366,30 @@ describe('group members', () => {
     const templates = simulator().messages.filter((message) => message.type === 'template');
     expect(templates.map((message) => message.to).sort()).toEqual(['4915100000001', '4915100000002']);
     expect(JSON.stringify(templates[0]!.template)).toContain(groupId);
+  });
+
+  it("answers an invitation the network dropped with the contract's code and message only, never the transport's", async () => {
+    const token = await api.token('CRM_ADMIN');
+    const { chatId } = await createdGroup(api, token, 'Dropped');
+    simulator().addFault({ method: 'POST', path: '/messages$', to: '4915100000004', mode: 'reset-after-commit' });
+
+    const response = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'POST',
+      token,
+      json: { phoneNumbers: ['+4915100000003', '+4915100000004'] },
+    });
+
+    const body = (await response.json()) as {
+      invitations: { phoneNumber: string; status: string; error?: { code: string; message: string } }[];
+    };
+    expect(response.status).toBe(202);
+    expect(body.invitations[0]).toMatchObject({ phoneNumber: '+4915100000003', status: 'sent' });
+    expect(body.invitations[1]).toEqual({
+      phoneNumber: '+4915100000004',
+      status: 'failed',
+      error: { code: 'NETWORK_UNAVAILABLE', message: expect.any(String) },
+    });
+    expect(JSON.stringify(body)).not.toMatch(/ECONN|socket|fetch failed|127\.0\.0\.1|\/v23\.0|graph/i);
   });
 
   it('lists, approves and rejects join requests, and follows the participant changes', async () => {

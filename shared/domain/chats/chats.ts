@@ -1,5 +1,5 @@
 import type { Config } from '#shared/config/env';
-import type { Role } from '#shared/domain/auth/roles';
+import { ADMINS_AND_BOTS, type Role } from '#shared/domain/auth/roles';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import {
   ChannelNotSupportedError,
@@ -46,8 +46,15 @@ async function requireChat(deps: ChatDeps, orgId: string, chatId: string): Promi
   return chat;
 }
 
-export async function getChat(deps: ChatDeps, input: { orgId: string; chatId: string }) {
-  return chatView(await requireChat(deps, input.orgId, input.chatId));
+/**
+ * A chat as GET /chats shows it. A group's invite link and members are shown only to the roles that may manage
+ * members (CONTRACT §4, "Members of a group"): an agent reads the conversation, not who is in it or how to join.
+ */
+export async function getChat(deps: ChatDeps, input: { orgId: string; chatId: string; roles: readonly Role[] }) {
+  const view = chatView(await requireChat(deps, input.orgId, input.chatId));
+  if (input.roles.some((role) => ADMINS_AND_BOTS.includes(role))) return view;
+  const { inviteLink, participants, ...agentView } = view;
+  return agentView;
 }
 
 /** The conversation, oldest first, with a cursor bound to the organisation and chat. */

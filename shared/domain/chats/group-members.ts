@@ -6,6 +6,7 @@ import {
   NetworkUnavailableError,
   NotAGroupError,
 } from '#shared/errors';
+import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
@@ -90,14 +91,26 @@ export async function inviteParticipants(
       if (outcome.status === 'fulfilled')
         return { phoneNumber, status: 'sent' as const, messageId: outcome.value.networkMessageId };
       const reason = outcome.reason as Error;
-      const code =
-        reason instanceof NetworkError && reason.kind === 'rejected'
-          ? String(reason.code ?? 'NETWORK_REJECTED')
-          : 'NETWORK_UNAVAILABLE';
-      return { phoneNumber, status: 'failed' as const, error: { code, message: reason.message } };
+      if (isRefusal(reason)) {
+        // Meta's refusal with Meta's code and message; a refusal without Meta's error body has neither to give.
+        const { code } = reason as NetworkError;
+        const error =
+          code === undefined ? INVITATION_REFUSED : { code: String(code), message: (reason as NetworkError).message };
+        return { phoneNumber, status: 'failed' as const, error };
+      }
+      // Transport failures name hosts, paths and system errors: they are logged, never answered (CONTRACT §1).
+      logger.warn('invitation not sent: the network did not answer', { chatId: input.chatId, error: reason });
+      return { phoneNumber, status: 'failed' as const, error: INVITATION_UNAVAILABLE };
     }),
   };
 }
+
+const INVITATION_REFUSED = { code: 'NETWORK_REJECTED', message: 'the messaging network refused the invitation' };
+
+const INVITATION_UNAVAILABLE = {
+  code: 'NETWORK_UNAVAILABLE',
+  message: 'the messaging network could not be reached; invite this number again later',
+};
 
 const isRefusal = (reason: unknown) => reason instanceof NetworkError && reason.kind === 'rejected';
 
