@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
@@ -26,16 +27,31 @@ const StackFile = v.object({
  * Port 0 only tells the stack to pick one, so it defers to stack.json too.
  */
 export async function localTarget(config: Config, env: Record<string, string | undefined>): Promise<Target> {
-  const { endpoint, tableName } =
-    env.WPCRM_DYNAMODB_PORT !== undefined && config.local.dynamoPort !== 0
-      ? { endpoint: `http://127.0.0.1:${config.local.dynamoPort}`, tableName: config.aws.tableName }
-      : await readStackFile(join(resolve(config.local.dataDir), 'stack.json'));
+  const stackFile = join(resolve(config.local.dataDir), 'stack.json');
+  const byPort = env.WPCRM_DYNAMODB_PORT !== undefined && config.local.dynamoPort !== 0;
+  const described = byPort ? await readStackFile(stackFile).catch(() => undefined) : await readStackFile(stackFile);
+  const endpoint = byPort ? `http://127.0.0.1:${config.local.dynamoPort}` : described!.endpoint;
   // A stack killed without clean-up leaves its stack.json behind; only a listener proves it runs.
   if (!(await answers(endpoint)))
-    throw stackNotRunning(`no local stack answers at ${endpoint}; start one with npm start`);
-  // dynalite accepts any signature; fixed dummy keys keep the SDK from looking up, or sending, real ones.
+    throw stackNotRunning(`no local stack answers at ${endpoint}; start one with npm start or npm run start:cdk`);
+  // Fixed local keys keep the SDK from looking up, or sending, real ones.
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  return { kind: 'local', db: createDocumentClient({ region: config.aws.region, endpoint, credentials }), tableName };
+  const db = createDocumentClient({ region: config.aws.region, endpoint, credentials });
+  // npm start names its table TABLE_NAME; start:cdk runs the template's generated name. Both write it to stack.json.
+  const tableName =
+    described?.endpoint === endpoint ? described.tableName : await onlyTable(db, config.aws.tableName, endpoint);
+  return { kind: 'local', db, tableName };
+}
+
+/** The table of a stack found by its port alone: the one table it serves (the service keeps one). */
+async function onlyTable(db: DynamoDBDocumentClient, fallback: string, endpoint: string): Promise<string> {
+  const { TableNames = [] } = await db.send(new ListTablesCommand({}));
+  if (TableNames.length === 1) return TableNames[0]!;
+  if (TableNames.includes(fallback)) return fallback;
+  throw stackNotRunning(
+    `the stack at ${endpoint} serves ${TableNames.length} tables (${TableNames.join(', ') || 'none'}); ` +
+      'set WPCRM_DATA_DIR to its data dir so that its stack.json names the table',
+  );
 }
 
 async function readStackFile(file: string) {
