@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { invocationStats, runningFunction } from '#infra/local/lambda';
+import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { CapacityMeter, type OperationCapacity } from './capacity-meter.ts';
 import { percentile } from './stats.ts';
@@ -124,7 +125,7 @@ export async function groupEndToEndBenchmark(options: { requests: number; metere
 async function meteredFlow(stack: LocalStack, groups: number, createOne: () => Promise<unknown>): Promise<FlowUsage> {
   const endpoint = stack.info.endpoints.dynamodb;
   const meter = new CapacityMeter(
-    { region: stack.config.aws.region, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
+    { region: stack.config.aws.region, endpoint, credentials: LOCAL_AWS_CREDENTIALS },
     runningFunction,
   ).install();
   let sqsMessages = 0;

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
@@ -75,7 +76,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const meter = new CapacityMeter({
     region: stack.config.aws.region,
     endpoint: stack.info.endpoints.dynamodb,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_AWS_CREDENTIALS,
   });
   try {
     stack.simulator!.options.webhookDelayMs = 0;

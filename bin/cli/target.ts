@@ -5,6 +5,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import type { Config } from '#shared/config/env';
 import { invalid, stackNotRunning } from './errors.ts';
@@ -34,8 +35,8 @@ export async function localTarget(config: Config, env: Record<string, string | u
   // A stack killed without clean-up leaves its stack.json behind; only a listener proves it runs.
   if (!(await answers(endpoint)))
     throw stackNotRunning(`no local stack answers at ${endpoint}; start one with npm start or npm run start:cdk`);
-  // Fixed local keys keep the SDK from looking up, or sending, real ones.
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  // The local stack's key: its servers refuse any other (and the SDK never looks up, or sends, real ones).
+  const credentials = LOCAL_AWS_CREDENTIALS;
   const db = createDocumentClient({ region: config.aws.region, endpoint, credentials });
   // npm start names its table TABLE_NAME; start:cdk runs the template's generated name. Both write it to stack.json.
   const tableName =

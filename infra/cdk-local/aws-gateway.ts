@@ -6,6 +6,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
+import { NodeSha256 } from '#shared/adapters/s3/s3-rest';
 import type { IamLedger } from './iam-ledger.ts';
 import { AwsServiceError, type AwsServices } from './services.ts';
 
@@ -57,8 +60,8 @@ export interface CallAuthorizer {
 export interface GatewayBackends {
   /** dynalite's endpoint. */
   dynamodb: string;
-  /** s3rver's endpoint and the access key id it accepts. */
-  s3: { endpoint: string; accessKeyId: string };
+  /** s3rver's endpoint. */
+  s3: string;
   /** The in-process queues and bus behind the AWS JSON protocol (infra/local/aws-emulator.ts). */
   sqsAndEvents: string;
   services: AwsServices;
@@ -174,18 +177,12 @@ export class AwsGateway {
   ) {
     const backends = this.backends();
     switch (call.service) {
+      // The embedded servers answer only the local key (infra/local/loopback-guard.ts): the call, already checked
+      // against the function's role, is signed again with it.
       case 'dynamodb':
-        return forward(backends.dynamodb, http, response);
-      case 's3': {
-        // s3rver does not verify SigV4 signatures, only that the key id is its own.
-        const { accessKeyId } = backends.s3;
-        const headers = { ...http.headers };
-        if (headers.authorization) {
-          headers.authorization = headers.authorization.replace(/Credential=[^/]+\//, `Credential=${accessKeyId}/`);
-        }
-        const path = http.path.replace(/X-Amz-Credential=[^%&]+(%2F|\/)/, `X-Amz-Credential=${accessKeyId}$1`);
-        return forward(backends.s3.endpoint, { ...http, headers, path }, response);
-      }
+        return forward(backends.dynamodb, await signedLocally(http, 'dynamodb', backends.dynamodb), response);
+      case 's3':
+        return forward(backends.s3, await signedLocally(http, 's3', backends.s3), response);
       case 'sqs':
       case 'events':
         return forward(backends.sqsAndEvents, http, response);
@@ -239,6 +236,55 @@ export class AwsGateway {
 function jsonError(response: ServerResponse, status: number, code: string, message: string) {
   response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': code });
   response.end(JSON.stringify({ __type: code, message, Message: message }));
+}
+
+const SIGNATURE_HEADERS = ['authorization', 'x-amz-date', 'x-amz-security-token', 'host', 'content-length'];
+
+/**
+ * The request as the local key signs it for `base`, in the Authorization header: a pre-signed URL's own signature
+ * (the function's session) is taken off the query, its payload is unsigned as S3 pre-signed GETs are.
+ */
+async function signedLocally(
+  http: { method: string; path: string; headers: Record<string, string>; body: Buffer },
+  service: string,
+  base: string,
+) {
+  const target = new URL(base);
+  const [pathname, rawQuery = ''] = http.path.split('?', 2) as [string, string?];
+  const query: Record<string, string> = {};
+  let region = 'us-east-1';
+  for (const pair of rawQuery.split('&').filter(Boolean)) {
+    const [name, value = ''] = pair.split('=', 2) as [string, string?];
+    const key = decodeURIComponent(name);
+    const decoded = decodeURIComponent(value.replace(/\+/g, '%20'));
+    if (key === 'X-Amz-Credential') region = decoded.split('/')[2] ?? region;
+    if (!key.startsWith('X-Amz-')) query[key] = decoded;
+  }
+  const scope = /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(http.headers.authorization ?? '');
+  if (scope) region = scope[1]!;
+  const headers = Object.fromEntries(
+    Object.entries(http.headers).filter(([name]) => !SIGNATURE_HEADERS.includes(name.toLowerCase())),
+  );
+  if (service === 's3') headers['x-amz-content-sha256'] ??= 'UNSIGNED-PAYLOAD';
+  const signer = new SignatureV4({
+    service,
+    region,
+    credentials: LOCAL_AWS_CREDENTIALS,
+    sha256: NodeSha256,
+    uriEscapePath: service !== 's3',
+  });
+  const signed = await signer.sign({
+    method: http.method,
+    protocol: target.protocol,
+    hostname: target.hostname,
+    port: Number(target.port),
+    path: pathname,
+    query,
+    headers: { ...headers, host: target.host },
+    body: http.body,
+  });
+  const search = new URLSearchParams(query).toString().replace(/\+/g, '%20');
+  return { ...http, path: search ? `${pathname}?${search}` : pathname, headers: signed.headers };
 }
 
 function forward(

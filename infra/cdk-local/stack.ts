@@ -11,6 +11,7 @@ import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue, QueueConsumer } from '#infra/local/queue';
 import { type DemoSeed, seedDemo } from '#infra/local/seed';
 import { startDynamo, startS3, waitForActiveTable } from '#infra/local/servers';
+import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
@@ -132,9 +133,12 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   cleanups.push(() => emulator.close());
 
   const services = new AwsServices(inMemory ? undefined : join(dataDir, 'aws-services.json'), cfg.aws.region, ACCOUNT);
+  // A deployment refuses the local stack's default app secret (CONTRACT §13): one of its own, per data dir, unless
+  // the user set WHATSAPP_APP_SECRET. The simulator signs with it and the operator step below stores it.
+  const appSecret = sourceEnv.WHATSAPP_APP_SECRET ?? (await deploymentAppSecret(dataDir, inMemory));
   let policies: TemplatePolicies | undefined;
   const functionsByName = new Map<string, FunctionRuntime>();
-  let s3Backend = { endpoint: '', accessKeyId: 'S3RVER' };
+  let s3Backend = '';
   let dynamoEndpoint = '';
   const gateway = new AwsGateway(
     {
@@ -186,16 +190,22 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const dynamo = await startDynamo({
     port: cfg.local.dynamoPort,
     path: inMemory ? undefined : join(dataDir, 'dynamodb'),
+    guarded: true,
   });
   cleanups.push(dynamo.close);
   dynamoEndpoint = dynamo.endpoint;
-  const s3 = await startS3({ port: cfg.local.s3Port, directory: join(dataDir, 's3'), bucket: bucketName });
+  const s3 = await startS3({
+    port: cfg.local.s3Port,
+    directory: join(dataDir, 's3'),
+    bucket: bucketName,
+    guarded: true,
+  });
   cleanups.push(s3.close);
-  s3Backend = { endpoint: s3.endpoint, accessKeyId: 'S3RVER' };
+  s3Backend = s3.endpoint;
   const dynamoClient = new DynamoDBClient({
     region: cfg.aws.region,
     endpoint: dynamo.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_AWS_CREDENTIALS,
   });
   for (const [logicalId, resource] of tables) {
     await createTable(dynamoClient, physical.get(logicalId)!.ref, resource);
@@ -220,7 +230,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   let simulatorPort: number | null = null;
   if (!sourceEnv.WHATSAPP_GRAPH_URL) {
     simulator = new WhatsAppSimulator({
-      appSecret: cfg.whatsapp.appSecret,
+      appSecret,
       webhookUrl: `${apiOrigin}${BASE_PATH}/network/whatsapp/webhook`,
     });
     simulatorPort = await simulator.listen(cfg.local.simulatorPort);
@@ -329,7 +339,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   if (whatsAppSecret) {
     services.handle('secretsmanager.PutSecretValue', {
       SecretId: resolver.string(whatsAppSecret.Value),
-      SecretString: JSON.stringify({ appSecret: cfg.whatsapp.appSecret, verifyToken: cfg.whatsapp.verifyToken }),
+      SecretString: JSON.stringify({ appSecret, verifyToken: cfg.whatsapp.verifyToken }),
     });
   }
 
@@ -904,7 +914,7 @@ async function loadOrSeedDemo(
   const db = createDocumentClient({
     region: target.region,
     endpoint: target.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_AWS_CREDENTIALS,
   });
   const demo = await seedDemo(
     {
@@ -917,4 +927,13 @@ async function loadOrSeedDemo(
   );
   if (!inMemory) await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
+}
+
+/** A random Meta app secret for this data dir (kept in it, so that a restart keeps verifying the same signatures). */
+async function deploymentAppSecret(dataDir: string, inMemory: boolean): Promise<string> {
+  const file = join(dataDir, 'whatsapp-app-secret');
+  if (!inMemory && existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const secret = randomBytes(24).toString('hex');
+  if (!inMemory) await writeFile(file, secret, { mode: 0o600 });
+  return secret;
 }

@@ -1,9 +1,10 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { TABLE_INDEXES, TABLE_KEYS } from '#shared/adapters/dynamodb/table';
+import { guardLoopback } from './loopback-guard.ts';
 
 export interface RunningServer {
   endpoint: string;
@@ -17,11 +18,25 @@ const listen = (server: Server, port: number) =>
     server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 
-/** dynalite on loopback; `path` persists the data (LevelDB), none keeps it in memory. */
-export async function startDynamo(options: { port: number; path?: string }): Promise<RunningServer> {
+/**
+ * dynalite on loopback; `path` persists the data (LevelDB), none keeps it in memory. `guarded` (the stacks) lets only
+ * the stack's own signed clients in (infra/local/loopback-guard.ts).
+ */
+export async function startDynamo(options: { port: number; path?: string; guarded?: boolean }): Promise<RunningServer> {
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const gate = requestGate(server);
-  const port = await listen(server, options.port);
+  let port = 0;
+  if (options.guarded) {
+    guardLoopback(server, {
+      port: () => port,
+      readsBody: true,
+      refuse: (response, reason) => {
+        response.writeHead(403, { 'content-type': 'application/x-amz-json-1.0' });
+        response.end(JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: reason }));
+      },
+    });
+  }
+  port = await listen(server, options.port);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
@@ -131,15 +146,45 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await waitForActiveTable(client, tableName);
 }
 
-/** s3rver on loopback, file-backed in `directory`, with the report bucket created. */
-export async function startS3(options: { port: number; directory: string; bucket: string }): Promise<RunningServer> {
-  const server = new S3rver({
+/** s3rver on loopback, file-backed in `directory`, with the report bucket created; `guarded` as startDynamo. */
+export async function startS3(options: {
+  port: number;
+  directory: string;
+  bucket: string;
+  guarded?: boolean;
+}): Promise<RunningServer> {
+  const s3rver = new S3rver({
     port: options.port,
     address: '127.0.0.1',
     silent: true,
     directory: options.directory,
     configureBuckets: [{ name: options.bucket }],
   });
-  const { port } = await server.run();
-  return { endpoint: `http://127.0.0.1:${port}`, port, close: () => server.close() };
+  // What s3rver's run() does, with the guard in front before the port opens.
+  await s3rver.configureBuckets();
+  const server = createServer();
+  server.on('request', s3rver.callback());
+  let port = 0;
+  if (options.guarded) {
+    guardLoopback(server, {
+      port: () => port,
+      readsBody: false,
+      refuse: (response, reason) => {
+        response.writeHead(403, { 'content-type': 'application/xml' });
+        response.end(
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>${reason}</Message></Error>`,
+        );
+      },
+    });
+  }
+  port = await listen(server, options.port);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }

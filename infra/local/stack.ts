@@ -19,6 +19,7 @@ import { drainInvocations, invoke, loadFunction } from './lambda.ts';
 import { LocalQueue, QueueConsumer } from './queue.ts';
 import { type DemoSeed, seedDemo } from './seed.ts';
 import { ensureTable, startDynamo, startS3 } from './servers.ts';
+import { LOCAL_AWS_CREDENTIALS } from './sigv4.ts';
 import { GRAPH_VERSION, WhatsAppSimulator } from './simulator/server.ts';
 
 export interface LocalStackOptions {
@@ -86,9 +87,14 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   const dynamoPath = inMemory ? undefined : join(dataDir, 'dynamodb');
-  let dynamo = await startDynamo({ port: base.local.dynamoPort, path: dynamoPath });
+  let dynamo = await startDynamo({ port: base.local.dynamoPort, path: dynamoPath, guarded: true });
   cleanups.push(() => dynamo.close());
-  const s3 = await startS3({ port: base.local.s3Port, directory: join(dataDir, 's3'), bucket: base.aws.reportsBucket });
+  const s3 = await startS3({
+    port: base.local.s3Port,
+    directory: join(dataDir, 's3'),
+    bucket: base.aws.reportsBucket,
+    guarded: true,
+  });
   cleanups.push(s3.close);
 
   const keysFile = join(dataDir, 'jwt-keys.json');
@@ -138,11 +144,12 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
 
   const handlerEnv: Record<string, string> = {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WPCRM_LOCAL_STACK: 'true',
     ...definedOnly(sourceEnv),
     AWS_REGION: base.aws.region,
-    // s3rver only accepts its own key pair; dynalite and the queue/bus endpoint accept any.
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    // The local key: the embedded servers refuse any other signature (infra/local/loopback-guard.ts).
+    AWS_ACCESS_KEY_ID: LOCAL_AWS_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_AWS_CREDENTIALS.secretAccessKey,
     TABLE_NAME: base.aws.tableName,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     S3_ENDPOINT: s3.endpoint,
@@ -175,7 +182,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     new DynamoDBClient({
       region: cfg.aws.region,
       endpoint: dynamo.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: LOCAL_AWS_CREDENTIALS,
     }),
     cfg.aws.tableName,
   );
@@ -257,7 +264,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
         if (typeof downtime === 'function') await downtime();
         else await new Promise((resolveDelay) => setTimeout(resolveDelay, downtime));
       } finally {
-        dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath });
+        dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath, guarded: true });
       }
     },
     close: async () => {

@@ -22,5 +22,9 @@ declare module 's3rver' {
     });
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
+    /** Creates the configured buckets (what run() does before it listens). */
+    configureBuckets(): Promise<void>;
+    /** s3rver is a Koa application: its request handler. */
+    callback(): (request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) => void;
   }
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
+import { LOCAL_DEVELOPMENT_APP_SECRET } from '#shared/auth/meta-signature';
 import { QUEUES } from '#shared/events/catalog';
 
 /**
@@ -42,7 +43,7 @@ const retrySchedule = v.pipe(
 
 const EnvSchema = v.object({
   /** Shorter than 32 characters or a placeholder: the network webhook answers 503 (CONTRACT §13). */
-  WHATSAPP_APP_SECRET: text('local-whatsapp-app-secret-for-development-only'),
+  WHATSAPP_APP_SECRET: text(LOCAL_DEVELOPMENT_APP_SECRET),
   WHATSAPP_VERIFY_TOKEN: text('local-whatsapp-verify-token'),
   WHATSAPP_GRAPH_URL: url('https://graph.facebook.com/v23.0'),
   /** AWS: a Secrets Manager secret {"appSecret","verifyToken"} that replaces the two variables above. */
@@ -78,6 +79,8 @@ const EnvSchema = v.object({
   WPCRM_S3_PUBLIC_URL: optionalUrl,
   /** Set by the stack when CloudFront and WAF front the API (infra/aws/edge.ts): the public origin callers use. */
   WPCRM_EDGE_ORIGIN: optionalUrl,
+  /** Set by `npm start` for its handlers: the one place the local development app secret is accepted. */
+  WPCRM_LOCAL_STACK: bool(false),
   /** The local stack (npm start) and the wpcrm command. */
   PORT: int(3000),
   WPCRM_DATA_DIR: text('.wpcrm'),
@@ -154,6 +157,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     /** Behind the edge: the origin callers use, and the caller's address comes from CloudFront (shared/http/edge.ts). */
     edgeOrigin: env.WPCRM_EDGE_ORIGIN?.replace(/\/+$/, ''),
     sweepIntervalMs: env.WPCRM_SWEEP_INTERVAL_MS,
+    localStack: env.WPCRM_LOCAL_STACK,
     local: {
       port: env.PORT,
       dataDir: env.WPCRM_DATA_DIR,

@@ -62,6 +62,7 @@ export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
 export function networkWebhookDeps(): DepsOf<typeof receiveNetworkWebhook> {
   return instance(networkWebhookDeps, () =>
     lazyDeps({
+      config,
       clock,
       ids,
       identity: identityStore,

@@ -104,7 +104,7 @@ const startGateway = async (mode: IamMode) => {
     ledger,
     () => ({
       dynamodb: dynamo.endpoint,
-      s3: { endpoint: 'http://127.0.0.1:1', accessKeyId: 'S3RVER' },
+      s3: 'http://127.0.0.1:1',
       sqsAndEvents: 'http://127.0.0.1:1',
       services: new AwsServices(undefined, REGION, ACCOUNT),
       invoke: async () => ({ payload: 'null' }),

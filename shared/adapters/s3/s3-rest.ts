@@ -175,7 +175,7 @@ function backoff(attempt: number): Promise<void> {
 }
 
 /** SHA-256 and HMAC-SHA-256 from node:crypto, in the shape the signer asks for. */
-class NodeSha256 implements Checksum {
+export class NodeSha256 implements Checksum {
   #hash: Hash | Hmac;
 
   constructor(private readonly secret?: SourceData) {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signature';
+import type { Config } from '#shared/config/env';
 import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import type { GroupLifecycleDeps } from '#shared/domain/groups/apply-group-lifecycle';
@@ -13,17 +14,20 @@ import { Notification } from './notification.ts';
 
 /**
  * Meta's webhook (CONTRACT §5, §13).
- * 0. Fail closed (503, logged) while the app secret is missing, short or a placeholder.
+ * 0. Fail closed (503, logged) while the app secret is missing, short, a placeholder, or the local stack's default
+ *    outside the local stack.
  * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing changes.
  * 2. Parse and validate the envelope (400 for a signed but unusable payload).
  * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
  */
 export async function receiveNetworkWebhook(
-  deps: ApplyGroupCreateDeps & NetworkUpdateDeps & GroupLifecycleDeps & { whatsappSecrets: WhatsAppSecrets },
+  deps: ApplyGroupCreateDeps &
+    NetworkUpdateDeps &
+    GroupLifecycleDeps & { whatsappSecrets: WhatsAppSecrets; config: Pick<Config, 'localStack'> },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   const { appSecret } = await deps.whatsappSecrets.get();
-  if (!isUsableAppSecret(appSecret)) {
+  if (!isUsableAppSecret(appSecret, deps.config.localStack)) {
     logger.error(
       'security: WhatsApp app secret missing, shorter than 32 characters or a placeholder; refusing webhooks',
     );

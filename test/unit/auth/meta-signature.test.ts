@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signature';
+import { isUsableAppSecret, LOCAL_DEVELOPMENT_APP_SECRET, verifyMetaSignature } from '#shared/auth/meta-signature';
 
 const SECRET = 'app-secret';
 const body = Buffer.from('{"object":"whatsapp_business_account","entry":[{"changes":[],"text":"café 🎉"}]}');
@@ -46,8 +46,13 @@ describe('isUsableAppSecret', () => {
     expect(isUsableAppSecret(secret)).toBe(false);
   });
 
-  it("accepts a Meta-style secret of 32 hex digits and the local stack's default", () => {
+  it('accepts a Meta-style secret of 32 hex digits', () => {
     expect(isUsableAppSecret('3f9a6c1be47d2058a1c9e6b7d40f2a8e')).toBe(true);
-    expect(isUsableAppSecret('local-whatsapp-app-secret-for-development-only')).toBe(true);
+  });
+
+  it("accepts the local stack's default on the local stack only, never in a deployment", () => {
+    expect(isUsableAppSecret(LOCAL_DEVELOPMENT_APP_SECRET, true)).toBe(true);
+    expect(isUsableAppSecret(LOCAL_DEVELOPMENT_APP_SECRET, false)).toBe(false);
+    expect(isUsableAppSecret(LOCAL_DEVELOPMENT_APP_SECRET)).toBe(false);
   });
 });
