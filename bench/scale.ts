@@ -158,11 +158,25 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       },
       dynamodb: partitionFigures(meter.partitionWrites),
     };
+  } catch (error) {
+    options.log?.(`failed: ${(error as Error).message}; ${JSON.stringify(await diagnose(stack))}`);
+    throw error;
   } finally {
     meter.uninstall();
     await stack.close();
     await receiver.close();
   }
+}
+
+/** Where undelivered work sits: queues, dead-letter queues, unpublished events, the simulator's deliveries. */
+async function diagnose(stack: LocalStack) {
+  const queues = Object.fromEntries([...stack.queues].map(([name, queue]) => [name, queue.size]));
+  const { DynamoEventOutbox } = await import('#shared/adapters/dynamodb/event-outbox');
+  const outbox = new DynamoEventOutbox(deps().db, stack.info.tableName);
+  const unpublished = (await outbox.listUnpublished(1000)).length;
+  const webhooks = stack.simulator?.webhookLog ?? [];
+  const notDelivered = webhooks.filter((entry) => entry.state !== 'delivered').map((entry) => entry.lastError);
+  return { queues, unpublished, simulatorNotifications: webhooks.length, notDelivered: notDelivered.slice(0, 5) };
 }
 
 interface Org {
@@ -262,7 +276,7 @@ async function timedUntil<T>(
       }),
     );
   });
-  await Promise.all(waits);
+  await receiver.settled(waits, 120_000);
   return phase(latencies, performance.now() - started);
 }
 
@@ -347,6 +361,27 @@ class Receiver {
       this.#arrivals.set(key, at);
       this.#waiting.get(key)?.(at);
       this.#waiting.delete(key);
+    }
+  }
+
+  /**
+   * Waits for `waits`; when no event has arrived for `quietMs`, fails naming the events still awaited (a lost event
+   * is a finding, not a hang).
+   */
+  async settled(waits: Promise<unknown>[], quietMs: number): Promise<void> {
+    let lastCount = this.count;
+    let quietSince = Date.now();
+    const all = Promise.all(waits);
+    for (;;) {
+      const done = await Promise.race([all.then(() => true), new Promise((r) => setTimeout(() => r(false), 1_000))]);
+      if (done) return;
+      if (this.count !== lastCount) {
+        lastCount = this.count;
+        quietSince = Date.now();
+      } else if (Date.now() - quietSince > quietMs) {
+        const missing = [...this.#waiting.keys()];
+        throw new Error(`${missing.length} events never arrived, e.g. ${missing.slice(0, 5).join('; ')}`);
+      }
     }
   }
 

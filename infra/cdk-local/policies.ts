@@ -41,12 +41,16 @@ export class TemplatePolicies implements CallAuthorizer {
     physical: Map<string, PhysicalResource>,
     private readonly ctx: PolicyContext,
   ) {
+    const partitionKeys = tablePartitionKeys(template, physical);
     this.#describeContext = {
       ...ctx,
       principalArn: (accessKeyId) => {
         const principal = this.#sessions.get(accessKeyId);
         return principal ? this.#sessionArn(principal) : undefined;
       },
+      // dynamodb:LeadingKeys needs each table's (and index's) partition key name (issue 19.2: without it every
+      // LeadingKeys condition held vacuously).
+      partitionKeyName: (table, index) => partitionKeys.get(index === undefined ? table : `${table}/index/${index}`),
     };
     const roleIdByName = new Map<string, string>();
     for (const [logicalId, resource] of Object.entries(template.Resources)) {
@@ -216,4 +220,32 @@ export class TemplatePolicies implements CallAuthorizer {
     (policy.Statement as unknown[]).push(statement);
     this.#resourcePolicies.set(arn, policy);
   }
+}
+
+interface KeySchemaElement {
+  AttributeName: string;
+  KeyType: string;
+}
+
+/** The partition key attribute of every table of the template, by physical name, and of each index (`T/index/I`). */
+function tablePartitionKeys(template: Template, physical: Map<string, PhysicalResource>): Map<string, string> {
+  const keys = new Map<string, string>();
+  const hashOf = (schema: unknown) =>
+    (schema as KeySchemaElement[] | undefined)?.find((element) => element.KeyType === 'HASH')?.AttributeName;
+  for (const [logicalId, resource] of Object.entries(template.Resources)) {
+    if (resource.Type !== 'AWS::DynamoDB::Table' && resource.Type !== 'AWS::DynamoDB::GlobalTable') continue;
+    const name = physical.get(logicalId)?.ref;
+    const props = resource.Properties ?? {};
+    const hash = hashOf(props.KeySchema);
+    if (!name || !hash) continue;
+    keys.set(name, hash);
+    for (const index of (props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: unknown }[]) {
+      const indexHash = hashOf(index.KeySchema);
+      if (indexHash) keys.set(`${name}/index/${index.IndexName}`, indexHash);
+    }
+    for (const index of (props.LocalSecondaryIndexes ?? []) as { IndexName: string }[]) {
+      keys.set(`${name}/index/${index.IndexName}`, hash);
+    }
+  }
+  return keys;
 }

@@ -1,5 +1,5 @@
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AwsGateway } from '#infra/cdk-local/aws-gateway';
 import { IamLedger, type IamMode } from '#infra/cdk-local/iam-ledger';
@@ -12,6 +12,7 @@ const ACCOUNT = '000000000000';
 const REGION = 'eu-west-1';
 const ACCESS_KEY_ID = 'ASIAGROUPSFN0000001';
 const SESSION_NAME = 'WpCrm-dev-Service-GroupsFn-0123456789AB';
+const KEYS_ACCESS_KEY_ID = 'ASIAKEYSFN000000001';
 
 const template: Template = {
   Resources: {
@@ -46,6 +47,37 @@ const template: Template = {
     GroupsFn: {
       Type: 'AWS::Lambda::Function',
       Properties: { Role: { 'Fn::GetAtt': ['GroupsFnRole', 'Arn'] }, Handler: 'index.handler' },
+    },
+    KeysFnRole: {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+        },
+      },
+    },
+    KeysFnRolePolicy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: {
+        PolicyName: 'KeysFnRolePolicy',
+        Roles: [{ Ref: 'KeysFnRole' }],
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+              Resource: { 'Fn::GetAtt': ['Table', 'Arn'] },
+              Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['JWKS'] } },
+            },
+          ],
+        },
+      },
+    },
+    KeysFn: {
+      Type: 'AWS::Lambda::Function',
+      Properties: { Role: { 'Fn::GetAtt': ['KeysFnRole', 'Arn'] }, Handler: 'index.handler' },
     },
   },
 };
@@ -113,6 +145,8 @@ const startGateway = async (mode: IamMode) => {
   );
   gateways.push(gateway);
   gateway.addPrincipal(ACCESS_KEY_ID, policies.sessionFor('GroupsFn', ACCESS_KEY_ID, SESSION_NAME));
+  ledger.register('KeysFn', policies.grantedPairs('KeysFn'));
+  gateway.addPrincipal(KEYS_ACCESS_KEY_ID, policies.sessionFor('KeysFn', KEYS_ACCESS_KEY_ID, 'KeysFn-session'));
   const endpoint = await gateway.listen();
   return { endpoint, ledger };
 };
@@ -134,6 +168,43 @@ const rejection = (work: Promise<unknown>) =>
     },
     (error: Error & { $metadata?: { httpStatusCode?: number } }) => error,
   );
+
+describe('dynamodb:LeadingKeys under start:cdk (issue 19.2)', () => {
+  it('lets a role limited to one partition read that partition, and refuses it every other one', async () => {
+    const { endpoint, ledger } = await startGateway('enforce');
+    const client = documentClient(endpoint, KEYS_ACCESS_KEY_ID);
+
+    const own = await client.send(new GetCommand({ TableName: tableName, Key: { PK: 'JWKS' } }));
+    const other = await rejection(client.send(new GetCommand({ TableName: tableName, Key: { PK: 'ORG#acme' } })));
+    const otherQuery = await rejection(
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'ORG#acme' },
+        }),
+      ),
+    );
+    const mixedBatch = await rejection(
+      client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [{ PK: 'JWKS' }, { PK: 'ORG#acme' }] } } }),
+      ),
+    );
+
+    expect(own.$metadata.httpStatusCode).toBe(200);
+    expect([other.name, otherQuery.name, mixedBatch.name]).toEqual([
+      'AccessDeniedException',
+      'AccessDeniedException',
+      'AccessDeniedException',
+    ]);
+    expect(
+      ledger
+        .report()
+        .functions.KeysFn!.denied.map((call) => call.action)
+        .sort(),
+    ).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+  });
+});
 
 describe('AwsGateway with TemplatePolicies', () => {
   it('forwards a call the role allows to the backend', async () => {
@@ -183,8 +254,9 @@ describe('AwsGateway with TemplatePolicies', () => {
     await rejection(client.send(new PutCommand({ TableName: tableName, Item: { PK: 'denied' } })));
 
     expect(unusedBefore).toEqual([`dynamodb:GetItem ${tableArn}`]);
-    expect(ledger.report()).toEqual({
-      functions: { GroupsFn: { denied: [{ action: 'dynamodb:PutItem', resource: tableArn, count: 1 }], unused: [] } },
+    expect(ledger.report().functions.GroupsFn).toEqual({
+      denied: [{ action: 'dynamodb:PutItem', resource: tableArn, count: 1 }],
+      unused: [],
     });
   });
 
