@@ -24,6 +24,7 @@ import { BASE_PATH } from '#shared/routes/route';
 import { AwsGateway } from './aws-gateway.ts';
 import { type ApiRoute, TemplateHttpApi } from './http-api.ts';
 import { type IamLedger, type IamMode, type IamReport, IamLedger as Ledger } from './iam-ledger.ts';
+import { lambdaServiceCalls } from './lambda-logs.ts';
 import { FunctionRuntime, type InvokeOutcome } from './lambda-runtime.ts';
 import { TemplatePolicies } from './policies.ts';
 import { AwsServices } from './services.ts';
@@ -268,21 +269,16 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     const runtime = new FunctionRuntime({
       // The Lambda service writes the function's logs (and traces, when active) with the execution role.
       onFirstInvoke: () => {
-        const logGroupArn = `arn:aws:logs:${cfg.aws.region}:${ACCOUNT}:log-group:${logGroup}:*`;
-        const uses = [
-          ['logs:CreateLogStream', logGroupArn],
-          ['logs:PutLogEvents', logGroupArn],
-          ...(props.TracingConfig?.Mode === 'Active'
-            ? [
-                ['xray:PutTraceSegments', '*'],
-                ['xray:PutTelemetryRecords', '*'],
-              ]
-            : []),
-        ];
-        for (const [action, resource] of uses) {
-          const decision = policies!.authorize(principal, { action: action!, resource: resource!, context: {} });
+        const uses = lambdaServiceCalls({
+          region: cfg.aws.region,
+          account: ACCOUNT,
+          logGroup,
+          tracing: props.TracingConfig?.Mode === 'Active',
+        });
+        for (const { action, resource } of uses) {
+          const decision = policies!.authorize(principal, { action, resource, context: {} });
           if (decision.allowed) ledger.used(logicalId, decision.matchedGrants);
-          else ledger.denied(logicalId, action!, resource!);
+          else ledger.denied(logicalId, action, resource);
         }
       },
       logicalId,
