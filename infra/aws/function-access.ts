@@ -1,3 +1,4 @@
+import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
 import type { BucketAccess, TableAccess } from './constructs/app-function.ts';
 
 /**
@@ -7,6 +8,8 @@ import type { BucketAccess, TableAccess } from './constructs/app-function.ts';
  */
 export interface FunctionAccess {
   table?: TableAccess;
+  /** Only these partitions of the table (`dynamodb:LeadingKeys` patterns, keys.ts LEADING_KEY_PATTERNS). */
+  tableKeys?: readonly string[];
   reports?: BucketAccess;
   /** PutEvents on the service's bus. */
   publishesEvents?: boolean;
@@ -32,8 +35,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   // Serves the API reference page and its script, bundled into its asset (function-files.ts).
   'get-docs': {},
   'route-not-found': {},
-  // Reads credentials; counts and clears failed attempts.
-  'issue-token': { table: 'readWrite', signsTokens: true },
+  // Reads credentials; counts and clears failed attempts. Unauthenticated: those partitions only.
+  'issue-token': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.issueToken, signsTokens: true },
   'get-jwks': { servesPublicKeys: true },
   'list-channels': { table: 'read' },
   'create-group': { table: 'readWrite', sendsTo: ['group-requests'] },
@@ -47,6 +50,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'verify-network-webhook': { verifiesNetworkWebhooks: true },
   'receive-network-webhook': {
     table: 'readWrite',
+    tableKeys: LEADING_KEY_PATTERNS.networkWebhook,
     publishesEvents: true,
     callsNetwork: true,
     verifiesNetworkWebhooks: true,

@@ -1,5 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { authorize, type PolicyDocument } from '#infra/cdk-local/iam/policy';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import { FUNCTION_ACCESS } from '#infra/aws/function-access';
@@ -22,9 +23,28 @@ import {
   logicalId,
   refId,
   resources,
+  type Statement,
   statements,
   testApp,
 } from './support.ts';
+
+const TABLE_ARN = 'arn:aws:dynamodb:eu-west-1:000000000000:table/wpcrm';
+
+/** A statement with the table's ARN in place of its Fn::GetAtt (and Fn::Join done), as the IAM model evaluates it. */
+function resolveTable(statement: Statement): Statement {
+  const resolve = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(resolve);
+    if (value === null || typeof value !== 'object') return value;
+    const object = value as Record<string, unknown>;
+    if ('Fn::GetAtt' in object) return TABLE_ARN;
+    if ('Fn::Join' in object) {
+      const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
+      return parts.map(resolve).join(separator);
+    }
+    return Object.fromEntries(Object.entries(object).map(([key, inner]) => [key, resolve(inner)]));
+  };
+  return resolve(statement) as Statement;
+}
 
 describe('ServiceStack (dev)', () => {
   let app: App;
@@ -147,6 +167,50 @@ describe('ServiceStack (dev)', () => {
       });
     }
   });
+
+  it.each([
+    ['issue-token', ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9'], ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS']],
+    [
+      'receive-network-webhook',
+      [
+        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55',
+        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CHAT',
+        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CHAT#cht_01ABC',
+        'WAPHONE#100000000000001',
+        'WAMSG#wamid.HBgL',
+        'EVENT#evt_1',
+      ],
+      [
+        'CLIENT#cli_01ABC',
+        'LOGINADDR#203.0.113.9',
+        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#WHK#whk_01ABC',
+        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CONTACT',
+        'IDEM#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#key',
+        'JWKS',
+      ],
+    ],
+  ])(
+    'limits the unauthenticated %s to the partitions it uses (dynamodb:LeadingKeys)',
+    (name, allowed, refused) => {
+      const role = logicalId(fnOf(name).role);
+      const documents = statements(template)
+        .filter(({ roles }) => roles.includes(role))
+        .map(({ statement }) => ({ Version: '2012-10-17', Statement: [resolveTable(statement)] }));
+      const decide = (partition: string) =>
+        authorize({
+          principalArn: `arn:aws:iam::000000000000:role/${role}`,
+          identityPolicies: documents as PolicyDocument[],
+          request: {
+            action: 'dynamodb:PutItem',
+            resource: TABLE_ARN,
+            context: { 'dynamodb:LeadingKeys': [partition] },
+          },
+        }).decision;
+
+      expect(allowed.map(decide)).toEqual(allowed.map(() => 'allow'));
+      expect(refused.map(decide)).toEqual(refused.map(() => 'deny'));
+    },
+  );
 
   it('lets every function behind a non-public route read the public keys item, and no other item through that grant', () => {
     const verifying = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));

@@ -165,12 +165,22 @@ export class AppFunction extends Construct {
   }
 
   /** `TABLE_NAME`, plus exact item actions on the table and its named indexes; no grant without `access`. */
-  bindTable(table: ITableV2, access?: TableAccess): this {
+  /**
+   * `TABLE_NAME`, plus the table's actions for `access`; with `leadingKeys`, only on partitions whose key matches one
+   * of those patterns (`dynamodb:LeadingKeys`, StringLike).
+   */
+  bindTable(table: ITableV2, access?: TableAccess, leadingKeys?: readonly string[]): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (access) {
       const indexes = TABLE_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`);
       this.role.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: TABLE_ACTIONS[access], resources: [table.tableArn, ...indexes] }),
+        new iam.PolicyStatement({
+          actions: TABLE_ACTIONS[access],
+          resources: [table.tableArn, ...indexes],
+          conditions: leadingKeys
+            ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } }
+            : undefined,
+        }),
       );
     }
     return this;

@@ -138,7 +138,7 @@ export class ServiceStack extends Stack {
       appFunction
         .addEnvironment('JWT_ISSUER', props.jwtIssuer)
         .addEnvironment('JWT_AUDIENCE', props.jwtAudience)
-        .bindTable(this.data.table, access.table);
+        .bindTable(this.data.table, access.table, access.tableKeys);
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);

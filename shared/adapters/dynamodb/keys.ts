@@ -22,6 +22,34 @@ export const keys = {
 export const PUBLIC_KEYS_PARTITION = 'JWKS';
 export const publicKeysKey = { PK: PUBLIC_KEYS_PARTITION, SK: 'JWKS' };
 
+/** An organisation id (a lowercase UUID) as an IAM StringLike pattern: `?` is one character. */
+const ORG_PATTERN = 'ORG#????????-????-????-????-????????????';
+
+/**
+ * The partitions the two unauthenticated functions may touch, as IAM `dynamodb:LeadingKeys` patterns (StringLike;
+ * a Query on an index is checked against the index's partition key). Anything else of the multi-tenant table —
+ * credentials' neighbours, webhook subscriptions and secrets, CRM records, reports, idempotency and rate keys — is
+ * out of their reach even if their code were made to ask for it.
+ */
+export const LEADING_KEY_PATTERNS = {
+  /** Credentials and the token attempt counters (per client id, per address). */
+  issueToken: ['CLIENT#*', 'LOGINADDR#*'],
+  /**
+   * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
+   * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox.
+   */
+  networkWebhook: [
+    ORG_PATTERN,
+    `${ORG_PATTERN}#CHAT`,
+    `${ORG_PATTERN}#CHAT#*`,
+    'WAPHONE#*',
+    'WAREQ#*',
+    'WAGROUP#*',
+    'WAMSG#*',
+    'EVENT#*',
+  ],
+} as const;
+
 /** Strips the key attributes before an item becomes a domain object. */
 export function withoutKeys<T>(item: Record<string, unknown>): T {
   const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, ttl, entity, ...rest } = item;
