@@ -1,11 +1,11 @@
 import type { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { authorize, type PolicyDocument } from '#infra/cdk-local/iam/policy';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import { FUNCTION_ACCESS } from '#infra/aws/function-access';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { parseStage } from '#infra/aws/stage';
+import { authorize, type PolicyDocument } from '#infra/cdk-local/iam/policy';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
@@ -169,7 +169,11 @@ describe('ServiceStack (dev)', () => {
   });
 
   it.each([
-    ['issue-token', ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9'], ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS']],
+    [
+      'issue-token',
+      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9'],
+      ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS'],
+    ],
     [
       'receive-network-webhook',
       [
@@ -189,28 +193,44 @@ describe('ServiceStack (dev)', () => {
         'JWKS',
       ],
     ],
-  ])(
-    'limits the unauthenticated %s to the partitions it uses (dynamodb:LeadingKeys)',
-    (name, allowed, refused) => {
-      const role = logicalId(fnOf(name).role);
-      const documents = statements(template)
-        .filter(({ roles }) => roles.includes(role))
-        .map(({ statement }) => ({ Version: '2012-10-17', Statement: [resolveTable(statement)] }));
-      const decide = (partition: string) =>
-        authorize({
-          principalArn: `arn:aws:iam::000000000000:role/${role}`,
-          identityPolicies: documents as PolicyDocument[],
-          request: {
-            action: 'dynamodb:PutItem',
-            resource: TABLE_ARN,
-            context: { 'dynamodb:LeadingKeys': [partition] },
-          },
-        }).decision;
+  ])('limits the unauthenticated %s to the partitions it uses (dynamodb:LeadingKeys)', (name, allowed, refused) => {
+    const role = logicalId(fnOf(name).role);
+    const documents = statements(template)
+      .filter(({ roles }) => roles.includes(role))
+      .map(({ statement }) => ({ Version: '2012-10-17', Statement: [resolveTable(statement)] }));
+    const decide = (partition: string) =>
+      authorize({
+        principalArn: `arn:aws:iam::000000000000:role/${role}`,
+        identityPolicies: documents as PolicyDocument[],
+        request: {
+          action: 'dynamodb:PutItem',
+          resource: TABLE_ARN,
+          context: { 'dynamodb:LeadingKeys': [partition] },
+        },
+      }).decision;
 
-      expect(allowed.map(decide)).toEqual(allowed.map(() => 'allow'));
-      expect(refused.map(decide)).toEqual(refused.map(() => 'deny'));
-    },
-  );
+    expect(allowed.map(decide)).toEqual(allowed.map(() => 'allow'));
+    expect(refused.map(decide)).toEqual(refused.map(() => 'deny'));
+  });
+
+  it('binds webhook secrets to their subscription: Encrypt only with the {orgId, webhookId} context, Decrypt with it or none (legacy)', () => {
+    const kmsStatements = (name: string) =>
+      statements(template)
+        .filter(({ roles }) => roles.includes(logicalId(fnOf(name).role)))
+        .map(({ statement }) => statement)
+        .filter((statement) => asArray(statement.Action).some((action) => String(action).startsWith('kms:')));
+    const contextKeys = { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['orgId', 'webhookId'] } };
+
+    expect(kmsStatements('create-webhook')).toEqual([
+      expect.objectContaining({
+        Action: 'kms:Encrypt',
+        Condition: { ...contextKeys, Null: { 'kms:EncryptionContextKeys': 'false' } },
+      }),
+    ]);
+    expect(kmsStatements('webhook-dispatcher')).toEqual([
+      expect.objectContaining({ Action: 'kms:Decrypt', Condition: contextKeys }),
+    ]);
+  });
 
   it('lets every function behind a non-public route read the public keys item, and no other item through that grant', () => {
     const verifying = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));

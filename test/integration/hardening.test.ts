@@ -295,7 +295,7 @@ describe('webhook subscription limits (CONTRACT §13)', () => {
     const stored = (await deps().webhooks.getSubscription(orgId, webhookId))!;
     const now = Date.now();
     const live = stored.secrets.filter((secret) => !secret.retiresAt || Date.parse(secret.retiresAt) > now);
-    const opened = await Promise.all(live.map((secret) => deps().secretBox.open(secret.sealed)));
+    const opened = await Promise.all(live.map((secret) => deps().secretBox.open(secret.sealed, { orgId, webhookId })));
     expect(opened).toEqual([third, second]);
     expect(opened).not.toContain(first);
   });

@@ -358,7 +358,12 @@ describe('outbound webhooks', () => {
         url: `${receiver.url}/legacy`,
         events: ['group.created', 'group.creation_failed', 'report.completed', 'report.failed'],
         status: 'active',
-        secrets: [{ sealed: await deps().secretBox.seal(star.secret), createdAt: now }],
+        secrets: [
+          {
+            sealed: await deps().secretBox.seal(star.secret, { orgId: api.orgId, webhookId: 'whk_legacy_all' }),
+            createdAt: now,
+          },
+        ],
         createdAt: now,
         updatedAt: now,
       },

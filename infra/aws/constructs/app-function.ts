@@ -259,9 +259,16 @@ export class AppFunction extends Construct {
   /** `WEBHOOK_SECRETS_KMS_KEY_ID`, with Encrypt (to store new secrets) or Decrypt (to sign deliveries) on that key. */
   bindWebhookSecretsKey(key: IKey, use: 'seal' | 'open'): this {
     this.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', key.keyArn);
-    // The exact action, not grantEncrypt's ReEncrypt*/GenerateDataKey* wildcards.
+    // The exact action, not grantEncrypt's ReEncrypt*/GenerateDataKey* wildcards. A secret is sealed under the
+    // encryption context {orgId, webhookId} and nothing else (Null: a context is required); opening also allows no
+    // context, for secrets sealed before contexts until their next rotation.
+    const contextKeys = { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['orgId', 'webhookId'] } };
     this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: [use === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'], resources: [key.keyArn] }),
+      new iam.PolicyStatement({
+        actions: [use === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: use === 'seal' ? { ...contextKeys, Null: { 'kms:EncryptionContextKeys': 'false' } } : contextKeys,
+      }),
     );
     return this;
   }

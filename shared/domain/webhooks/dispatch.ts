@@ -8,7 +8,13 @@ import type { SecretBox } from '#shared/ports/secret-box';
 import type { WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { webhookHeaders } from './signature.ts';
-import { type Delivery, DISABLE_AFTER_FAILING_SECONDS, type Subscription, subscribesTo } from './subscription.ts';
+import {
+  type Delivery,
+  DISABLE_AFTER_FAILING_SECONDS,
+  type Subscription,
+  secretContext,
+  subscribesTo,
+} from './subscription.ts';
 import { WEBHOOK_DELIVERIES_QUEUE } from './subscriptions.ts';
 
 export interface DispatchDeps {
@@ -104,7 +110,10 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
   if (claimed.updatedAt === delivery.updatedAt) claimed.updatedAt = new Date(now.getTime() + 1).toISOString();
   if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) return;
 
-  const secrets = await Promise.all(activeSecrets(subscription, now).map((secret) => deps.secretBox.open(secret)));
+  const context = secretContext(subscription.orgId, subscription.webhookId);
+  const secrets = await Promise.all(
+    activeSecrets(subscription, now).map((secret) => deps.secretBox.open(secret, context)),
+  );
   const headers = webhookHeaders(
     { id: delivery.eventId, timestamp: Math.floor(now.getTime() / 1000), body: delivery.body },
     secrets,

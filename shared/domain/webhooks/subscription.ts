@@ -124,3 +124,6 @@ export function attemptsView(delivery: Delivery) {
     responseBody: attempt.responseBody ?? null,
   }));
 }
+
+/** The KMS encryption context of a subscription's secrets: a ciphertext opens only as this subscription's. */
+export const secretContext = (orgId: string, webhookId: string) => ({ orgId, webhookId });

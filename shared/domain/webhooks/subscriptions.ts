@@ -15,6 +15,7 @@ import {
   deliveryView,
   ROTATION_OVERLAP_SECONDS,
   type Subscription,
+  secretContext,
   subscribedEvents,
   subscriptionView,
 } from './subscription.ts';
@@ -48,14 +49,15 @@ export async function createSubscription(
   await deps.webhookTransport.validate(input.url);
   const now = deps.clock.now().toISOString();
   const secret = generateWebhookSecret();
+  const webhookId = deps.ids.next('whk');
   const subscription: Subscription = {
-    webhookId: deps.ids.next('whk'),
+    webhookId,
     orgId: input.orgId,
     url: input.url,
     events: subscribedEvents(input.events),
     description: input.description,
     status: 'active',
-    secrets: [{ sealed: await deps.secretBox.seal(secret), createdAt: now }],
+    secrets: [{ sealed: await deps.secretBox.seal(secret, secretContext(input.orgId, webhookId)), createdAt: now }],
     createdAt: now,
     updatedAt: now,
   };
@@ -128,7 +130,7 @@ export async function rotateSecret(
 ) {
   const now = deps.clock.now();
   const secret = generateWebhookSecret();
-  const sealed = await deps.secretBox.seal(secret);
+  const sealed = await deps.secretBox.seal(secret, secretContext(input.orgId, input.webhookId));
   const retiresAt = new Date(now.getTime() + ROTATION_OVERLAP_SECONDS * 1000).toISOString();
   const updated = await deps.webhooks.updateSubscription(input.orgId, input.webhookId, (current) => ({
     secrets: [
