@@ -1,5 +1,5 @@
 import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
-import type { BucketAccess, TableAccess } from './constructs/app-function.ts';
+import type { BucketAccess, IndexName, TableAccess } from './constructs/app-function.ts';
 
 /**
  * What a function may touch, beyond what its routes imply (verifying tokens needs the public keys). Least
@@ -10,6 +10,10 @@ export interface FunctionAccess {
   table?: TableAccess;
   /** Only these partitions of the table (`dynamodb:LeadingKeys` patterns, keys.ts LEADING_KEY_PATTERNS). */
   tableKeys?: readonly string[];
+  /** The indexes it queries (README, Access patterns); none by default. */
+  indexes?: readonly IndexName[];
+  /** Reads records in batches (the report worker's joins). */
+  batchGets?: boolean;
   reports?: BucketAccess;
   /** PutEvents on the service's bus. */
   publishesEvents?: boolean;
@@ -41,16 +45,24 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'list-channels': { table: 'read' },
   'create-group': { table: 'readWrite', sendsTo: ['group-requests'] },
   'get-group-status': { table: 'read' },
-  'list-groups': { table: 'read' },
+  'list-groups': { table: 'read', indexes: ['GSI1'] },
   'get-group': { table: 'read' },
   'update-group': NETWORK_MEMBER,
   'delete-group': NETWORK_MEMBER,
   'group-worker': { table: 'readWrite', publishesEvents: true, callsNetwork: true, sendsTo: ['group-requests'] },
-  'group-sweeper': { table: 'readWrite', publishesEvents: true, callsNetwork: true, sendsTo: ['group-requests'] },
+  'group-sweeper': {
+    table: 'readWrite',
+    indexes: ['GSI1'],
+    publishesEvents: true,
+    callsNetwork: true,
+    sendsTo: ['group-requests'],
+  },
   'verify-network-webhook': { verifiesNetworkWebhooks: true },
   'receive-network-webhook': {
     table: 'readWrite',
     tableKeys: LEADING_KEY_PATTERNS.networkWebhook,
+    // The channel of a confirmation held before its request was known, by phone-number id.
+    indexes: ['GSI1'],
     publishesEvents: true,
     callsNetwork: true,
     verifiesNetworkWebhooks: true,
@@ -77,12 +89,19 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'list-delivery-attempts': { table: 'read' },
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
-  'webhook-sweeper': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
+  'webhook-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['webhook-deliveries'] },
   'request-report': { table: 'readWrite', sendsTo: ['report-requests'] },
   'list-reports': { table: 'read' },
   'get-report': { table: 'read' },
   // Signs download URLs: the URL carries this role's permission to read the object.
   'download-report': { table: 'read', reports: 'read' },
-  'report-worker': { table: 'readWrite', reports: 'readWrite', publishesEvents: true, sendsTo: ['report-requests'] },
-  'report-sweeper': { table: 'readWrite', publishesEvents: true, sendsTo: ['report-requests'] },
+  'report-worker': {
+    table: 'readWrite',
+    indexes: ['GSI2'],
+    batchGets: true,
+    reports: 'write',
+    publishesEvents: true,
+    sendsTo: ['report-requests'],
+  },
+  'report-sweeper': { table: 'readWrite', indexes: ['GSI1'], publishesEvents: true, sendsTo: ['report-requests'] },
 };

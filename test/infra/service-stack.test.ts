@@ -213,6 +213,26 @@ describe('ServiceStack (dev)', () => {
     expect(refused.map(decide)).toEqual(refused.map(() => 'deny'));
   });
 
+  it('lets only the functions that query an index reach it, and grants no item action on an index', () => {
+    const indexGrants = statements(template).filter(({ statement }) =>
+      JSON.stringify(statement.Resource).includes('/index/'),
+    );
+    const byFunction = new Map([...stack.functions].map(([name, fn]) => [logicalId(fn.role), name] as const));
+
+    const readers = indexGrants.flatMap(({ roles, statement }) =>
+      roles.map((role) => `${byFunction.get(role)} ${asArray(statement.Action).join(',')}`),
+    );
+
+    expect(readers.sort()).toEqual([
+      'group-sweeper dynamodb:Query',
+      'list-groups dynamodb:Query',
+      'receive-network-webhook dynamodb:Query',
+      'report-sweeper dynamodb:Query',
+      'report-worker dynamodb:Query',
+      'webhook-sweeper dynamodb:Query',
+    ]);
+  });
+
   it('binds webhook secrets to their subscription: Encrypt only with the {orgId, webhookId} context, Decrypt with it or none (legacy)', () => {
     const kmsStatements = (name: string) =>
       statements(template)

@@ -12,7 +12,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
-import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
+import type { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 
 /** The repository root: entries, package-lock.json and tsconfig live there, wherever cdk or vitest runs from. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -40,26 +40,22 @@ export const FUNCTION_BUNDLING = {
 } satisfies BundlingOptions;
 
 export type TableAccess = 'read' | 'readWrite';
-export type BucketAccess = 'read' | 'readWrite';
+export type IndexName = (typeof TABLE_INDEXES)[number]['indexName'];
+export type BucketAccess = 'read' | 'write';
 
-// Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no streams, no wildcard index ARN.
+// Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no streams, no ConditionCheckItem (the service
+// uses no transactions), no batch writes (only the operator's import makes them). Item actions name the table only;
+// Query reaches the indexes a function declares, BatchGetItem only where a function joins records.
 const TABLE_ACTIONS: Record<TableAccess, string[]> = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
-  readWrite: [
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:ConditionCheckItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-  ],
+  read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  readWrite: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
 };
 
 const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
   read: ['s3:GetObject'],
-  readWrite: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+  // The worker streams files up (PutObject and the multipart calls, which S3 authorizes as PutObject) and aborts a
+  // failed upload; it never reads one back.
+  write: ['s3:PutObject', 's3:AbortMultipartUpload'],
 };
 
 /** A file the function reads at run time from beside its bundle (`new URL(name, import.meta.url)`). */
@@ -166,20 +162,28 @@ export class AppFunction extends Construct {
 
   /** `TABLE_NAME`, plus exact item actions on the table and its named indexes; no grant without `access`. */
   /**
-   * `TABLE_NAME`, plus the table's actions for `access`; with `leadingKeys`, only on partitions whose key matches one
-   * of those patterns (`dynamodb:LeadingKeys`, StringLike).
+   * `TABLE_NAME`, plus the table's actions for `access` (BatchGetItem with `batchGets`), and Query on the `indexes` the
+   * function reads; with
+   * `leadingKeys`, only on partitions whose key matches one of those patterns (`dynamodb:LeadingKeys`, StringLike).
    */
-  bindTable(table: ITableV2, access?: TableAccess, leadingKeys?: readonly string[]): this {
+  bindTable(
+    table: ITableV2,
+    access?: TableAccess,
+    options: { leadingKeys?: readonly string[]; indexes?: readonly IndexName[]; batchGets?: boolean } = {},
+  ): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
-    if (access) {
-      const indexes = TABLE_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`);
+    if (!access) return this;
+    const conditions = options.leadingKeys
+      ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...options.leadingKeys] } }
+      : undefined;
+    const actions = [...TABLE_ACTIONS[access], ...(options.batchGets ? ['dynamodb:BatchGetItem'] : [])];
+    this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn], conditions }));
+    if (options.indexes?.length) {
       this.role.addToPrincipalPolicy(
         new iam.PolicyStatement({
-          actions: TABLE_ACTIONS[access],
-          resources: [table.tableArn, ...indexes],
-          conditions: leadingKeys
-            ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } }
-            : undefined,
+          actions: ['dynamodb:Query'],
+          resources: options.indexes.map((index) => `${table.tableArn}/index/${index}`),
+          conditions,
         }),
       );
     }
@@ -209,7 +213,7 @@ export class AppFunction extends Construct {
   /** `JWT_SIGNING_SECRET_ID` (the private key set), readable, and writable for the key manager. */
   bindSigningKeys(secret: ISecret, access: 'read' | 'readWrite' = 'read'): this {
     this.addEnvironment('JWT_SIGNING_SECRET_ID', secret.secretArn);
-    secret.grantRead(this.role);
+    this.readSecret(secret);
     if (access === 'readWrite') secret.grantWrite(this.role);
     return this;
   }
@@ -276,15 +280,22 @@ export class AppFunction extends Construct {
   /** `CURSOR_KEY_SECRET_ID`: the HMAC key of list cursors, readable. */
   bindCursorKey(secret: ISecret): this {
     this.addEnvironment('CURSOR_KEY_SECRET_ID', secret.secretArn);
-    secret.grantRead(this.role);
+    this.readSecret(secret);
     return this;
   }
 
   /** `WHATSAPP_SECRETS_ID`: Meta's app secret and verify token, read once per cold start. */
   bindWhatsAppSecrets(secret: ISecret): this {
     this.addEnvironment('WHATSAPP_SECRETS_ID', secret.secretArn);
-    secret.grantRead(this.role);
+    this.readSecret(secret);
     return this;
+  }
+
+  /** GetSecretValue alone: grantRead's DescribeSecret is never called (the secrets are read by ARN). */
+  private readSecret(secret: ISecret): void {
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
   }
 
   /** Acknowledges one cdk-nag IAM5 finding of this function's policy, by its exact id. */

@@ -1,5 +1,6 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -87,6 +88,9 @@ export class QueueWorker extends Construct {
   /** Lets a function send to this queue: `<NAME>_QUEUE_URL` and `sqs:SendMessage` on this queue only. */
   bindProducer(producer: AppFunction): void {
     producer.addEnvironment(queueUrlVariable(this.def.name), this.queue.queueUrl);
-    this.queue.grantSendMessages(producer.role);
+    // SendMessage alone: grantSendMessages' GetQueueAttributes and GetQueueUrl are never called (the URL is given).
+    producer.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
   }
 }

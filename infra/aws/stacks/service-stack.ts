@@ -138,7 +138,11 @@ export class ServiceStack extends Stack {
       appFunction
         .addEnvironment('JWT_ISSUER', props.jwtIssuer)
         .addEnvironment('JWT_AUDIENCE', props.jwtAudience)
-        .bindTable(this.data.table, access.table, access.tableKeys);
+        .bindTable(this.data.table, access.table, {
+          leadingKeys: access.tableKeys,
+          indexes: access.indexes,
+          batchGets: access.batchGets,
+        });
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
