@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { invocationStats, runningFunction } from '#infra/local/lambda';
 import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
+import { stackEnv } from '#test/support/stack-harness';
 import { CapacityMeter, type OperationCapacity } from './capacity-meter.ts';
 import { percentile } from './stats.ts';
 
@@ -33,18 +34,12 @@ export interface FlowUsage {
  */
 export async function groupEndToEndBenchmark(options: { requests: number; meteredRequests: number; seconds: number }) {
   const stack = await startLocalStack({
-    env: {
-      ...process.env,
-      WPCRM_DATA_DIR: ':memory:',
-      PORT: '0',
-      WPCRM_DYNAMODB_PORT: '0',
-      WPCRM_S3_PORT: '0',
-      WPCRM_SIMULATOR_PORT: '0',
+    env: stackEnv({
       GROUP_CREATE_RATE_LIMIT: '1000000/60',
       // The sweepers find nothing to do here; a long tick keeps their table reads out of the figures.
       WPCRM_SWEEP_INTERVAL_MS: '600000',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
+    }),
   });
   const receiver = await WebhookReceiver.start();
   try {

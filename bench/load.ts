@@ -1,7 +1,7 @@
-import { createHmac } from 'node:crypto';
 import autocannon, { type Result } from 'autocannon';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
+import { signedInboundGroupText, stackEnv } from '#test/support/stack-harness';
 
 /** One autocannon run: latency percentiles (ms), throughput (requests/s) and what came back. */
 export interface LoadFigures {
@@ -41,15 +41,7 @@ const figures = (result: Result, connections: number): LoadFigures => ({
  */
 export async function runLoad(options: { connections: number; seconds: number; amount?: number }): Promise<LoadReport> {
   const stack = await startLocalStack({
-    env: {
-      ...process.env,
-      WPCRM_DATA_DIR: ':memory:',
-      PORT: '0',
-      WPCRM_DYNAMODB_PORT: '0',
-      WPCRM_S3_PORT: '0',
-      WPCRM_SIMULATOR_PORT: '0',
-      WPCRM_SWEEP_INTERVAL_MS: '600000',
-    },
+    env: stackEnv({ WPCRM_SWEEP_INTERVAL_MS: '600000' }),
   });
   try {
     return { reports: await loadReports(stack, options), webhooks: await loadWebhooks(stack, options) };
@@ -102,13 +94,7 @@ async function loadWebhooks(stack: LocalStack, options: { connections: number; s
           const wamid = `wamid.load-${run}-${++generated}`;
           context.wamid = wamid;
           sent.add(wamid);
-          const body = inboundMessage(groupId, wamid);
-          const signature = `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
-          return {
-            ...request,
-            body,
-            headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
-          };
+          return { ...request, ...signedInboundGroupText({ groupId, wamid, text: wamid }, appSecret) };
         },
         onResponse: (status, _, context) => {
           if (status >= 200 && status < 300) acknowledged.add(context.wamid as string);
@@ -148,36 +134,6 @@ async function groupChat(stack: LocalStack) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`group ${requestId} was not created`);
-}
-
-function inboundMessage(groupId: string, wamid: string): string {
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '100000000000900',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '4915100000001', phone_number_id: '100000000000001' },
-              messages: [
-                {
-                  from: '4915112345678',
-                  id: wamid,
-                  timestamp: String(Math.floor(Date.now() / 1000)),
-                  type: 'text',
-                  text: { body: wamid },
-                  group_id: groupId,
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  });
 }
 
 /** The network ids of the chat's stored inbound messages of this run. */

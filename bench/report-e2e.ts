@@ -3,6 +3,7 @@ import { deps } from '#shared/config/deps';
 import { generateRecords } from '#shared/domain/crm/generate-records';
 import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import type { CrmRecord } from '#shared/domain/reports/records';
+import { stackEnv } from '#test/support/stack-harness';
 
 /**
  * 100,000 CHAT rows end to end through the local stack: records in dynalite, POST /reports, the worker over SQS
@@ -11,15 +12,7 @@ import type { CrmRecord } from '#shared/domain/reports/records';
 export async function reportEndToEndBenchmark(rows = 100_000) {
   const stack = await startLocalStack({
     seed: false,
-    env: {
-      ...process.env,
-      WPCRM_DATA_DIR: ':memory:',
-      PORT: '0',
-      WPCRM_DYNAMODB_PORT: '0',
-      WPCRM_S3_PORT: '0',
-      WPCRM_SIMULATOR_PORT: '0',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
+    env: stackEnv({ POWERTOOLS_LOG_LEVEL: 'SILENT' }),
   });
   try {
     const { orgId } = await createOrg(deps(), { name: 'Bench' });

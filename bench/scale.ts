@@ -4,6 +4,7 @@ import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
+import { stackEnv } from '#test/support/stack-harness';
 import { CapacityMeter } from './capacity-meter.ts';
 import { percentile } from './stats.ts';
 
@@ -61,17 +62,11 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const log = options.log ?? (() => undefined);
   const receiver = await Receiver.start();
   const stack = await startLocalStack({
-    env: {
-      ...process.env,
-      WPCRM_DATA_DIR: ':memory:',
-      PORT: '0',
-      WPCRM_DYNAMODB_PORT: '0',
-      WPCRM_S3_PORT: '0',
-      WPCRM_SIMULATOR_PORT: '0',
+    env: stackEnv({
       WPCRM_SWEEP_INTERVAL_MS: '600000',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
-    },
+    }),
   });
   const meter = new CapacityMeter({
     region: stack.config.aws.region,

@@ -17,7 +17,7 @@ export interface Target {
   tableName: string;
 }
 
-/** The part of `infra/local/stack.ts` `StackInfo` the command line needs. */
+/** The part of `StackInfo` (infra/local/stack-info.ts) the command line needs. */
 const StackFile = v.object({
   endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()) }),
   tableName: v.pipe(v.string(), v.minLength(1)),

@@ -13,6 +13,7 @@ import { type DemoSeed, seedDemo } from '#infra/local/seed';
 import { startDynamo, startS3, waitForActiveTable } from '#infra/local/servers';
 import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
+import { type CdkStackInfo, cdkStackInfo, writeStackFile } from '#infra/local/stack-info';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
@@ -67,17 +68,6 @@ export interface CdkStackOptions {
   seed?: boolean;
 }
 
-export interface CdkStackInfo {
-  pid: number;
-  deployment: 'cdk';
-  stackName: string;
-  apiUrl: string;
-  ports: { api: number; dynamodb: number; s3: number; simulator: number | null; aws: number };
-  endpoints: { dynamodb: string; s3: string; aws: string; graph: string };
-  tableName: string;
-  startedAt: string;
-}
-
 export interface CdkStack {
   apiUrl: string;
   info: CdkStackInfo;
@@ -90,6 +80,22 @@ export interface CdkStack {
   /** The template's functions by logical id. */
   functions: Map<string, FunctionRuntime>;
   close(): Promise<void>;
+}
+
+/**
+ * The synthesized template as it runs here, what every part started from it (custom resources, queue mappings, rules,
+ * schedules, routes) works with.
+ */
+interface Deployment {
+  template: Template;
+  context: DeploymentContext;
+  resolver: TemplateResolver;
+  /** Physical ids and attributes by logical id. */
+  physical: Map<string, PhysicalResource>;
+  policies: TemplatePolicies;
+  ledger: IamLedger;
+  /** The bundled functions by name and by ARN. */
+  functions: Map<string, FunctionRuntime>;
 }
 
 /**
@@ -328,7 +334,16 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   });
   const functionsCleanup = cleanups.length - 1;
 
-  await runCustomResources(template, resolver, physical, functions, policies, ledger, stackName, dataDir, inMemory);
+  const deployment: Deployment = {
+    template,
+    context: ctx,
+    resolver,
+    physical,
+    policies,
+    ledger,
+    functions: functionsByName,
+  };
+  await runCustomResources(deployment, dataDir, inMemory);
 
   // What an operator does after the first deploy (README, Deploy): Meta's app secret and verify token.
   const whatsAppSecret = template.Outputs?.WhatsAppSecretsArn;
@@ -357,20 +372,12 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
         });
 
   // Event sources, rules and schedules.
-  const consumers = startEventSourceMappings(template, resolver, queues, functionsByName, policies, ledger);
+  const consumers = startEventSourceMappings(deployment, queues);
   cleanups.push(async () => {
     await Promise.all(consumers.map((consumer) => consumer.stop()));
   });
-  bus = new TemplateBus(template, resolver, physical, queues, functionsByName, policies, ledger);
-  const schedules = startSchedules(
-    template,
-    resolver,
-    physical,
-    functionsByName,
-    policies,
-    ledger,
-    cfg.sweepIntervalMs,
-  );
+  bus = new TemplateBus(deployment, queues);
+  const schedules = startSchedules(deployment, cfg.sweepIntervalMs);
   cleanups.push(async () => {
     for (const timer of schedules.timers) clearInterval(timer);
     await Promise.allSettled([...schedules.running]);
@@ -380,31 +387,18 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const apiResource = resourcesOf(template, 'AWS::ApiGatewayV2::Api')[0];
   if (apiResource) {
     apiOptions.apiId = physical.get(apiResource[0])!.ref;
-    routes.push(...apiRoutes(template, resolver, physical, apiOptions.apiId, functionsByName, policies));
+    routes.push(...apiRoutes(deployment, apiOptions.apiId));
     // The running front reads these options per request: filling them in makes the routes live.
     Object.assign(apiOptions, { throttle: stageThrottle(template) });
   }
 
   const apiUrl = `${apiOrigin}${BASE_PATH}`;
-  const info: CdkStackInfo = {
-    pid: process.pid,
-    deployment: 'cdk',
+  const info = cdkStackInfo(
+    { apiUrl, apiPort, dynamo, s3, simulatorPort, awsEndpoint, graphUrl, tableName },
     stackName,
-    apiUrl,
-    ports: {
-      api: apiPort,
-      dynamodb: dynamo.port,
-      s3: s3.port,
-      simulator: simulatorPort,
-      aws: Number(new URL(awsEndpoint).port),
-    },
-    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl },
-    tableName,
-    startedAt: new Date().toISOString(),
-  };
-  const stackFile = join(dataDir, 'stack.json');
-  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
-  if (!inMemory) cleanups.push(() => rm(stackFile, { force: true }));
+  );
+  const removeStackFile = await writeStackFile(dataDir, info, inMemory);
+  if (removeStackFile) cleanups.push(removeStackFile);
   // Cleanups run in reverse: first the API stops taking requests and finishes those in flight, then the schedules
   // and queue mappings stop (above), and once no call can come any more the IAM report of the whole run is written;
   // the functions and the servers they call close after that.
@@ -546,17 +540,8 @@ async function invokeApi(
 }
 
 /** What the provider framework does for a custom resource: invoke its handler with CloudFormation's event. */
-async function runCustomResources(
-  template: Template,
-  resolver: TemplateResolver,
-  physical: Map<string, PhysicalResource>,
-  functions: Map<string, FunctionRuntime>,
-  policies: TemplatePolicies,
-  ledger: IamLedger,
-  stackName: string,
-  dataDir: string,
-  inMemory: boolean,
-) {
+async function runCustomResources(deployment: Deployment, dataDir: string, inMemory: boolean) {
+  const { template, resolver, physical, functions, policies, ledger } = deployment;
   const stateFile = join(dataDir, 'custom-resources.json');
   const state: Record<string, { properties: string; physicalId: string; data: Record<string, string> }> =
     !inMemory && existsSync(stateFile) ? JSON.parse(await readFile(stateFile, 'utf8')) : {};
@@ -590,7 +575,7 @@ async function runCustomResources(
       RequestType: previous ? 'Update' : 'Create',
       ServiceToken: properties.ServiceToken,
       ResponseURL: 'http://127.0.0.1/unused',
-      StackId: `arn:aws:cloudformation:local:000000000000:stack/${stackName}/local`,
+      StackId: `arn:aws:cloudformation:local:000000000000:stack/${deployment.context.stackName}/local`,
       RequestId: randomBytes(16).toString('hex'),
       LogicalResourceId: logicalId,
       ResourceType: resource.Type,
@@ -610,14 +595,8 @@ async function runCustomResources(
   if (!inMemory) await writeFile(stateFile, JSON.stringify(state, null, 2));
 }
 
-function startEventSourceMappings(
-  template: Template,
-  resolver: TemplateResolver,
-  queues: Map<string, LocalQueue>,
-  functions: Map<string, FunctionRuntime>,
-  policies: TemplatePolicies,
-  ledger: IamLedger,
-): QueueConsumer[] {
+function startEventSourceMappings(deployment: Deployment, queues: Map<string, LocalQueue>): QueueConsumer[] {
+  const { template, resolver, functions, policies, ledger } = deployment;
   const consumers: QueueConsumer[] = [];
   for (const [logicalId, resource] of resourcesOf(template, 'AWS::Lambda::EventSourceMapping')) {
     const props = resolver.resolve(resource.Properties ?? {}) as {
@@ -672,14 +651,10 @@ class TemplateBus implements EventBusBackend {
   #rules: { busName: string; pattern: EventPattern; targets: RuleTarget[] }[] = [];
 
   constructor(
-    template: Template,
-    resolver: TemplateResolver,
-    physical: Map<string, PhysicalResource>,
+    private readonly deployment: Deployment,
     private readonly queues: Map<string, LocalQueue>,
-    private readonly functions: Map<string, FunctionRuntime>,
-    private readonly policies: TemplatePolicies,
-    private readonly ledger: IamLedger,
   ) {
+    const { template, resolver, physical } = deployment;
     for (const [logicalId, resource] of resourcesOf(template, 'AWS::Events::Rule')) {
       const props = resolver.resolve(resource.Properties ?? {}) as {
         EventBusName?: string;
@@ -739,19 +714,20 @@ class TemplateBus implements EventBusBackend {
   }
 
   #deliver(target: RuleTarget, event: { id: string }) {
+    const { policies, ledger, functions } = this.deployment;
     const body = JSON.stringify(event);
     const principal = `events:${target.logicalId}`;
     if (target.arn.startsWith('arn:aws:sqs:')) {
-      if (this.policies.serviceMay('events.amazonaws.com', 'sqs:SendMessage', target.arn, target.ruleArn)) {
+      if (policies.serviceMay('events.amazonaws.com', 'sqs:SendMessage', target.arn, target.ruleArn)) {
         return void queueByArn(this.queues, target.arn).send(body);
       }
-      this.ledger.denied(principal, 'sqs:SendMessage', target.arn);
+      ledger.denied(principal, 'sqs:SendMessage', target.arn);
     } else if (target.arn.startsWith('arn:aws:lambda:')) {
-      const fn = this.functions.get(target.arn);
-      if (fn && this.policies.serviceMay('events.amazonaws.com', 'lambda:InvokeFunction', target.arn, target.ruleArn)) {
+      const fn = functions.get(target.arn);
+      if (fn && policies.serviceMay('events.amazonaws.com', 'lambda:InvokeFunction', target.arn, target.ruleArn)) {
         return void invokeAsync(fn);
       }
-      this.ledger.denied(principal, 'lambda:InvokeFunction', target.arn);
+      ledger.denied(principal, 'lambda:InvokeFunction', target.arn);
     }
     if (target.deadLetterArn) queueByArn(this.queues, target.deadLetterArn).send(body);
   }
@@ -766,15 +742,8 @@ async function invokeAsync(fn: FunctionRuntime, event: unknown = {}, retries = 2
   }
 }
 
-function startSchedules(
-  template: Template,
-  resolver: TemplateResolver,
-  physical: Map<string, PhysicalResource>,
-  functions: Map<string, FunctionRuntime>,
-  policies: TemplatePolicies,
-  ledger: IamLedger,
-  localMinuteMs: number,
-) {
+function startSchedules(deployment: Deployment, localMinuteMs: number) {
+  const { template, resolver, physical, functions, policies, ledger } = deployment;
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<void>>();
   const invokeConfigs = new Map<string, number>();
@@ -832,14 +801,8 @@ function startSchedules(
   return { timers, running };
 }
 
-function apiRoutes(
-  template: Template,
-  resolver: TemplateResolver,
-  physical: Map<string, PhysicalResource>,
-  apiId: string,
-  functions: Map<string, FunctionRuntime>,
-  policies: TemplatePolicies,
-): ApiRoute[] {
+function apiRoutes(deployment: Deployment, apiId: string): ApiRoute[] {
+  const { template, resolver, physical, functions, policies } = deployment;
   const integrations = new Map(
     resourcesOf(template, 'AWS::ApiGatewayV2::Integration').map(([logicalId, resource]) => [
       physical.get(logicalId)!.ref,

@@ -21,6 +21,7 @@ import { type DemoSeed, seedDemo } from './seed.ts';
 import { ensureTable, startDynamo, startS3 } from './servers.ts';
 import { LOCAL_AWS_CREDENTIALS } from './sigv4.ts';
 import { GRAPH_VERSION, WhatsAppSimulator } from './simulator/server.ts';
+import { type LocalStackInfo, localStackInfo, writeStackFile } from './stack-info.ts';
 
 export interface LocalStackOptions {
   /** Environment to read configuration from (CONTRACT §10); defaults to process.env. */
@@ -29,19 +30,10 @@ export interface LocalStackOptions {
   seed?: boolean;
 }
 
-export interface StackInfo {
-  pid: number;
-  apiUrl: string;
-  ports: { api: number; dynamodb: number; s3: number; simulator: number | null; aws: number };
-  endpoints: { dynamodb: string; s3: string; sqs: string; eventbridge: string; graph: string };
-  tableName: string;
-  startedAt: string;
-}
-
 export interface LocalStack {
   /** e.g. http://127.0.0.1:3000/api/wp-crm */
   apiUrl: string;
-  info: StackInfo;
+  info: LocalStackInfo;
   config: Config;
   dataDir: string;
   demo: DemoSeed | undefined;
@@ -223,29 +215,18 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     await sweeping;
   });
 
-  const info: StackInfo = {
-    pid: process.pid,
+  const info = localStackInfo({
     apiUrl,
-    ports: {
-      api: apiPort,
-      dynamodb: dynamo.port,
-      s3: s3.port,
-      simulator: simulatorPort,
-      aws: Number(new URL(awsEndpoint).port),
-    },
-    endpoints: {
-      dynamodb: dynamo.endpoint,
-      s3: s3.endpoint,
-      sqs: awsEndpoint,
-      eventbridge: awsEndpoint,
-      graph: graphUrl,
-    },
+    apiPort,
+    dynamo,
+    s3,
+    simulatorPort,
+    awsEndpoint,
+    graphUrl,
     tableName: cfg.aws.tableName,
-    startedAt: new Date().toISOString(),
-  };
-  const stackFile = join(dataDir, 'stack.json');
-  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
-  if (!inMemory) cleanups.push(() => rm(stackFile, { force: true }));
+  });
+  const removeStackFile = await writeStackFile(dataDir, info, inMemory);
+  if (removeStackFile) cleanups.push(removeStackFile);
 
   return {
     apiUrl,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { CdkStack } from '#infra/cdk-local/stack';
+import { stackEnv } from '#test/support/stack-harness';
 
 let stack: CdkStack | undefined;
 let dataDir: string | undefined;
@@ -21,16 +22,7 @@ export async function setup(project: TestProject) {
   dataDir = await mkdtemp(join(tmpdir(), 'wpcrm-e2e-'));
   const { startCdkStack } = await import('#infra/cdk-local/stack');
   stack = await startCdkStack({
-    env: {
-      ...process.env,
-      WPCRM_DATA_DIR: dataDir,
-      PORT: '0',
-      WPCRM_DYNAMODB_PORT: '0',
-      WPCRM_S3_PORT: '0',
-      WPCRM_SIMULATOR_PORT: '0',
-      WPCRM_SWEEP_INTERVAL_MS: '500',
-      WPCRM_IAM: 'enforce',
-    },
+    env: stackEnv({ WPCRM_DATA_DIR: dataDir, WPCRM_SWEEP_INTERVAL_MS: '500', WPCRM_IAM: 'enforce' }),
   });
   project.provide('e2eTarget', { baseUrl: stack.apiUrl, dataDir });
 }

@@ -16,7 +16,7 @@ import { requestReport } from '#shared/routes/reports';
 import { createdGroup, pollStatus, requestGroup, untilFinal } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
 import { useReceiver } from '#test/support/receiver';
-import { signedMetaRequest } from '#test/support/whatsapp';
+import { signedInboundGroupText } from '#test/support/stack-harness';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wpcrm-faults-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -263,34 +263,8 @@ describe('faults and exposure on the local stack', () => {
   it('answers 5xx without internals while DynamoDB is down, and a notification Meta retries is then kept once (C-4, I-7)', async () => {
     const { groupId, chatId } = await groupWithMember('Outage');
     const token = await api.token('CRM_AGENT');
-    const notification = signedMetaRequest(
-      {
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '100000000000900',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '4915100000001', phone_number_id: '100000000000001' },
-                  messages: [
-                    {
-                      from: '4915112345678',
-                      id: `wamid.outage-${groupId}`,
-                      timestamp: String(Math.floor(Date.now() / 1000)),
-                      type: 'text',
-                      text: { body: 'während des Ausfalls' },
-                      group_id: groupId,
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      },
+    const notification = signedInboundGroupText(
+      { groupId, wamid: `wamid.outage-${groupId}`, text: 'während des Ausfalls' },
       config().whatsapp.appSecret,
     );
     const deliver = () =>

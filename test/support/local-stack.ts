@@ -1,16 +1,10 @@
 import { afterAll, beforeAll } from 'vitest';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import type { Role } from '#shared/domain/auth/roles';
+import { EPHEMERAL_STACK_ENV } from './stack-harness.ts';
 
 /** Environment of a test stack: every port picked free, nothing kept on disk. */
-export const TEST_STACK_ENV = {
-  WPCRM_DATA_DIR: ':memory:',
-  PORT: '0',
-  WPCRM_DYNAMODB_PORT: '0',
-  WPCRM_S3_PORT: '0',
-  WPCRM_SIMULATOR_PORT: '0',
-  WPCRM_SWEEP_INTERVAL_MS: '200',
-};
+export const TEST_STACK_ENV = { ...EPHEMERAL_STACK_ENV, WPCRM_SWEEP_INTERVAL_MS: '200' };
 
 export interface TestStack {
   stack: LocalStack;

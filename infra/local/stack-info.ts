@@ -1,0 +1,105 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The ports a running stack listens on (0 in the environment: picked free). */
+export interface StackPorts {
+  api: number;
+  dynamodb: number;
+  s3: number;
+  simulator: number | null;
+  aws: number;
+}
+
+interface StackInfoBase {
+  pid: number;
+  /** e.g. http://127.0.0.1:3000/api/wp-crm */
+  apiUrl: string;
+  ports: StackPorts;
+  tableName: string;
+  startedAt: string;
+}
+
+/** `npm start`: the queues and the bus answer at the AWS-protocol endpoint under their own names. */
+export interface LocalStackInfo extends StackInfoBase {
+  endpoints: { dynamodb: string; s3: string; sqs: string; eventbridge: string; graph: string };
+}
+
+/** `npm run start:cdk`: the synthesized stack's name, and every AWS call through the gateway. */
+export interface CdkStackInfo extends StackInfoBase {
+  deployment: 'cdk';
+  stackName: string;
+  endpoints: { dynamodb: string; s3: string; aws: string; graph: string };
+}
+
+/** What a running stack writes to `<data dir>/stack.json` for the CLI, the tests and the benchmarks (README). */
+export type StackInfo = LocalStackInfo | CdkStackInfo;
+
+/** The servers a stack runs, as both stacks know them once they listen. */
+export interface RunningServers {
+  apiUrl: string;
+  apiPort: number;
+  dynamo: { port: number; endpoint: string };
+  s3: { port: number; endpoint: string };
+  simulatorPort: number | null;
+  awsEndpoint: string;
+  graphUrl: string;
+  tableName: string;
+}
+
+function base(servers: RunningServers) {
+  return {
+    ports: {
+      api: servers.apiPort,
+      dynamodb: servers.dynamo.port,
+      s3: servers.s3.port,
+      simulator: servers.simulatorPort,
+      aws: Number(new URL(servers.awsEndpoint).port),
+    },
+    tableName: servers.tableName,
+    startedAt: new Date().toISOString(),
+  };
+}
+
+export function localStackInfo(servers: RunningServers): LocalStackInfo {
+  const { ports, tableName, startedAt } = base(servers);
+  const { dynamo, s3, awsEndpoint, graphUrl } = servers;
+  return {
+    pid: process.pid,
+    apiUrl: servers.apiUrl,
+    ports,
+    endpoints: {
+      dynamodb: dynamo.endpoint,
+      s3: s3.endpoint,
+      sqs: awsEndpoint,
+      eventbridge: awsEndpoint,
+      graph: graphUrl,
+    },
+    tableName,
+    startedAt,
+  };
+}
+
+export function cdkStackInfo(servers: RunningServers, stackName: string): CdkStackInfo {
+  const { ports, tableName, startedAt } = base(servers);
+  const { dynamo, s3, awsEndpoint, graphUrl } = servers;
+  return {
+    pid: process.pid,
+    deployment: 'cdk',
+    stackName,
+    apiUrl: servers.apiUrl,
+    ports,
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl },
+    tableName,
+    startedAt,
+  };
+}
+
+/**
+ * Writes `stack.json` into the data dir; returns the clean-up that removes it again, for a data dir that outlives the
+ * stack (an in-memory stack's whole throwaway dir goes).
+ */
+export async function writeStackFile(dataDir: string, info: StackInfo, inMemory: boolean) {
+  const stackFile = join(dataDir, 'stack.json');
+  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
+  return inMemory ? undefined : () => rm(stackFile, { force: true });
+}
