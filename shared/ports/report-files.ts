@@ -1,9 +1,10 @@
-import type { Readable } from 'node:stream';
-
 /** Where report files live (S3). Keys are derived from the organisation and report ids only. */
 export interface ReportFiles {
-  /** Streams `body` into the object (multipart), never holding the whole file; returns the bytes written. */
-  upload(key: string, body: Readable): Promise<{ sizeBytes: number }>;
+  /**
+   * Streams `body` (text or bytes, a Readable or any async iterable) into the object (multipart), never holding the
+   * whole file, and reading it only as fast as it is sent; returns the bytes written.
+   */
+  upload(key: string, body: AsyncIterable<string | Uint8Array>): Promise<{ sizeBytes: number }>;
   /** A pre-signed GET URL with a download file name. */
   downloadUrl(key: string, fileName: string, expiresInSeconds: number): Promise<string>;
 }

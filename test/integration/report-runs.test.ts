@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
@@ -29,7 +28,7 @@ function harness() {
     queue: { send: async (_: string, body: unknown) => void queued.push(body), retryAfter: async () => undefined },
     events: { publish: async (events: DomainEvent[]) => void published.push(...events) },
     files: {
-      upload: async (key: string, body: Readable) => {
+      upload: async (key: string, body: AsyncIterable<string | Uint8Array>) => {
         uploads.push(key);
         await uploadGate.hold;
         if (uploadGate.fail > 0) {
@@ -37,7 +36,7 @@ function harness() {
           throw new Error('S3 is unavailable');
         }
         let sizeBytes = 0;
-        for await (const chunk of body) sizeBytes += Buffer.byteLength(chunk as string);
+        for await (const chunk of body) sizeBytes += Buffer.byteLength(chunk);
         return { sizeBytes };
       },
       downloadUrl: async () => 'https://example.invalid',

@@ -1,11 +1,12 @@
-import type { Readable } from 'node:stream';
 import type { ReportFiles } from '#shared/ports/report-files';
 import { escapeXml, S3Error, type S3Rest, xmlText } from './s3-rest.ts';
 
-/** 5 MiB parts (S3's smallest but the last), two in flight: the upload holds about 15 MiB whatever the file size. */
+/** 5 MiB: S3's smallest part but the last. Every part but the last is exactly this size. */
 export const PART_SIZE = 5 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 2;
+/** Part buffers per upload, each being filled or on its way: the upload holds 3 × 5 MiB whatever the file size. */
+export const PART_BUFFERS = 3;
 const CONTENT_TYPE = 'text/csv; charset=utf-8';
+const utf8 = new TextEncoder();
 
 export class S3ReportFiles implements ReportFiles {
   /**
@@ -19,36 +20,74 @@ export class S3ReportFiles implements ReportFiles {
   ) {}
 
   /**
-   * Streams the body into the object: one PutObject when it fits in a part, else a multipart upload with two parts
-   * in flight (reading waits while both are), aborted on any failure so that no parts are left behind.
+   * Streams the body into the object: one PutObject when it fits in a part, else a multipart upload. Text is encoded
+   * straight into one of PART_BUFFERS reused part buffers (no copy of a chunk, no concatenation), and a full one is
+   * sent as it is. Reading the body waits while every buffer is on its way, so memory stays bounded whether rows come
+   * faster or slower than S3 takes them. Any failure aborts the upload, so that no parts are left behind.
    */
-  async upload(key: string, body: Readable): Promise<{ sizeBytes: number }> {
+  async upload(key: string, body: AsyncIterable<string | Uint8Array>): Promise<{ sizeBytes: number }> {
+    const buffers = new PartBuffers(PART_BUFFERS);
+    let part = await buffers.take();
+    let filled = 0;
     let sizeBytes = 0;
-    let chunks: Buffer[] = [];
-    let buffered = 0;
     let upload: MultipartUpload | undefined;
+    const sendPart = async () => {
+      upload ??= await MultipartUpload.begin(this.client, key);
+      upload.add(part.subarray(0, filled), buffers.giveBack(part));
+      part = await buffers.take();
+      filled = 0;
+      upload.throwIfFailed();
+    };
+    const character = new Uint8Array(4);
     try {
       for await (const chunk of body) {
-        const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-        sizeBytes += bytes.length;
-        chunks.push(bytes);
-        buffered += bytes.length;
-        if (buffered < PART_SIZE) continue;
-        upload ??= await MultipartUpload.begin(this.client, key);
-        await upload.add(Buffer.concat(chunks));
-        chunks = [];
-        buffered = 0;
+        if (typeof chunk === 'string') {
+          for (let rest = chunk; ; ) {
+            const { read, written } = utf8.encodeInto(rest, part.subarray(filled, PART_SIZE));
+            filled += written;
+            sizeBytes += written;
+            if (read === rest.length) {
+              if (filled === PART_SIZE) await sendPart();
+              break;
+            }
+            rest = rest.slice(read);
+            if (filled === PART_SIZE) {
+              await sendPart();
+              continue;
+            }
+            // The next character does not fit whole: its first bytes end this part, the others begin the next.
+            const units = (rest.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+            const size = utf8.encodeInto(rest.slice(0, units), character).written;
+            const head = PART_SIZE - filled;
+            part.set(character.subarray(0, head), filled);
+            filled = PART_SIZE;
+            await sendPart();
+            part.set(character.subarray(head, size), 0);
+            filled = size - head;
+            sizeBytes += size;
+            rest = rest.slice(units);
+          }
+        } else {
+          for (let offset = 0; offset < chunk.byteLength; ) {
+            const count = Math.min(chunk.byteLength - offset, PART_SIZE - filled);
+            part.set(chunk.subarray(offset, offset + count), filled);
+            filled += count;
+            sizeBytes += count;
+            offset += count;
+            if (filled === PART_SIZE) await sendPart();
+          }
+        }
       }
       if (!upload) {
         await this.client.send({
           method: 'PUT',
           key,
           headers: { 'content-type': CONTENT_TYPE, 'x-amz-server-side-encryption': 'AES256' },
-          body: Buffer.concat(chunks),
+          body: part.subarray(0, filled),
         });
         return { sizeBytes };
       }
-      if (buffered > 0) await upload.add(Buffer.concat(chunks));
+      if (filled > 0) upload.add(part.subarray(0, filled), buffers.giveBack(part));
       await upload.complete();
       return { sizeBytes };
     } catch (error) {
@@ -69,7 +108,38 @@ export class S3ReportFiles implements ReportFiles {
   }
 }
 
-/** One multipart upload: parts sent in order of arrival, at most PARTS_IN_FLIGHT at a time. */
+/**
+ * The upload's part buffers, allocated when first needed and reused: `take` waits while all of them are in use, which
+ * is what holds the producer back while S3 is slower than it.
+ */
+class PartBuffers {
+  readonly #free: Buffer[] = [];
+  readonly #waiting: ((buffer: Buffer) => void)[] = [];
+  #allocated = 0;
+
+  constructor(private readonly count: number) {}
+
+  async take(): Promise<Buffer> {
+    const free = this.#free.pop();
+    if (free) return free;
+    if (this.#allocated < this.count) {
+      this.#allocated += 1;
+      return Buffer.allocUnsafeSlow(PART_SIZE);
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** The function that returns `buffer` once its part is sent (or has failed). */
+  giveBack(buffer: Buffer): () => void {
+    return () => {
+      const next = this.#waiting.shift();
+      if (next) next(buffer);
+      else this.#free.push(buffer);
+    };
+  }
+}
+
+/** One multipart upload: parts numbered in order of arrival and sent at once (PartBuffers bounds how many). */
 class MultipartUpload {
   readonly #etags: string[] = [];
   readonly #inFlight = new Set<Promise<void>>();
@@ -93,9 +163,8 @@ class MultipartUpload {
     return new MultipartUpload(client, key, uploadId);
   }
 
-  /** Sends the next part; waits while PARTS_IN_FLIGHT parts are on their way; throws a part's failure. */
-  async add(part: Buffer): Promise<void> {
-    this.#throwIfFailed();
+  /** Starts sending the next part; `done` runs when it is sent or has failed (a failure is kept for the caller). */
+  add(part: Buffer, done: () => void): void {
     const partNumber = this.#etags.length + 1;
     this.#etags.push('');
     const sending: Promise<void> = this.client
@@ -113,15 +182,16 @@ class MultipartUpload {
       .catch((error: unknown) => {
         this.#failure ??= error;
       })
-      .finally(() => this.#inFlight.delete(sending));
+      .finally(() => {
+        this.#inFlight.delete(sending);
+        done();
+      });
     this.#inFlight.add(sending);
-    while (this.#inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(this.#inFlight);
-    this.#throwIfFailed();
   }
 
   async complete(): Promise<void> {
     await Promise.all(this.#inFlight);
-    this.#throwIfFailed();
+    this.throwIfFailed();
     const parts = this.#etags
       .map((etag, index) => `<Part><PartNumber>${index + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`)
       .join('');
@@ -142,7 +212,8 @@ class MultipartUpload {
       .catch(() => undefined);
   }
 
-  #throwIfFailed() {
+  /** Throws the first part's failure, if one failed. */
+  throwIfFailed() {
     if (this.#failure !== undefined) throw this.#failure;
   }
 }

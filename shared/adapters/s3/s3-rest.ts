@@ -6,8 +6,9 @@ import { backoffSeconds } from '#shared/queue/retry';
 /**
  * The few S3 object operations the report functions make (PutObject, the multipart upload calls, a pre-signed
  * GetObject), as REST requests signed with AWS's own SigV4 signer (`@smithy/signature-v4`) and sent with Node's
- * fetch. `@aws-sdk/client-s3` would carry S3's whole endpoint rule set, its REST-XML protocol and every operation's
- * schema into both functions: about 150 KB and a third of their import time (bench/RESULTS.md, P1).
+ * HTTP client. `@aws-sdk/client-s3` would carry S3's whole endpoint rule set, its REST-XML protocol and every operation's
+ * schema into both functions: about 150 KB and a third of their import time (bench/RESULTS.md, P1). The requests go
+ * over node:http(s), not fetch, which copies every body (bench/RESULTS.md, P3).
  *
  * Every request signs its payload's SHA-256 (`x-amz-content-sha256`), so S3 refuses a body altered on the way.
  */
@@ -110,13 +111,7 @@ export class S3Rest {
   async #sendOnce(call: S3Call): Promise<S3Answer> {
     const signed = await this.#signer.sign(this.#request(call));
     const { host: _host, ...headers } = signed.headers;
-    const response = await fetch(urlOf(signed), {
-      method: call.method,
-      headers,
-      body: call.body,
-      signal: AbortSignal.timeout(this.options.requestTimeoutMs),
-    });
-    return { status: response.status, headers: response.headers, text: await response.text() };
+    return exchange(urlOf(signed), call.method, headers, call.body, this.options.requestTimeoutMs);
   }
 
   #request(call: S3Call): HttpRequest {
@@ -168,6 +163,49 @@ function urlOf(request: HttpRequest): string {
     .join('&');
   const port = request.port ? `:${request.port}` : '';
   return `${request.protocol}//${request.hostname}${port}${request.path}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * One request and its answer over node:http(s). A Buffer body goes to the socket as it is, so a part costs no memory
+ * beyond its own buffer; Node's fetch copies a body twice before sending it (20 MiB more per 5 MiB part in flight).
+ */
+async function exchange(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | string | undefined,
+  timeoutMs: number,
+): Promise<S3Answer> {
+  const target = new URL(url);
+  // Loaded on first use: a function that only pre-signs URLs never pays for TLS's modules.
+  const { request: send } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const length = body === undefined ? 0 : Buffer.byteLength(body);
+    const request = send(
+      target,
+      { method, headers: { ...headers, 'content-length': String(length) }, signal: AbortSignal.timeout(timeoutMs) },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const answerHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+              answerHeaders.append(name, item);
+            }
+          }
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: answerHeaders,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 function backoff(attempt: number): Promise<void> {
