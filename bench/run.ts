@@ -1,14 +1,23 @@
 import { writeFile } from 'node:fs/promises';
+import { reportMemoryBenchmark } from './report-memory.ts';
 import { FULL, figures, renderMarkdown, runSuite, SMOKE } from './suite.ts';
 
 /**
  * `npm run bench`: P1–P5 (bench/suite.ts), printed and written to bench/RESULTS.md.
  * `npm run bench -- --smoke`: the same benchmarks with tiny sizes in seconds; checks that every figure is a number
- * and writes nothing.
+ * and writes nothing. `npm run bench -- --p3`: P3's report benchmark alone, printed.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const smoke = process.argv.includes('--smoke');
+
+if (process.argv.includes('--p3')) {
+  // `npm run bench -- --p3`: the P3 report benchmark alone (worst of three runs), printed; RESULTS.md is left as it is.
+  const { uptime } = await import('node:os');
+  const result = await reportMemoryBenchmark(FULL.reportRows, FULL.reportWarmUpRows);
+  console.log(JSON.stringify({ uptimeSeconds: Math.round(uptime()), ...result }, null, 2));
+  process.exit(0);
+}
 
 const results = await runSuite(smoke ? SMOKE : FULL, (line) => console.error(`… ${line}`));
 const values = figures(results);

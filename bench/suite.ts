@@ -149,7 +149,7 @@ export function renderMarkdown(results: Results, notes: { synthCheck: string; be
   const ratios = functions.map(ratio);
   const passing = functions.filter((bundle) => sizeOk(bundle) && ratio(bundle) <= GOALS.maxImportRatio);
   const health = functions.find((bundle) => bundle.name === 'get-health');
-  const share = memory.rowsPerSecond / memory.raw.rowsPerSecond;
+  const share = memory.share;
   const packagesOf = (name: string) => functions.find((bundle) => bundle.name === name)?.packages ?? [];
   const credentialChain = (bundle: BundleFigures) =>
     bundle.packages
@@ -197,8 +197,8 @@ seconds (CI does, through test/integration/bench-smoke.test.ts) and writes nothi
 | P2 added p99, create-group (token reused) | ≤ ${GOALS.maxAddedP99Ms} ms | ${fmt(warm.create.added.p99, 3)} ms | ${mark(warm.create.added.p99 <= GOALS.maxAddedP99Ms)} |
 | P2 added p99, poll (token reused) | ≤ ${GOALS.maxAddedP99Ms} ms | ${fmt(warm.poll.added.p99, 3)} ms | ${mark(warm.poll.added.p99 <= GOALS.maxAddedP99Ms)} |
 | P2 added p99, create-group (new token every call) | ≤ ${GOALS.maxAddedP99Ms} ms | ${fmt(warm.createNewToken.added.p99, 3)} ms | ${mark(warm.createNewToken.added.p99 <= GOALS.maxAddedP99Ms)} |
-| P3 report rows/s vs raw CSV of the same rows | ≥ ${GOALS.minReportShare * 100} % | ${fmt(share * 100, 0)} % | ${mark(share >= GOALS.minReportShare)} |
-| P3 RSS growth at ${memory.rows.toLocaleString('en')} rows | ≤ 64 MB | ${fmt(memory.peakRssGrowthMiB)} MiB | ${mark(memory.peakRssGrowthMiB * 2 ** 20 <= GOALS.maxRssGrowthBytes)} |
+| P3 report rows/s vs raw CSV of the same rows, worst of ${memory.runs.length} runs | ≥ ${GOALS.minReportShare * 100} % | ${fmt(share * 100, 0)} % | ${mark(share >= GOALS.minReportShare)} |
+| P3 RSS growth at ${memory.rows.toLocaleString('en')} rows, worst of ${memory.runs.length} runs | ≤ 64 MB | ${fmt(memory.peakRssGrowthMiB)} MiB | ${mark(memory.peakRssGrowthMiB * 2 ** 20 <= GOALS.maxRssGrowthBytes)} |
 | P4 create → group.created at the receiver | (measured) | p50 ${fmt(groups.created.p50, 0)} ms, p99 ${fmt(groups.created.p99, 0)} ms | |
 | P4 poll throughput vs bare Node server | (measured) | ${fmt(groups.poll.ratio * 100, 1)} % | |
 | P5 capacity per create | ≤ ${GOALS.maxCreateWrites} WCU + ${GOALS.maxCreateReads} RCU | ${fmt(capacity.createWrites, 2)} WCU + ${fmt(capacity.createReads, 2)} RCU | ${mark(capacity.createWrites <= GOALS.maxCreateWrites && capacity.createReads <= GOALS.maxCreateReads)} |
@@ -298,11 +298,20 @@ ${memory.rows.toLocaleString('en')} CHAT rows from an in-memory generator throug
 (\`runReport\`), the file going to the embedded S3 server in another process. The process runs with the report
 worker's V8 settings (\`${REPORT_WORKER_NODE_OPTIONS}\`, set as NODE_OPTIONS on its Lambda); peak RSS growth is
 measured after a ${memory.warmUpRows.toLocaleString('en')}-row warm-up, sampled every 20 ms. The baseline writes the same rows from the same
-generator as plain comma-joined columns, with no filter, escaping, stream or upload.
+generator as plain comma-joined columns, with no filter, escaping, stream or upload, right before and right after
+each run (the share is against the mean of the two). ${memory.runs.length} runs;
+the goals are judged on the worst of them (the lowest share, the highest growth). The load is the 1-minute load
+average before and after each run: the ${m.cores} cores are shared with other work.
 
-| rows | file | time | rows/s | raw CSV of the same rows | share | peak RSS growth | at the peak: heap used / array buffers |
-|---|---|---|---|---|---|---|---|
-| ${memory.rows.toLocaleString('en')} | ${fmt(memory.sizeMiB)} MiB | ${fmt(memory.seconds)} s | ${Math.round(memory.rowsPerSecond).toLocaleString('en')} | ${Math.round(memory.raw.rowsPerSecond).toLocaleString('en')} rows/s | **${fmt(share * 100, 0)} %** ${mark(share >= GOALS.minReportShare)} | **${fmt(memory.peakRssGrowthMiB)} MiB** ${mark(memory.peakRssGrowthMiB * 2 ** 20 <= GOALS.maxRssGrowthBytes)} | ${fmt(memory.atPeakMiB.heapUsed)} / ${fmt(memory.atPeakMiB.arrayBuffers)} MiB |
+| run | file | time | rows/s | raw CSV of the same rows | share | peak RSS growth | at the peak: heap used / array buffers | load |
+|---|---|---|---|---|---|---|---|---|
+${memory.runs
+  .map(
+    (run, index) =>
+      `| ${index + 1} | ${fmt(run.sizeMiB)} MiB | ${fmt(run.seconds)} s | ${Math.round(run.rowsPerSecond).toLocaleString('en')} | ${Math.round(run.raw.rowsPerSecond).toLocaleString('en')} rows/s | ${fmt(run.share * 100, 0)} % | ${fmt(run.peakRssGrowthMiB)} MiB | ${fmt(run.atPeakMiB.heapUsed)} / ${fmt(run.atPeakMiB.arrayBuffers)} MiB | ${fmt(run.load.before)} → ${fmt(run.load.after)} |`,
+  )
+  .join('\n')}
+| **worst** | | | | | **${fmt(share * 100, 0)} %** ${mark(share >= GOALS.minReportShare)} | **${fmt(memory.peakRssGrowthMiB)} MiB** ${mark(memory.peakRssGrowthMiB * 2 ** 20 <= GOALS.maxRssGrowthBytes)} | | |
 
 ${e2e.rows.toLocaleString('en')} rows end to end through the local stack (dynalite, POST /reports, the worker fed by the in-process
 queue, s3rver, the 303 and the download):
@@ -397,7 +406,7 @@ composition (a function bundles only the clients it calls; the infra test pins w
 table item with the DynamoDB client the verifiers already hold instead of SSM (whose client registers all of SSM's
 error types), the credential alias above, and S3 without its client: report-worker and download-report sign their
 few S3 calls (PutObject, the multipart upload, a pre-signed GET) with AWS's SigV4 signer (\`@smithy/signature-v4\`)
-and send them with Node's fetch (\`shared/adapters/s3/s3-rest.ts\`), instead of carrying \`@aws-sdk/client-s3\`,
+and send them with Node's HTTP client (\`shared/adapters/s3/s3-rest.ts\`), instead of carrying \`@aws-sdk/client-s3\`,
 lib-storage and the presigner (S3's endpoint rules, the REST-XML protocol and every operation's schema: about 150 KB
 and a third of their import time). ${
     passing.length === functions.length

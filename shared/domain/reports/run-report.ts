@@ -89,14 +89,18 @@ async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId
     const joins = new JoinCache(deps.crm, job.orgId);
     // The index orders ties by the id's UTF-8 bytes; the file wants code-unit order, so each group of records with
     // the same time is sorted before it is written (groups are small; memory stays flat).
-    let tie: RecordOf<ReportType>[] = [];
+    const tie: RecordOf<ReportType>[] = [];
     let tieTime: string | undefined;
     const flushTie = () => {
-      const text = tie
-        .sort((a, b) => compareForReport(type, a as never, b as never))
-        .map((record) => csvRow(type, record as never))
-        .join('');
-      tie = [];
+      // Most groups hold one record: written without the sort's and the join's arrays.
+      const text =
+        tie.length === 1
+          ? csvRow(type, tie[0] as never)
+          : tie
+              .sort((a, b) => compareForReport(type, a as never, b as never))
+              .map((record) => csvRow(type, record as never))
+              .join('');
+      tie.length = 0;
       return text;
     };
     for await (const page of deps.crm.pages(job.orgId, type, filter.range, PAGE_SIZE)) {
