@@ -49,6 +49,8 @@ export async function runLoad(options: { connections: number; seconds: number; a
       WPCRM_S3_PORT: '0',
       WPCRM_SIMULATOR_PORT: '0',
       WPCRM_SWEEP_INTERVAL_MS: '600000',
+      // Throughput is measured here, not the per-organisation quota (CONTRACT §18).
+      ORG_REQUEST_RATE_LIMIT: '100000000/60',
     },
   });
   try {

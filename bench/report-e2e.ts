@@ -19,6 +19,7 @@ export async function reportEndToEndBenchmark(rows = 100_000) {
       WPCRM_S3_PORT: '0',
       WPCRM_SIMULATOR_PORT: '0',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      ORG_REQUEST_RATE_LIMIT: '100000000/60',
     },
   });
   try {

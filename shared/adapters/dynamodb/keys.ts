@@ -48,6 +48,14 @@ export const LEADING_KEY_PATTERNS = {
     'WAMSG#*',
     'EVENT#*',
   ],
+  /**
+   * The per-organisation quota windows every authenticated function counts in (CONTRACT §18), for those that may
+   * not otherwise write to the table: `limitKeys.rateWindow` of the two request-quota scopes.
+   */
+  requestQuota: [
+    `RATE#org-requests#${ORG_PATTERN.slice('ORG#'.length)}`,
+    `RATE#network-calls#${ORG_PATTERN.slice('ORG#'.length)}`,
+  ],
 } as const;
 
 /** Strips the key attributes before an item becomes a domain object. */
