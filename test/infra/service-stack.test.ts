@@ -171,7 +171,7 @@ describe('ServiceStack (dev)', () => {
   it.each([
     [
       'issue-token',
-      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9'],
+      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9', 'LOGINPAIR#203.0.113.9#cli_01ABC'],
       ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS'],
     ],
     [
