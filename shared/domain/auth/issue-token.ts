@@ -5,6 +5,7 @@ import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import type { KeyStore } from '#shared/ports/key-store';
+import { credentialIdOf } from './credential-id.ts';
 import type { Role } from './roles.ts';
 
 /** Failures of one client id from one source address: 10 lock that pair only (CONTRACT §18). */
@@ -67,7 +68,12 @@ export async function issueToken(
   if (!credential || !valid) throw new InvalidClientError();
 
   await refund(deps, claimed);
-  const accessToken = await signAccessToken(deps.keys, deps.config.jwt, credential, now);
+  const accessToken = await signAccessToken(
+    deps.keys,
+    deps.config.jwt,
+    { ...credential, credentialId: credentialIdOf(credential) },
+    now,
+  );
   return {
     accessToken,
     tokenType: 'Bearer',
