@@ -36,6 +36,7 @@ export async function groupEndToEndBenchmark(options: { requests: number; metere
   const stack = await startLocalStack({
     env: stackEnv({
       GROUP_CREATE_RATE_LIMIT: '1000000/60',
+      ORG_REQUEST_RATE_LIMIT: '100000000/60',
       // The sweepers find nothing to do here; a long tick keeps their table reads out of the figures.
       WPCRM_SWEEP_INTERVAL_MS: '600000',
       POWERTOOLS_LOG_LEVEL: 'SILENT',

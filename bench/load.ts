@@ -41,7 +41,11 @@ const figures = (result: Result, connections: number): LoadFigures => ({
  */
 export async function runLoad(options: { connections: number; seconds: number; amount?: number }): Promise<LoadReport> {
   const stack = await startLocalStack({
-    env: stackEnv({ WPCRM_SWEEP_INTERVAL_MS: '600000' }),
+    env: stackEnv({
+      WPCRM_SWEEP_INTERVAL_MS: '600000',
+      // Throughput is measured here, not the per-organisation quota (CONTRACT §18).
+      ORG_REQUEST_RATE_LIMIT: '100000000/60',
+    }),
   });
   try {
     return { reports: await loadReports(stack, options), webhooks: await loadWebhooks(stack, options) };

@@ -12,7 +12,7 @@ import { stackEnv } from '#test/support/stack-harness';
 export async function reportEndToEndBenchmark(rows = 100_000) {
   const stack = await startLocalStack({
     seed: false,
-    env: stackEnv({ POWERTOOLS_LOG_LEVEL: 'SILENT' }),
+    env: stackEnv({ POWERTOOLS_LOG_LEVEL: 'SILENT', ORG_REQUEST_RATE_LIMIT: '100000000/60' }),
   });
   try {
     const { orgId } = await createOrg(deps(), { name: 'Bench' });

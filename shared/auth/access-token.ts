@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, type JWK, type JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
 import * as v from 'valibot';
+import { derivedCredentialId } from '#shared/domain/auth/credential-id';
 import { type Principal, ROLES, type Role } from '#shared/domain/auth/roles';
 import { UnauthorizedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
@@ -21,6 +22,8 @@ const Claims = v.object({
   org: v.pipe(v.string(), v.regex(ORG_ID)),
   roles: v.array(v.string()),
   jti: v.pipe(v.string(), v.minLength(1)),
+  /** The credential's opaque id; tokens issued before it existed lack it (derived from `sub` then). */
+  cid: v.optional(v.pipe(v.string(), v.regex(/^crd_[0-9A-Za-z]{1,64}$/))),
 });
 
 export interface TokenSettings {
@@ -32,13 +35,17 @@ export interface TokenSettings {
 export async function signAccessToken(
   keys: KeyStore,
   settings: TokenSettings,
-  subject: { clientId: string; orgId: string; roles: Role[] },
+  subject: { clientId: string; orgId: string; roles: Role[]; credentialId?: string },
   now: Date,
 ): Promise<string> {
   const { kid, privateJwk } = await keys.signingKey();
   const key = await importJWK(privateJwk, ALGORITHM);
   const issuedAt = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ org: subject.orgId, roles: subject.roles })
+  return new SignJWT({
+    org: subject.orgId,
+    roles: subject.roles,
+    ...(subject.credentialId ? { cid: subject.credentialId } : {}),
+  })
     .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid })
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
@@ -74,7 +81,13 @@ export async function verifyAccessToken(
     });
     const claims = v.parse(Claims, payload);
     const roles = claims.roles.filter((role): role is Role => (ROLES as readonly string[]).includes(role));
-    return { clientId: claims.sub, orgId: claims.org, roles, tokenId: claims.jti };
+    return {
+      clientId: claims.sub,
+      orgId: claims.org,
+      roles,
+      tokenId: claims.jti,
+      credentialId: claims.cid ?? derivedCredentialId(claims.sub),
+    };
   } catch (error) {
     if (error instanceof UnauthorizedError) throw error;
     throw new UnauthorizedError('the token is not valid');

@@ -54,6 +54,12 @@ const EnvSchema = v.object({
   GROUP_CREATE_RATE_LIMIT: rateLimit('30/60'),
   /** Messages (send-message, and each invitation) per organisation (CONTRACT §13). */
   MESSAGE_SEND_RATE_LIMIT: rateLimit('600/60'),
+  /** Authenticated requests per organisation, every route (CONTRACT §18). */
+  ORG_REQUEST_RATE_LIMIT: rateLimit('1200/60'),
+  /** Requests per organisation that call Meta (group update and delete, invite links, join requests, participants). */
+  NETWORK_CALL_RATE_LIMIT: rateLimit('120/60'),
+  /** Webhook redeliveries per organisation (CONTRACT §18). */
+  WEBHOOK_REDELIVER_RATE_LIMIT: rateLimit('60/3600'),
   GROUP_CONFIRMATION_TIMEOUT_SECONDS: int(600, 1),
   /** After an ambiguous create call, how long to wait before listing the number's groups (Meta creates asynchronously). */
   GROUP_RECONCILE_SETTLE_SECONDS: int(30),
@@ -153,6 +159,12 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       subscriptionLimit: env.WEBHOOK_SUBSCRIPTION_LIMIT,
       kmsKeyId: env.WEBHOOK_SECRETS_KMS_KEY_ID,
       keyFile: env.WEBHOOK_SECRETS_KEY_FILE,
+    },
+    /** Per-organisation API quotas (CONTRACT §18), counted by every authenticated HTTP function. */
+    quotas: {
+      requests: env.ORG_REQUEST_RATE_LIMIT,
+      networkCalls: env.NETWORK_CALL_RATE_LIMIT,
+      redeliveries: env.WEBHOOK_REDELIVER_RATE_LIMIT,
     },
     /** Behind the edge: the origin callers use, and the caller's address comes from CloudFront (shared/http/edge.ts). */
     edgeOrigin: env.WPCRM_EDGE_ORIGIN?.replace(/\/+$/, ''),

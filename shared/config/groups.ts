@@ -54,6 +54,10 @@ export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
       events: eventPublisher,
       queue: jobQueue,
       outbox: eventOutbox,
+      identity: identityStore,
+      chats: chatStore,
+      network: messagingNetwork,
+      channelCredentials,
     }),
   );
 }

@@ -11,7 +11,7 @@ import type {
 } from '#shared/domain/webhooks/subscriptions';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { clock, config, ids } from './core.ts';
-import { webhookStore } from './dynamodb.ts';
+import { limits, webhookStore } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
 import { cursorKey } from './keys.ts';
 import { secretBox } from './secret-box.ts';
@@ -47,7 +47,7 @@ export function webhookListDeps(): DepsOf<typeof listSubscriptions> & DepsOf<typ
 }
 
 export function redeliverDeps(): DepsOf<typeof redeliver> {
-  return instance(redeliverDeps, () => lazyDeps({ config, clock, webhooks: webhookStore, queue: jobQueue }));
+  return instance(redeliverDeps, () => lazyDeps({ config, clock, webhooks: webhookStore, queue: jobQueue, limits }));
 }
 
 export function dispatchDeps(): DepsOf<typeof dispatchMessage> {

@@ -57,6 +57,7 @@ function shapeErrors(route: RouteDef): Record<string, ReturnType<typeof problem>
         : 'UNAUTHORIZED: missing or invalid bearer token',
     );
     errors['403'] = problem(`FORBIDDEN: the token has none of the roles ${route.auth.join(', ')}`);
+    errors['429'] = problem(quotaRefusal(route));
   }
   if (route.body || route.rawBody) errors['413'] = problem('PAYLOAD_TOO_LARGE: the body is over 256 KiB');
   if (route.body) errors['415'] = problem('UNSUPPORTED_MEDIA_TYPE: the body is not application/json');
@@ -73,6 +74,12 @@ function shapeErrors(route: RouteDef): Record<string, ReturnType<typeof problem>
   }
   return errors;
 }
+
+/** Every authenticated route counts against its organisation's quotas (CONTRACT §18). */
+const quotaRefusal = (route: RouteDef) =>
+  `RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default${
+    route.callsNetwork ? '; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60' : ''
+  }`;
 
 function operation(route: RouteDef) {
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
@@ -114,6 +121,10 @@ function operation(route: RouteDef) {
     };
   }
   for (const [status, error] of Object.entries(shapeErrors(route))) responses[status] ??= error;
+  if (route.auth !== 'public' && route.responses[429]) {
+    const own = responses['429'] as { description: string };
+    own.description = `${own.description}; ${quotaRefusal(route)}`;
+  }
   const own429 = responses['429'] as { description: string; content?: Record<string, unknown> } | undefined;
   responses['429'] = {
     description: own429 ? `${own429.description}. ${GATEWAY_THROTTLING}` : GATEWAY_THROTTLING,

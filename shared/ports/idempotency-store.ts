@@ -53,4 +53,6 @@ export interface RateLimiter {
     now: Date,
     cost?: number,
   ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  /** Takes back `cost` units counted at `takenAt` (same window), never below zero; a window already gone is left. */
+  refund(scope: string, orgId: string, windowSeconds: number, takenAt: Date, cost?: number): Promise<void>;
 }

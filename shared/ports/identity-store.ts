@@ -31,13 +31,14 @@ export interface ChannelStore {
 }
 
 /**
- * The counters of `POST /token` attempts (CONTRACT §2, §13): one per client id and one per source address, in
- * separate key spaces, so that no client id can touch an address counter.
+ * The counters of `POST /token` attempts (CONTRACT §2, §13, §18): per (client id, source address) pair, per client id
+ * and per source address, in separate key spaces, so that no client id can touch an address counter.
  */
-export interface AttemptCounter {
-  kind: 'client' | 'address';
-  id: string;
-}
+export type AttemptCounter =
+  | { kind: 'client'; id: string }
+  | { kind: 'address'; id: string }
+  /** `id` is the client id; `address` the source address. */
+  | { kind: 'pair'; id: string; address: string };
 
 export type AttemptClaim = { allowed: true; windowStartedAt: number } | { allowed: false; retryAfterSeconds: number };
 

@@ -16,7 +16,10 @@ export const issueToken = defineRoute({
   responses: {
     200: { description: 'An ES256 access token bound to one organisation', schema: TokenResponse },
     401: { description: 'INVALID_CLIENT: unknown client or wrong secret (the same answer for both)' },
-    429: { description: 'TOO_MANY_ATTEMPTS: more than 10 failures for this client id within 15 minutes' },
+    429: {
+      description:
+        'TOO_MANY_ATTEMPTS (Retry-After): within 15 minutes, 10 failures for this client id from this address, 100 for this client id, or 100 from this address',
+    },
   },
 });
 

@@ -30,6 +30,8 @@ export interface RouteDef {
   idempotent?: boolean;
   /** The body is handed over as raw text (signed webhooks); no JSON parsing in the middleware. */
   rawBody?: boolean;
+  /** The route calls Meta: it also counts against NETWORK_CALL_RATE_LIMIT (CONTRACT §18). */
+  callsNetwork?: boolean;
   /** Request headers the route reads, for the OpenAPI document. */
   headers?: { name: string; description: string; required?: boolean }[];
   responses: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;

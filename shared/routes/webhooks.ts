@@ -122,6 +122,9 @@ export const redeliver = defineRoute({
     202: { description: 'Queued', schema: Redelivered },
     404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
     409: { description: 'DELIVERY_IN_PROGRESS' },
+    429: {
+      description: 'RATE_LIMITED (Retry-After): WEBHOOK_REDELIVER_RATE_LIMIT per organisation, 60/3600 by default',
+    },
   },
 });
 

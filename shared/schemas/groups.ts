@@ -65,7 +65,14 @@ export const MessageView = v.object({
   messageId: v.string(),
   chatId: v.string(),
   direction: v.picklist(['INBOUND', 'OUTBOUND']),
-  from: v.string(),
+  from: v.pipe(
+    v.string(),
+    v.description("INBOUND: the sender's number. OUTBOUND: the sending credential's role (e.g. CRM_BOT)"),
+  ),
+  sentBy: v.pipe(
+    v.nullable(v.string()),
+    v.description('OUTBOUND: the sending credential’s opaque id (crd_…), never a client id; INBOUND: null'),
+  ),
   text: v.string(),
   status: v.picklist(['queued', 'sent', 'delivered', 'read', 'failed']),
   error: v.optional(ErrorView),

@@ -171,7 +171,7 @@ describe('ServiceStack (dev)', () => {
   it.each([
     [
       'issue-token',
-      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9'],
+      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9', 'LOGINPAIR#203.0.113.9#cli_01ABC'],
       ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS'],
     ],
     [
@@ -211,6 +211,30 @@ describe('ServiceStack (dev)', () => {
 
     expect(allowed.map(decide)).toEqual(allowed.map(() => 'allow'));
     expect(refused.map(decide)).toEqual(refused.map(() => 'deny'));
+  });
+
+  it('lets every function behind a non-public route count in its organisation quota windows, and a read-only one write nothing else', () => {
+    const org = '0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55';
+    const decide = (name: string, action: string, partition: string) => {
+      const role = logicalId(fnOf(name).role);
+      const documents = statements(template)
+        .filter(({ roles }) => roles.includes(role))
+        .map(({ statement }) => ({ Version: '2012-10-17', Statement: [resolveTable(statement)] }));
+      return authorize({
+        principalArn: `arn:aws:iam::000000000000:role/${role}`,
+        identityPolicies: documents as PolicyDocument[],
+        request: { action, resource: TABLE_ARN, context: { 'dynamodb:LeadingKeys': [partition] } },
+      }).decision;
+    };
+    const verifying = [...new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn))];
+
+    for (const name of verifying) {
+      expect(decide(name, 'dynamodb:UpdateItem', `RATE#org-requests#${org}`), name).toBe('allow');
+      expect(decide(name, 'dynamodb:UpdateItem', `RATE#network-calls#${org}`), name).toBe('allow');
+    }
+    expect(decide('list-channels', 'dynamodb:UpdateItem', `ORG#${org}`)).toBe('deny');
+    expect(decide('list-channels', 'dynamodb:UpdateItem', `RATE#message-send#${org}`)).toBe('deny');
+    expect(decide('list-channels', 'dynamodb:PutItem', `RATE#org-requests#${org}`)).toBe('deny');
   });
 
   it('lets only the functions that query an index reach it, and grants no item action on an index', () => {

@@ -31,7 +31,11 @@ const bodySchema = (route: RouteDef) =>
     ?.schema;
 
 describe('every route under generated requests (K-1)', () => {
-  const api = useLocalStack({ GROUP_CREATE_RATE_LIMIT: '100000/60' });
+  const api = useLocalStack({
+    GROUP_CREATE_RATE_LIMIT: '100000/60',
+    ORG_REQUEST_RATE_LIMIT: '100000000/60',
+    NETWORK_CALL_RATE_LIMIT: '100000000/60',
+  });
   const tenants: Record<'A' | 'B', Tenant> = {} as never;
 
   beforeAll(async () => {

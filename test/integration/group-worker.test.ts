@@ -15,6 +15,7 @@ import { createChannel, createOrg } from '#shared/domain/orgs/administer';
 import { logger } from '#shared/observability/logger';
 import type { DomainEvent } from '#shared/ports/event-publisher';
 import { ulidIds } from '#shared/ports/ids';
+import { NetworkError } from '#shared/ports/messaging-network';
 import { RetryLater } from '#shared/queue/retry';
 import { useDynamo } from '#test/support/dynamo';
 import { FakeNetwork } from '#test/support/fake-network';
@@ -313,9 +314,11 @@ describe('group request lifecycle', () => {
   it('leaves a timed-out request failed when its confirmation arrives late, and deletes the orphan group', async () => {
     const { orgId, requestId, phoneNumberId } = await newRequest(h);
     await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    const lateGroups = h.network.groups.splice(0);
     h.advance(601);
 
     const sweep = await sweepGroupRequests(h.deps);
+    h.network.groups.push(...lateGroups);
     await applyGroupCreateNotification(
       h.deps,
       success(phoneNumberId, h.network.requestIdOf(1), h.network.groupIdOf(1)),
@@ -330,6 +333,67 @@ describe('group request lifecycle', () => {
     expect(h.published.filter((event) => event.data.request_id === requestId).map((event) => event.type)).toEqual([
       'group.creation_failed',
     ]);
+  });
+
+  it('asks Meta before timing a request out, and completes it with the group Meta lists (CONTRACT §18)', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    h.advance(601);
+
+    const sweep = await sweepGroupRequests(h.deps);
+    const again = await sweepGroupRequests(h.deps);
+
+    expect(sweep).toMatchObject({ found: 1 });
+    expect(again.found).toBe(0);
+    const created = await h.deps.groups.get(orgId, requestId);
+    expect(created).toMatchObject({
+      status: 'created',
+      inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
+    });
+    expect(await h.deps.chats.getChat(orgId, created!.chatId!)).toMatchObject({
+      externalChatId: h.network.groupIdOf(1),
+    });
+    expect(h.network.deleted).toEqual([]);
+    expect(h.published.filter((event) => event.data.request_id === requestId).map((event) => event.type)).toEqual([
+      'group.created',
+    ]);
+  });
+
+  it('keeps a timed-out request open while Meta cannot answer the listing, and fails it once Meta lists no such group', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    h.network.groups.splice(0);
+    h.advance(601);
+    vi.spyOn(h.network, 'listGroups').mockRejectedValueOnce(new NetworkError('ambiguous', 'timed out'));
+
+    const unanswered = await sweepGroupRequests(h.deps);
+    const stillOpen = await h.deps.groups.get(orgId, requestId);
+    const answered = await sweepGroupRequests(h.deps);
+
+    expect(unanswered.timedOut).toBe(0);
+    expect(stillOpen?.status).toBe('creating');
+    expect(answered.timedOut).toBe(1);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CONFIRMATION_TIMEOUT' },
+    });
+  });
+
+  it('does not time out a request whose create call may still be making the group', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.advance(590);
+    h.network.createScript = ['ambiguous-before'];
+    await processGroupRequest(h.deps, { orgId, requestId }, 1).catch(() => undefined);
+    h.advance(11);
+    const listed = vi.spyOn(h.network, 'listGroups');
+
+    const early = await sweepGroupRequests(h.deps);
+    h.advance(30);
+    const late = await sweepGroupRequests(h.deps);
+
+    expect(early.timedOut).toBe(0);
+    expect(listed).toHaveBeenCalledTimes(1);
+    expect(late.timedOut).toBe(1);
   });
 
   it("ignores a confirmation reported for another number than the request's (I-6)", async () => {

@@ -158,7 +158,25 @@ describe('group creation end to end through the simulator', () => {
 });
 
 describe('confirmation timeout', () => {
-  const api = useLocalStack({ GROUP_CONFIRMATION_TIMEOUT_SECONDS: '1', WPCRM_SWEEP_INTERVAL_MS: '100' });
+  const api = useLocalStack({
+    GROUP_CONFIRMATION_TIMEOUT_SECONDS: '1',
+    GROUP_RECONCILE_SETTLE_SECONDS: '1',
+    WPCRM_SWEEP_INTERVAL_MS: '100',
+  });
+
+  it('completes a request Meta never confirms when Meta lists its group (GET /{phoneNumberId}/groups, CONTRACT §18)', async () => {
+    const token = await api.token('CRM_ADMIN');
+    api.stack.simulator!.scriptNextGroup({ outcome: 'silent', groupCreated: true });
+
+    const { requestId } = (await (await requestGroup(api, token, { subject: 'Quiet but there' })).json()) as {
+      requestId: string;
+    };
+    const final = await untilFinal(api, token, requestId, 30_000);
+
+    expect(final).toMatchObject({ status: 'created', subject: 'Quiet but there' });
+    expect(final.chatId).toBeDefined();
+    expect(final.inviteLink).toMatch(/^https:\/\/chat\.whatsapp\.com\//);
+  });
 
   it('fails a request Meta never confirms with CONFIRMATION_TIMEOUT', async () => {
     const token = await api.token('CRM_ADMIN');

@@ -231,7 +231,8 @@ describe('list cursors on every paginated route (CONTRACT §13)', () => {
       ),
       { numRuns: Number(process.env.CURSOR_RUNS ?? 150) },
     );
-  });
+    // Each refused cursor also counts in, and is taken back from, the organisation's quota (CONTRACT §18).
+  }, 180_000);
 });
 
 describe('webhook subscription limits (CONTRACT §13)', () => {

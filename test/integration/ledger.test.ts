@@ -15,6 +15,8 @@ describe('a ledger run under faults (K-4)', () => {
   const api = useLocalStack({
     WPCRM_DATA_DIR: mkdtempSync(join(tmpdir(), 'wpcrm-ledger-')),
     GROUP_CREATE_RATE_LIMIT: '100000/60',
+    ORG_REQUEST_RATE_LIMIT: '100000000/60',
+    NETWORK_CALL_RATE_LIMIT: '100000000/60',
     GROUP_RECONCILE_SETTLE_SECONDS: '1',
     NETWORK_RETRY_BASE_SECONDS: '1',
     REPORT_WINDOW_SECONDS: '1',

@@ -1,11 +1,13 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { reportKeys } from '#shared/adapters/dynamodb/keys';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
 import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
+import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { loadConfig } from '#shared/config/env';
 import { createGroup } from '#shared/domain/groups/create-group';
 import { sweepGroupRequests } from '#shared/domain/groups/sweep-group-requests';
@@ -16,6 +18,7 @@ import { sweepReports } from '#shared/domain/reports/sweep-reports';
 import { DomainError } from '#shared/errors';
 import { ulidIds } from '#shared/ports/ids';
 import { useDynamo } from '#test/support/dynamo';
+import { FakeNetwork } from '#test/support/fake-network';
 
 const table = useDynamo();
 
@@ -42,6 +45,11 @@ function harness() {
     limits: new DynamoLimits(table.db, table.tableName),
     events: { publish: async () => undefined },
     queue,
+    chats: new DynamoChatStore(table.db, table.tableName),
+    network: new FakeNetwork(() => time.now),
+    channelCredentials: new SecretsManagerChannelCredentials(() => {
+      throw new Error('no secrets in tests');
+    }),
   };
   const advance = (ms: number) => {
     time.now = new Date(time.now.getTime() + ms);

@@ -190,6 +190,22 @@ export class AppFunction extends Construct {
     return this;
   }
 
+  /**
+   * Counting in (and taking back from) the organisation's request-quota windows: UpdateItem on those partitions
+   * only (`dynamodb:LeadingKeys`), for a function whose table access does not already cover them.
+   */
+  bindRequestQuota(table: ITableV2, leadingKeys: readonly string[]): this {
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } },
+      }),
+    );
+    return this;
+  }
+
   /** `REPORTS_BUCKET`, plus object access to the bucket (objects are unknown ahead, so `/*` is unavoidable). */
   bindReportsBucket(bucket: IBucket, access: BucketAccess): this {
     this.addEnvironment('REPORTS_BUCKET', bucket.bucketName);

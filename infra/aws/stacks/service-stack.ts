@@ -4,6 +4,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { takesCursor } from '#shared/routes/route';
@@ -144,6 +145,9 @@ export class ServiceStack extends Stack {
           batchGets: access.batchGets,
         });
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
+      if (verifiesTokens.has(fn) && (access.table !== 'readWrite' || access.tableKeys)) {
+        appFunction.bindRequestQuota(this.data.table, LEADING_KEY_PATTERNS.requestQuota);
+      }
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
       // Behind the edge the caller's origin is the edge's, and its address the one CloudFront saw (shared/http/edge.ts).

@@ -92,7 +92,7 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
    * try again a few times, then refuse (never admit without a counted write).
    */
   async claimAttempt(counter: AttemptCounter, now: Date, windowSeconds: number, limit: number): Promise<AttemptClaim> {
-    const key = keys.loginAttempts(counter.kind, counter.id);
+    const key = keys.loginAttempts(counter);
     const nowSeconds = epochSeconds(now);
     const cutoff = nowSeconds - windowSeconds;
     for (let round = 0; round < 3; round++) {
@@ -137,7 +137,7 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.loginAttempts(counter.kind, counter.id),
+          Key: keys.loginAttempts(counter),
           UpdateExpression: 'ADD attempts :minusOne',
           ConditionExpression: 'windowStartedAt = :started AND attempts > :zero',
           ExpressionAttributeValues: { ':minusOne': -1, ':started': windowStartedAt, ':zero': 0 },

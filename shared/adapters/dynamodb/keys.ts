@@ -1,10 +1,19 @@
+import type { AttemptCounter } from '#shared/ports/identity-store';
+
 /** Every key value of the table, built here and nowhere else. See the access-pattern table in the README. */
 export const keys = {
   org: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' }),
   credential: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' }),
-  /** Token attempts: a client id's counter sits beside its credential; an address's in a partition of its own. */
-  loginAttempts: (kind: 'client' | 'address', id: string) =>
-    kind === 'client' ? { PK: `CLIENT#${id}`, SK: 'LOGIN_ATTEMPTS' } : { PK: `LOGINADDR#${id}`, SK: 'LOGIN_ATTEMPTS' },
+  /**
+   * Token attempts: a client id's counter sits beside its credential; an address's in a partition of its own, and a
+   * (client id, address) pair's in a third, the address first (it holds no `#`, so no two pairs share a key).
+   */
+  loginAttempts: (counter: AttemptCounter) =>
+    counter.kind === 'client'
+      ? { PK: `CLIENT#${counter.id}`, SK: 'LOGIN_ATTEMPTS' }
+      : counter.kind === 'address'
+        ? { PK: `LOGINADDR#${counter.id}`, SK: 'LOGIN_ATTEMPTS' }
+        : { PK: `LOGINPAIR#${counter.address}#${counter.id}`, SK: 'LOGIN_ATTEMPTS' },
   channel: (orgId: string, channelId: string) => ({ PK: `ORG#${orgId}`, SK: `CHANNEL#${channelId}` }),
   channelPrefix: (orgId: string) => ({ PK: `ORG#${orgId}`, SKPrefix: 'CHANNEL#' }),
   channelByPhoneNumberId: (phoneNumberId: string, channelId: string) => ({
@@ -32,8 +41,8 @@ const ORG_PATTERN = 'ORG#????????-????-????-????-????????????';
  * out of their reach even if their code were made to ask for it.
  */
 export const LEADING_KEY_PATTERNS = {
-  /** Credentials and the token attempt counters (per client id, per address). */
-  issueToken: ['CLIENT#*', 'LOGINADDR#*'],
+  /** Credentials and the token attempt counters (per client id, per address, per pair). */
+  issueToken: ['CLIENT#*', 'LOGINADDR#*', 'LOGINPAIR#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
    * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox.
@@ -47,6 +56,14 @@ export const LEADING_KEY_PATTERNS = {
     'WAGROUP#*',
     'WAMSG#*',
     'EVENT#*',
+  ],
+  /**
+   * The per-organisation quota windows every authenticated function counts in (CONTRACT §18), for those that may
+   * not otherwise write to the table: `limitKeys.rateWindow` of the two request-quota scopes.
+   */
+  requestQuota: [
+    `RATE#org-requests#${ORG_PATTERN.slice('ORG#'.length)}`,
+    `RATE#network-calls#${ORG_PATTERN.slice('ORG#'.length)}`,
   ],
 } as const;
 

@@ -150,4 +150,19 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
       return { allowed: false, retryAfterSeconds };
     }
   }
+
+  async refund(scope: string, orgId: string, windowSeconds: number, takenAt: Date, cost = 1): Promise<void> {
+    const windowStart = Math.floor(takenAt.getTime() / 1000 / windowSeconds) * windowSeconds;
+    await applied(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          UpdateExpression: 'ADD hits :minus',
+          ConditionExpression: 'hits >= :cost',
+          ExpressionAttributeValues: { ':minus': -cost, ':cost': cost },
+        }),
+      ),
+    );
+  }
 }

@@ -5,9 +5,13 @@ import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import type { KeyStore } from '#shared/ports/key-store';
+import { credentialIdOf } from './credential-id.ts';
 import type { Role } from './roles.ts';
 
+/** Failures of one client id from one source address: 10 lock that pair only (CONTRACT §18). */
 export const MAX_FAILED_ATTEMPTS = 10;
+/** Failures of one client id across addresses: 100 lock the client id (an attacker needs ten addresses). */
+export const MAX_FAILED_ATTEMPTS_PER_CLIENT = 100;
 /** Failures from one source address across any client ids (credential stuffing), in the same window. */
 export const MAX_FAILED_ATTEMPTS_PER_ADDRESS = 100;
 export const FAILED_ATTEMPT_WINDOW_SECONDS = 15 * 60;
@@ -28,21 +32,27 @@ export interface IssuedToken {
 }
 
 /**
- * Client-credentials token issue (CONTRACT §2, §13).
- * 1. Count the attempt against the client id (10 per 15 minutes) and, if known, the caller's address (100, across
- *    client ids) before anything is checked: each is one conditional write, so however many attempts arrive at once,
- *    at most that many are ever checked; the rest are refused with 429 and count nowhere.
+ * Client-credentials token issue (CONTRACT §2, §13, §18).
+ * 1. Count the attempt, before anything is checked, against the (client id, source address) pair (10 per 15 minutes),
+ *    the client id (100) and the source address (100, across client ids), each in its own key space: one conditional
+ *    write each, so however many attempts arrive at once, at most that many are ever checked; an attempt one counter
+ *    refuses is taken back from the others and answered 429. Wrong secrets from one address thus lock that pair,
+ *    not the client: its correct secret from an address without failures still gets a token.
  * 2. Verify the secret against the stored scrypt hash (against a decoy hash when the client is unknown, so both
  *    cases take the same time and give the same 401).
  * 3. A failure stays counted and answers INVALID_CLIENT; a success takes its attempts back and signs an access token.
+ * The source address is the connection's (API Gateway's `sourceIp`, shared/http/edge.ts), never `X-Forwarded-For`.
  */
 export async function issueToken(
   deps: IssueTokenDeps,
-  input: { clientId: string; clientSecret: string; sourceIp?: string },
+  input: { clientId: string; clientSecret: string; sourceIp: string },
 ): Promise<IssuedToken> {
   const now = deps.clock.now();
-  const counters: [AttemptCounter, number][] = [[{ kind: 'client', id: input.clientId }, MAX_FAILED_ATTEMPTS]];
-  if (input.sourceIp) counters.push([{ kind: 'address', id: input.sourceIp }, MAX_FAILED_ATTEMPTS_PER_ADDRESS]);
+  const counters: [AttemptCounter, number][] = [
+    [{ kind: 'pair', id: input.clientId, address: input.sourceIp }, MAX_FAILED_ATTEMPTS],
+    [{ kind: 'client', id: input.clientId }, MAX_FAILED_ATTEMPTS_PER_CLIENT],
+    [{ kind: 'address', id: input.sourceIp }, MAX_FAILED_ATTEMPTS_PER_ADDRESS],
+  ];
   const claimed: { counter: AttemptCounter; windowStartedAt: number }[] = [];
   for (const [counter, limit] of counters) {
     const claim = await deps.identity.claimAttempt(counter, now, FAILED_ATTEMPT_WINDOW_SECONDS, limit);
@@ -58,7 +68,12 @@ export async function issueToken(
   if (!credential || !valid) throw new InvalidClientError();
 
   await refund(deps, claimed);
-  const accessToken = await signAccessToken(deps.keys, deps.config.jwt, credential, now);
+  const accessToken = await signAccessToken(
+    deps.keys,
+    deps.config.jwt,
+    { ...credential, credentialId: credentialIdOf(credential) },
+    now,
+  );
   return {
     accessToken,
     tokenType: 'Bearer',

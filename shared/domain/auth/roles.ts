@@ -11,4 +11,6 @@ export interface Principal {
   orgId: string;
   roles: Role[];
   tokenId: string;
+  /** The opaque id of the credential the token was issued to (`crd_…`, CONTRACT §18). */
+  credentialId: string;
 }

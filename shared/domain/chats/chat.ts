@@ -1,3 +1,5 @@
+import { derivedCredentialId } from '#shared/domain/auth/credential-id';
+
 /** A chat: the CHAT record of CONTRACT §9, plus the group fields for groups. */
 export type GroupStatus = 'active' | 'suspended' | 'deleted';
 
@@ -69,7 +71,10 @@ export interface Message {
   chatId: string;
   orgId: string;
   direction: 'INBOUND' | 'OUTBOUND';
+  /** Inbound: the sender's number. Outbound: the sending credential's role (CONTRACT §18), never its client id. */
   from: string;
+  /** Outbound: the sending credential's opaque id (`crd_…`). */
+  sentBy?: string;
   text: string;
   status: MessageStatus;
   error?: { code: string; message: string };
@@ -91,8 +96,27 @@ export interface JoinRequest {
 }
 
 export function messageView(message: Message) {
-  const { messageId, chatId, direction, from, text, status, error, createdAt } = message;
-  return { messageId, chatId, direction, from, text, status, ...(error ? { error } : {}), createdAt };
+  const { messageId, chatId, direction, text, status, error, createdAt } = message;
+  return {
+    messageId,
+    chatId,
+    direction,
+    ...sender(message),
+    text,
+    status,
+    ...(error ? { error } : {}),
+    createdAt,
+  };
+}
+
+/**
+ * Who sent a message, as callers see it. Outbound messages stored before CONTRACT §18 recorded the client id in
+ * `from`: they show the id derived from it and no role (it was not recorded), never the client id itself.
+ */
+function sender(message: Message): { from: string; sentBy: string | null } {
+  if (message.direction === 'INBOUND') return { from: message.from, sentBy: null };
+  if (message.sentBy) return { from: message.from, sentBy: message.sentBy };
+  return { from: 'UNKNOWN', sentBy: derivedCredentialId(message.from) };
 }
 
 export function chatView(chat: Chat) {

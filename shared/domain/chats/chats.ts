@@ -1,4 +1,5 @@
 import type { Config } from '#shared/config/env';
+import { senderRole } from '#shared/domain/auth/credential-id';
 import { ADMINS_AND_BOTS, type Role } from '#shared/domain/auth/roles';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import {
@@ -81,7 +82,7 @@ export async function listMessages(
  */
 export async function sendMessage(
   deps: ChatDeps & MessageQuotaDeps & { ids: IdGenerator; identity: ChannelStore; queue: JobQueue },
-  input: { orgId: string; chatId: string; text: string; sender: { clientId: string; roles: Role[] } },
+  input: { orgId: string; chatId: string; text: string; sender: { roles: Role[]; credentialId: string } },
 ) {
   const chat = await requireChat(deps, input.orgId, input.chatId);
   if (chat.chatType === 'GROUP' && groupStatusOf(chat) === 'deleted') throw new GroupDeletedError(chat.chatId);
@@ -97,7 +98,8 @@ export async function sendMessage(
     chatId: chat.chatId,
     orgId: input.orgId,
     direction: 'OUTBOUND',
-    from: input.sender.clientId,
+    from: senderRole(input.sender.roles) ?? 'UNKNOWN',
+    sentBy: input.sender.credentialId,
     text: input.text,
     status: 'queued',
     createdAt: now,

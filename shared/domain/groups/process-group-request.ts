@@ -84,17 +84,11 @@ export async function processGroupRequest(
 
   const { retryBaseSeconds } = deps.config.groups;
   // Never reconcile while the previous create call may still be in flight: it could still make the group.
-  const reconcileSettleSeconds = Math.max(
-    deps.config.groups.reconcileSettleSeconds,
-    deps.network.callTimeoutSeconds + 1,
-  );
+  const settleSeconds = reconcileSettleSeconds(deps);
   if (request.submittedAt) {
     const waited = (now().getTime() - Date.parse(request.submittedAt)) / 1000;
-    if (waited < reconcileSettleSeconds) {
-      throw new RetryLater(
-        reconcileSettleSeconds - waited,
-        'the last create call has an unknown outcome; reconciling later',
-      );
+    if (waited < settleSeconds) {
+      throw new RetryLater(settleSeconds - waited, 'the last create call has an unknown outcome; reconciling later');
     }
     const existing = await reconcile(deps, request, network, receiveCount);
     if (existing) {
@@ -151,10 +145,7 @@ export async function processGroupRequest(
       );
     }
     if (error.kind === 'ambiguous') {
-      throw new RetryLater(
-        Math.max(reconcileSettleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)),
-        error.message,
-      );
+      throw new RetryLater(Math.max(settleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)), error.message);
     }
     if (error.code !== undefined && HOLD_CODES.has(error.code)) {
       await putOnHold(deps, request, marker, error);
@@ -200,7 +191,23 @@ async function reconcile(
     deps.config.groups.retryBaseSeconds,
     receiveCount,
   );
-  const since = Date.parse(request.submittedAt!) - RECONCILE_SKEW_MS;
+  return unlinkedMatch(deps, request, groups);
+}
+
+/**
+ * Meta has no lookup by its request_id (WHATSAPP-GROUPS.md): the request's group is the one of its number with the
+ * request's subject (Meta trims it), created no earlier than the submission (less clock skew), not linked to a chat.
+ */
+export async function findSubmittedGroup(
+  deps: Pick<OutcomeDeps, 'network' | 'chats'>,
+  request: GroupRequest,
+  network: NetworkChannel,
+): Promise<NetworkGroup | undefined> {
+  return unlinkedMatch(deps, request, await deps.network.listGroups(network));
+}
+
+async function unlinkedMatch(deps: Pick<OutcomeDeps, 'chats'>, request: GroupRequest, groups: NetworkGroup[]) {
+  const since = Date.parse(request.submittedAt ?? request.createdAt) - RECONCILE_SKEW_MS;
   for (const group of groups) {
     if (group.subject.trim() !== request.subject.trim()) continue;
     if (group.createdAt && Date.parse(group.createdAt) < since) continue;
@@ -208,6 +215,11 @@ async function reconcile(
     return group;
   }
   return undefined;
+}
+
+/** How long a create call may still make its group: the settle time, and at least the network's call timeout. */
+export function reconcileSettleSeconds(deps: Pick<ProcessGroupRequestDeps, 'config' | 'network'>): number {
+  return Math.max(deps.config.groups.reconcileSettleSeconds, deps.network.callTimeoutSeconds + 1);
 }
 
 /** A read that failed in any way is simply retried later: reads have no effect to reconcile. */

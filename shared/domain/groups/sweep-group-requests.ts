@@ -1,10 +1,15 @@
 import type { Config } from '#shared/config/env';
 import { republishRecordedEvents } from '#shared/domain/events/publish-once';
 import { logger } from '#shared/observability/logger';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { EventOutbox } from '#shared/ports/event-outbox';
+import type { ChannelStore } from '#shared/ports/identity-store';
 import type { JobQueue } from '#shared/ports/job-queue';
+import { NetworkError } from '#shared/ports/messaging-network';
 import { GROUP_REQUESTS_QUEUE } from './create-group.ts';
-import { announce, failGroup, type OutcomeDeps } from './outcomes.ts';
+import type { GroupRequest } from './group-request.ts';
+import { announce, completeGroup, failGroup, type OutcomeDeps } from './outcomes.ts';
+import { findSubmittedGroup, reconcileSettleSeconds } from './process-group-request.ts';
 
 /** A pending request not picked up within this time was probably never queued (or its message was lost). */
 export const REQUEUE_AFTER_SECONDS = 60;
@@ -24,27 +29,30 @@ const REPUBLISH_AFTER_SECONDS = 30;
 
 /**
  * The group sweeper (scheduled):
- * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS → `failed` with CONFIRMATION_TIMEOUT, or with the
- *    network's code and message when the request is on hold (that refusal is why it never completed).
+ * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS: one that reached Meta is first looked for among the
+ *    number's groups (GET /{phoneNumberId}/groups, CONTRACT §18) and completed if its group exists; while Meta cannot
+ *    answer, or a create call may still be making the group, it stays open until a later sweep. Otherwise → `failed`
+ *    with CONFIRMATION_TIMEOUT, or with the network's code and message when the request is on hold (that refusal is
+ *    why it never completed).
  * 2. Requests still `pending` after a minute, `creating` with no change for two minutes, or on hold for five → queued
  *    again (the worker is idempotent).
  * 3. Final requests whose event was never published → published and stamped.
  * 4. Events of network notifications recorded but never stamped published → published and stamped.
  */
-export async function sweepGroupRequests(
-  deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'events'> & {
-    config: Pick<Config, 'groups'>;
-    queue: JobQueue;
-    outbox: EventOutbox;
-  },
-) {
+export async function sweepGroupRequests(deps: SweepGroupRequestsDeps) {
   const now = deps.clock.now().getTime();
   const timeoutMs = deps.config.groups.confirmationTimeoutSeconds * 1000;
   let timedOut = 0;
   let requeued = 0;
+  let found = 0;
   for (const request of await deps.groups.listOpen(BATCH)) {
     const age = now - Date.parse(request.createdAt);
     if (age >= timeoutMs) {
+      if (!request.onHold && (request.submittedAt || request.networkRequestId)) {
+        const answer = await askNetwork(deps, request, now);
+        if (answer === 'completed') found += 1;
+        if (answer !== 'absent') continue;
+      }
       const error = request.onHold
         ? { code: request.onHold.code, message: request.onHold.message }
         : { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' };
@@ -65,8 +73,58 @@ export async function sweepGroupRequests(
   );
   for (const request of unpublished) await announce(deps, request);
   const republishedEvents = await republishRecordedEvents(deps, BATCH);
-  if (timedOut + requeued + unpublished.length + republishedEvents > 0) {
-    logger.info('group sweep', { timedOut, requeued, republished: unpublished.length, republishedEvents });
+  if (timedOut + requeued + found + unpublished.length + republishedEvents > 0) {
+    logger.info('group sweep', { timedOut, found, requeued, republished: unpublished.length, republishedEvents });
   }
-  return { timedOut, requeued, republished: unpublished.length, republishedEvents };
+  return { timedOut, found, requeued, republished: unpublished.length, republishedEvents };
+}
+
+export type SweepGroupRequestsDeps = OutcomeDeps & {
+  config: Pick<Config, 'groups'>;
+  identity: ChannelStore;
+  channelCredentials: ChannelCredentials;
+  queue: JobQueue;
+  outbox: EventOutbox;
+};
+
+/**
+ * Whether Meta has the group of a request about to time out: `completed` (found, and the request completed with
+ * it), `absent` (Meta answered without it, or refused the channel), or `unknown` (a create call may still be making
+ * it, or Meta did not answer): an unknown request is asked again at the next sweep, never failed.
+ */
+async function askNetwork(
+  deps: SweepGroupRequestsDeps,
+  request: GroupRequest,
+  now: number,
+): Promise<'completed' | 'absent' | 'unknown'> {
+  if (request.submittedAt && now - Date.parse(request.submittedAt) < reconcileSettleSeconds(deps) * 1000) {
+    return 'unknown';
+  }
+  const channel = await deps.identity.getChannel(request.orgId, request.channelId);
+  if (!channel) return 'absent';
+  try {
+    const network = await deps.channelCredentials.forChannel(channel);
+    const group = await findSubmittedGroup(deps, request, network);
+    if (!group) return 'absent';
+    const inviteLink = await deps.network.getInviteLink(network, group.groupId);
+    logger.info('found the group of a request about to time out', {
+      requestId: request.requestId,
+      groupId: group.groupId,
+    });
+    await completeGroup(
+      deps,
+      request,
+      { groupId: group.groupId, inviteLink, phoneNumberId: network.phoneNumberId },
+      network,
+    );
+    return 'completed';
+  } catch (error) {
+    if (error instanceof NetworkError && error.kind === 'rejected') return 'absent';
+    // One request Meta cannot answer for must not stop the sweep of the others.
+    logger.warn('could not ask the network for a timed-out request; asking again at the next sweep', {
+      requestId: request.requestId,
+      error: error as Error,
+    });
+    return 'unknown';
+  }
 }

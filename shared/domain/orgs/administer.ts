@@ -38,6 +38,7 @@ export async function createCredential(deps: AdminDeps, input: { orgId: string; 
   const clientSecret = generateClientSecret();
   await deps.identity.createCredential({
     clientId,
+    credentialId: deps.ids.next('crd'),
     orgId: input.orgId,
     roles: input.roles,
     secretHash: await hashClientSecret(clientSecret),

@@ -8,6 +8,11 @@ export interface Organisation {
 
 export interface ClientCredential {
   clientId: string;
+  /**
+   * The credential's opaque id (`crd_…`), shown as the sender of its messages and never usable at /token (CONTRACT
+   * §18). Absent on credentials created before it existed: `credentialIdOf` derives theirs.
+   */
+  credentialId?: string;
   orgId: string;
   roles: Role[];
   /** `scrypt$N$r$p$<salt>$<hash>`; the secret itself is never stored. */

@@ -1,9 +1,10 @@
 import type { Config } from '#shared/config/env';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
-import { DomainError } from '#shared/errors';
+import { DomainError, RateLimitedError } from '#shared/errors';
 import type { ALL_EVENTS, EventType } from '#shared/events/catalog';
 import type { Clock } from '#shared/ports/clock';
 import type { CursorKey } from '#shared/ports/cursor-key';
+import type { RateLimiter } from '#shared/ports/idempotency-store';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { SecretBox } from '#shared/ports/secret-box';
@@ -173,10 +174,15 @@ export async function listDeliveryAttempts(
 
 /**
  * Delivers a finished delivery again: the same delivery and webhook-id, a new cycle of attempts.
- * 409 DELIVERY_IN_PROGRESS while it is pending or retrying.
+ * 409 DELIVERY_IN_PROGRESS while it is pending or retrying; 429 RATE_LIMITED past WEBHOOK_REDELIVER_RATE_LIMIT per
+ * organisation (CONTRACT §18), counted only for a delivery that could be redelivered.
  */
 export async function redeliver(
-  deps: Pick<SubscriptionDeps, 'webhooks' | 'clock'> & { queue: JobQueue; config: Pick<Config, 'webhooks'> },
+  deps: Pick<SubscriptionDeps, 'webhooks' | 'clock'> & {
+    queue: JobQueue;
+    limits: RateLimiter;
+    config: Pick<Config, 'quotas'>;
+  },
   input: { orgId: string; webhookId: string; deliveryId: string },
 ) {
   if (!(await deps.webhooks.getSubscription(input.orgId, input.webhookId))) throw notFound(input.webhookId);
@@ -184,6 +190,11 @@ export async function redeliver(
   if (!delivery) throw deliveryNotFound(input.deliveryId);
   if (delivery.status === 'pending' || delivery.status === 'retrying') {
     throw new DomainError('DELIVERY_IN_PROGRESS', 'the delivery is still being attempted');
+  }
+  const { limit, windowSeconds } = deps.config.quotas.redeliveries;
+  const quota = await deps.limits.take('webhook-redeliver', input.orgId, limit, windowSeconds, deps.clock.now());
+  if (!quota.allowed) {
+    throw new RateLimitedError(`at most ${limit} redeliveries per ${windowSeconds} s`, quota.retryAfterSeconds);
   }
   const now = deps.clock.now().toISOString();
   const reset = { ...delivery, status: 'pending' as const, cycleAttempts: 0, nextAttemptAt: now, updatedAt: now };

@@ -6,6 +6,9 @@ import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import { MemoryKeyStore } from '#test/support/memory-key-store';
 
+const keyOf = (counter: AttemptCounter) =>
+  counter.kind === 'pair' ? `pair#${counter.address}#${counter.id}` : `${counter.kind}#${counter.id}`;
+
 class MemoryIdentity implements CredentialStore, LoginAttemptStore {
   credentials = new Map<string, ClientCredential>();
   attempts = new Map<string, { count: number; windowStartedAt: number }>();
@@ -19,7 +22,7 @@ class MemoryIdentity implements CredentialStore, LoginAttemptStore {
     return this.credentials.get(clientId);
   }
   async claimAttempt(counter: AttemptCounter, now: Date, windowSeconds: number, limit: number) {
-    const key = `${counter.kind}#${counter.id}`;
+    const key = keyOf(counter);
     const nowSeconds = now.getTime() / 1000;
     const entry = this.attempts.get(key);
     if (!entry || entry.windowStartedAt <= nowSeconds - windowSeconds) {
@@ -33,12 +36,13 @@ class MemoryIdentity implements CredentialStore, LoginAttemptStore {
     return { allowed: true as const, windowStartedAt: entry.windowStartedAt };
   }
   async refundAttempt(counter: AttemptCounter, windowStartedAt: number) {
-    const entry = this.attempts.get(`${counter.kind}#${counter.id}`);
+    const entry = this.attempts.get(keyOf(counter));
     if (entry?.windowStartedAt === windowStartedAt && entry.count > 0) entry.count--;
   }
 }
 
 const ORG = '3f1c2a4e-8b7d-4c1a-9e2f-0a1b2c3d4e5f';
+const ADDRESS = '192.0.2.44';
 
 describe('issueToken', () => {
   let deps: Parameters<typeof issueToken>[0] & { identity: MemoryIdentity };
@@ -102,7 +106,9 @@ describe('issueToken', () => {
 
     const outcomes = await Promise.all(
       Array.from({ length: 50 }, (_, attempt) =>
-        issueToken(deps, { clientId: 'cli_good', clientSecret: `wrong-${attempt}` }).catch((error: unknown) => error),
+        issueToken(deps, { clientId: 'cli_good', clientSecret: `wrong-${attempt}`, sourceIp: '192.0.2.1' }).catch(
+          (error: unknown) => error,
+        ),
       ),
     );
 
@@ -114,12 +120,16 @@ describe('issueToken', () => {
   it('does not count a successful attempt: nine failures and a success leave room for one more failure', async () => {
     time = new Date(time.getTime() + 16 * 60 * 1000);
     for (let attempt = 0; attempt < 9; attempt++) {
-      await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong' }).catch(() => undefined);
+      await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong', sourceIp: ADDRESS }).catch(() => undefined);
     }
-    await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right' });
+    await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right', sourceIp: ADDRESS });
 
-    const tenth = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong' }).catch((error) => error);
-    const eleventh = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right' }).catch((error) => error);
+    const tenth = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong', sourceIp: ADDRESS }).catch(
+      (error) => error,
+    );
+    const eleventh = await issueToken(deps, { clientId: 'cli_good', clientSecret: 'right', sourceIp: ADDRESS }).catch(
+      (error) => error,
+    );
 
     expect(tenth).toBeInstanceOf(InvalidClientError);
     expect(eleventh).toBeInstanceOf(TooManyAttemptsError);
@@ -136,5 +146,70 @@ describe('issueToken', () => {
 
     expect(deps.identity.attempts.get('client#ip:203.0.113.77')?.count).toBe(10);
     expect(deps.identity.attempts.has('address#203.0.113.77')).toBe(false);
+  });
+
+  it('locks only the (client id, address) pair after 10 failures: the correct secret from a clean address still gets a token (CONTRACT §18)', async () => {
+    time = new Date(time.getTime() + 16 * 60 * 1000);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong', sourceIp: '203.0.113.50' }).catch(
+        () => undefined,
+      );
+    }
+
+    const samePair = await issueToken(deps, {
+      clientId: 'cli_good',
+      clientSecret: 'right',
+      sourceIp: '203.0.113.50',
+    }).catch((error: unknown) => error);
+    const cleanAddress = await issueToken(deps, {
+      clientId: 'cli_good',
+      clientSecret: 'right',
+      sourceIp: '198.51.100.60',
+    });
+    const otherClient = await issueToken(deps, {
+      clientId: 'cli_other',
+      clientSecret: 'x',
+      sourceIp: '203.0.113.50',
+    }).catch((error: unknown) => error);
+
+    expect(samePair).toBeInstanceOf(TooManyAttemptsError);
+    expect((samePair as TooManyAttemptsError).retryAfterSeconds).toBe(15 * 60);
+    expect(cleanAddress.org).toBe(ORG);
+    expect(otherClient).toBeInstanceOf(InvalidClientError);
+  });
+
+  it('counts nothing more against the client id once a pair is locked: one address adds at most 10 failures', async () => {
+    time = new Date(time.getTime() + 16 * 60 * 1000);
+
+    for (let attempt = 0; attempt < 60; attempt++) {
+      await issueToken(deps, { clientId: 'cli_good', clientSecret: 'wrong', sourceIp: '203.0.113.51' }).catch(
+        () => undefined,
+      );
+    }
+
+    expect(deps.identity.attempts.get('client#cli_good')?.count).toBe(10);
+    expect(deps.identity.attempts.get('pair#203.0.113.51#cli_good')?.count).toBe(10);
+  });
+
+  it('locks the client id after 100 failures across addresses, its correct secret from a clean address included', async () => {
+    time = new Date(time.getTime() + 16 * 60 * 1000);
+    for (let address = 0; address < 10; address++) {
+      for (let attempt = 0; attempt < 10; attempt++) {
+        await issueToken(deps, {
+          clientId: 'cli_good',
+          clientSecret: 'wrong',
+          sourceIp: `203.0.113.${100 + address}`,
+        }).catch(() => undefined);
+      }
+    }
+
+    const locked = await issueToken(deps, {
+      clientId: 'cli_good',
+      clientSecret: 'right',
+      sourceIp: '198.51.100.61',
+    }).catch((error: unknown) => error);
+
+    expect(locked).toBeInstanceOf(TooManyAttemptsError);
+    expect(deps.identity.attempts.get('pair#198.51.100.61#cli_good')?.count ?? 0).toBe(0);
   });
 });

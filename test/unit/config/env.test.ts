@@ -38,6 +38,27 @@ describe('loadConfig', () => {
     expect(config.webhooks).toEqual({ retryScheduleSeconds: [1, 2], allowPrivateTargets: true, subscriptionLimit: 20 });
   });
 
+  it('reads the per-organisation quotas of CONTRACT §18, with their defaults', () => {
+    const defaults = loadConfig({}).quotas;
+    const overridden = loadConfig({
+      ORG_REQUEST_RATE_LIMIT: '10/1',
+      NETWORK_CALL_RATE_LIMIT: '3/5',
+      WEBHOOK_REDELIVER_RATE_LIMIT: '2/60',
+    }).quotas;
+
+    expect(defaults).toEqual({
+      requests: { limit: 1200, windowSeconds: 60 },
+      networkCalls: { limit: 120, windowSeconds: 60 },
+      redeliveries: { limit: 60, windowSeconds: 3600 },
+    });
+    expect(overridden).toEqual({
+      requests: { limit: 10, windowSeconds: 1 },
+      networkCalls: { limit: 3, windowSeconds: 5 },
+      redeliveries: { limit: 2, windowSeconds: 60 },
+    });
+    expect(() => loadConfig({ ORG_REQUEST_RATE_LIMIT: '0/60' })).toThrow(/ORG_REQUEST_RATE_LIMIT/);
+  });
+
   it('takes the S3 endpoint from S3_ENDPOINT, else from the SDK’s configured-endpoint variables unless ignored', () => {
     const s3 = (env: Record<string, string>) => loadConfig(env).aws.endpoints.s3;
 
