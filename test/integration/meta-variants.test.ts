@@ -18,6 +18,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#shared/config/core';
 import { deps } from '#shared/config/deps';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
+import { createChannel } from '#shared/domain/orgs/administer';
 import { logger } from '#shared/observability/logger';
 import { createdGroup, requestGroup, untilFinal } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
@@ -525,5 +526,44 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
     expect(await participants(chatId)).toEqual([]);
     await settle();
     expect(deliveredTo('group.participants_changed', chatId).map((event) => event.change)).toEqual(['joined', 'left']);
+  });
+
+  it('invites with the channel’s invite template, by its name and language, and lists the channel with it', async () => {
+    const { channelId } = await createChannel(deps(), {
+      orgId: api.orgId,
+      name: 'Own invite template',
+      type: 'MESSAGING_OFFICIAL',
+      phoneNumber: '+4915100000088',
+      officialBusinessAccount: true,
+      phoneNumberId: '100000000000088',
+      accessToken: 'local-token',
+      inviteTemplate: { name: 'acme_group_invite', language: 'de' },
+    });
+    const { requestId } = (await (await requestGroup(api, admin, { channelId, subject: 'Own template' })).json()) as {
+      requestId: string;
+    };
+    const { chatId } = await untilFinal(api, admin, requestId);
+
+    const response = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'POST',
+      token: admin,
+      json: { phoneNumbers: ['+4915100000089'] },
+    });
+    const channels = (await (await api.call(`/channels/${api.orgId}?limit=100`, { token: admin })).json()) as {
+      channels: { channelId: string; inviteTemplate: unknown }[];
+    };
+
+    expect(response.status).toBe(202);
+    expect(((await response.json()) as { invitations: unknown[] }).invitations).toEqual([
+      expect.objectContaining({ phoneNumber: '+4915100000089', status: 'sent' }),
+    ]);
+    const sent = api.stack.simulator!.requestLog.filter((entry) => entry.path === '/100000000000088/messages');
+    expect(sent.map((entry) => (entry.body as { template: { name: string; language: unknown } }).template)).toEqual([
+      expect.objectContaining({ name: 'acme_group_invite', language: { code: 'de' } }),
+    ]);
+    expect(channels.channels.find((channel) => channel.channelId === channelId)?.inviteTemplate).toEqual({
+      name: 'acme_group_invite',
+      language: 'de',
+    });
   });
 });
