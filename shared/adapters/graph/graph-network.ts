@@ -103,10 +103,16 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     groupId: string,
     settings: { subject?: string; description?: string },
   ): Promise<void> {
-    await this.#call(channel, 'POST', `/${segment(groupId)}`, {
-      ...(settings.subject !== undefined ? { subject: settings.subject } : {}),
-      ...(settings.description !== undefined ? { description: settings.description } : {}),
-    });
+    await this.#call(
+      channel,
+      'POST',
+      `/${segment(groupId)}`,
+      {
+        ...(settings.subject !== undefined ? { subject: settings.subject } : {}),
+        ...(settings.description !== undefined ? { description: settings.description } : {}),
+      },
+      NO_BODY_DOCUMENTED,
+    );
   }
 
   async deleteGroup(channel: NetworkChannel, groupId: string): Promise<void> {
@@ -139,6 +145,7 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     channel: NetworkChannel,
     phoneNumber: string,
     groupId: string,
+    template: { name: string; language: string },
   ): Promise<{ networkMessageId: string }> {
     // Meta's Template Library utility template: modifying it would cost its utility pricing (WHATSAPP-GROUPS §1.2 #12).
     return this.#sendMessage(channel, {
@@ -146,17 +153,21 @@ export class GraphMessagingNetwork implements MessagingNetwork {
       to: digits(phoneNumber),
       type: 'template',
       template: {
-        name: 'group_invite_link',
-        language: { code: 'en' },
+        name: template.name,
+        language: { code: template.language },
         components: [{ type: 'body', parameters: [{ type: 'group_id', group_id: groupId }] }],
       },
     });
   }
 
   async removeParticipants(channel: NetworkChannel, groupId: string, users: string[]): Promise<void> {
-    await this.#call(channel, 'DELETE', `/${segment(groupId)}/participants`, {
-      participants: users.map((user) => ({ user })),
-    });
+    await this.#call(
+      channel,
+      'DELETE',
+      `/${segment(groupId)}/participants`,
+      { participants: users.map((user) => ({ user })) },
+      NO_BODY_DOCUMENTED,
+    );
   }
 
   async approveJoinRequests(
@@ -196,7 +207,13 @@ export class GraphMessagingNetwork implements MessagingNetwork {
   }
 
   /** One Graph call; resolves with the JSON object of a 2xx answer, else throws a classified NetworkError. */
-  async #call(channel: NetworkChannel, method: 'GET' | 'POST' | 'DELETE', path: string, body?: Json): Promise<Json> {
+  async #call(
+    channel: NetworkChannel,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: Json,
+    options: { bodyOptional?: boolean } = {},
+  ): Promise<Json> {
     const label = `Graph ${method} ${path.split('?')[0]}`;
     const mutating = method !== 'GET';
     const signal = AbortSignal.timeout(this.#timeoutMs);
@@ -239,6 +256,7 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     }
     if (status >= 200 && status < 300) {
       if (json) return json;
+      if (options.bodyOptional) return {};
       throw unreadable(method, path, text === undefined ? 'body too large or cut off' : 'body is not a JSON object');
     }
     if (status >= 400 && status < 500) {
@@ -250,6 +268,9 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     throw new NetworkError(mutating ? 'ambiguous' : 'not-sent', `${label}: HTTP ${status}`, details);
   }
 }
+
+/** Calls whose success Meta documents without a body (CONTRACT §16): any 2xx is success, whatever its body. */
+const NO_BODY_DOCUMENTED = { bodyOptional: true };
 
 function unreadable(method: string, path: string, reason: string): NetworkError {
   return new NetworkError(

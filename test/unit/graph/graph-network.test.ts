@@ -151,10 +151,13 @@ describe('GraphMessagingNetwork requests', () => {
     expect(seen[1]?.body).toMatchObject({ recipient_type: 'individual', to: '4915112345678' });
   });
 
-  it("sends Meta's group invite-link template to a phone number", async () => {
+  it("sends the business's copy of Meta's group invite-link template, by its name and language, to a phone number", async () => {
     respond(200, { messaging_product: 'whatsapp', messages: [{ id: 'wamid.2', message_status: 'accepted' }] });
 
-    const result = await network().sendGroupInvite(channel, '+4915112345678', GROUP_ID);
+    const result = await network().sendGroupInvite(channel, '+4915112345678', GROUP_ID, {
+      name: 'acme_group_invite',
+      language: 'de',
+    });
 
     expect(result).toEqual({ networkMessageId: 'wamid.2' });
     expect(seen[0]?.body).toEqual({
@@ -163,8 +166,8 @@ describe('GraphMessagingNetwork requests', () => {
       to: '4915112345678',
       type: 'template',
       template: {
-        name: 'group_invite_link',
-        language: { code: 'en' },
+        name: 'acme_group_invite',
+        language: { code: 'de' },
         components: [{ type: 'body', parameters: [{ type: 'group_id', group_id: GROUP_ID }] }],
       },
     });
@@ -200,6 +203,32 @@ describe('GraphMessagingNetwork requests', () => {
       ['POST', `/v23.0/${GROUP_ID}/invite_link`, { messaging_product: 'whatsapp' }],
     ]);
   });
+
+  it.each([
+    ['an empty body', ''],
+    ['a non-JSON body', 'OK'],
+    ['a JSON body that is no object', 'true'],
+  ])(
+    'takes a 2xx with %s from a settings update and a participant removal as success (CONTRACT §16)',
+    async (_, body) => {
+      handler = (response) => {
+        response.writeHead(200, body ? { 'content-type': 'text/plain' } : {});
+        response.end(body);
+      };
+
+      await network().updateGroupSettings(channel, GROUP_ID, { subject: 'New' });
+      await network().removeParticipants(channel, GROUP_ID, ['+4915112345678']);
+      const deletion = await failure(network().deleteGroup(channel, GROUP_ID));
+
+      expect(seen.map((request) => [request.method, request.path])).toEqual([
+        ['POST', `/v23.0/${GROUP_ID}`],
+        ['DELETE', `/v23.0/${GROUP_ID}/participants`],
+        ['DELETE', `/v23.0/${GROUP_ID}`],
+      ]);
+      // Calls whose answer Meta documents with a body still need it.
+      expect(deletion.kind).toBe('ambiguous');
+    },
+  );
 
   it('maps approved and rejected join requests with their per-request failures', async () => {
     handler = (response, request) => {
