@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { FaultList } from './faults.ts';
 import { decodeSegment, parseJson, send } from './http.ts';
 import { ids } from './meta.ts';
-import { Notifier } from './notifications.ts';
+import { Notifier, type ReplayFilter } from './notifications.ts';
 import { SimulatorState } from './state.ts';
 import {
   type FaultSpec,
@@ -19,6 +19,7 @@ import {
   type SimulatorOptions,
   toWaId,
 } from './types.ts';
+import { parseVariants, userIdOf, VariantRegistry, type VariantScope, type Variants } from './variants.ts';
 import { type WebhookDelivery, WebhookSender } from './webhooks.ts';
 
 export const CONTROL_PREFIX = '/_simulator';
@@ -35,6 +36,7 @@ export class SimulatorControls {
   protected readonly faults = new FaultList();
   protected readonly webhooks: WebhookSender;
   protected readonly notifier: Notifier;
+  protected readonly variants = new VariantRegistry();
   protected inFlight = 0;
   protected maxInFlight = 0;
 
@@ -45,7 +47,39 @@ export class SimulatorControls {
       attempts: this.options.webhookAttempts ?? 3,
       retryDelayMs: this.options.webhookRetryDelayMs ?? 200,
     }));
-    this.notifier = new Notifier(options, this.webhooks);
+    this.notifier = new Notifier(options, this.webhooks, this.variants);
+  }
+
+  /**
+   * Chooses published variants of Meta's notifications and answers (variants.ts): for one group, one phone number,
+   * or (no scope) every one. Later calls add to earlier ones; `resetVariants()` goes back to the defaults.
+   */
+  setVariants(variants: Partial<Variants> & { preset?: string }, scope: VariantScope = {}): void {
+    this.variants.set(parseVariants(variants as Record<string, unknown>), scope);
+  }
+
+  /** The variants in force for a phone number (and group). */
+  variantsFor(phoneNumberId: string, groupId?: string): Variants {
+    return this.variants.for(phoneNumberId, groupId);
+  }
+
+  resetVariants(): void {
+    this.variants.clear();
+  }
+
+  /** The business-scoped user id the simulator gives a phone number (`participantIds: "user_id"`). */
+  userIdOf(waId: string): string {
+    return userIdOf(toWaId(waId));
+  }
+
+  /** Meta's late retry: the latest matching notification again, its timestamps `ageSeconds` (60) older. */
+  replay(filter: ReplayFilter = {}): string {
+    if (filter.ageSeconds !== undefined && !(Number.isInteger(filter.ageSeconds) && filter.ageSeconds >= 0)) {
+      throw new SimulatorError(400, 'ageSeconds must be a whole number ≥ 0');
+    }
+    const field = this.notifier.replay(filter);
+    if (!field) throw new SimulatorError(404, 'no notification sent matches');
+    return field;
   }
 
   scriptNextGroup(script: GroupScript): void {
@@ -154,30 +188,58 @@ export class SimulatorControls {
     this.notifier.participantLeft(group, waId);
   }
 
-  /** A participant writes to the group: a `messages` notification with `group_id`. Returns the wamid. */
-  receiveMessage(groupId: string, input: { from: string; text: string; name?: string }): string {
+  /**
+   * A participant writes to the group: a `messages` notification with `group_id`. `type: "unsupported"` (no text)
+   * is a message the network cannot deliver to businesses, with error 130501. Returns the wamid.
+   */
+  receiveMessage(
+    groupId: string,
+    input: { from: string; text?: string; name?: string; type?: 'text' | 'unsupported' },
+  ): string {
     const group = this.store.requireGroup(groupId);
     const from = toWaId(input.from);
-    if (typeof input.text !== 'string' || !input.text) throw new SimulatorError(400, 'text is required');
+    const unsupported = input.type === 'unsupported';
+    if (input.type !== undefined && input.type !== 'text' && !unsupported) {
+      throw new SimulatorError(400, 'type must be text or unsupported');
+    }
+    if (!unsupported && (typeof input.text !== 'string' || !input.text)) {
+      throw new SimulatorError(400, 'text is required');
+    }
     if (!group.participants.has(from)) throw new SimulatorError(409, `${from} is not a participant; join first`);
     const id = ids.message();
     this.notifier.inboundMessage(group, {
       id,
       from,
       name: input.name ?? `Participant ${from.slice(-4)}`,
-      text: input.text,
+      text: unsupported ? undefined : input.text,
     });
     return id;
   }
 
-  /** Moves a sent message to `status` (e.g. `read`, or `failed` with a code) and notifies it. */
-  setMessageStatus(messageId: string, status: 'sent' | 'delivered' | 'read' | 'failed', code = 131000): void {
+  /**
+   * Moves a sent message to `status` (e.g. `read`, or `failed` with a code) and notifies it. With `participant`
+   * (a group member's phone number) the status is that member's receipt; without it a group message's `delivered` /
+   * `read` names every member when the variant is per-participant, else none.
+   */
+  setMessageStatus(
+    messageId: string,
+    status: 'sent' | 'delivered' | 'read' | 'failed',
+    code = 131000,
+    participant?: string,
+  ): void {
     const message = this.store.messages.get(messageId);
     if (!message) throw new SimulatorError(404, `no message ${messageId}`);
     if (!['sent', 'delivered', 'read', 'failed'].includes(status)) {
       throw new SimulatorError(400, 'status must be sent, delivered, read or failed');
     }
-    this.notifier.messageStatus(message, status, this.notifier.delayMs, status === 'failed' ? code : undefined);
+    const group = message.recipientType === 'group' ? this.store.groups.get(message.to) : undefined;
+    const waId = participant === undefined ? undefined : toWaId(participant);
+    if (waId && !group?.participants.has(waId)) throw new SimulatorError(409, `${waId} is not a participant`);
+    this.notifier.messageStatus(message, status, this.notifier.delayMs, {
+      code: status === 'failed' ? code : undefined,
+      participant: waId,
+      group,
+    });
   }
 
   state() {
@@ -190,6 +252,7 @@ export class SimulatorControls {
       scriptedSettings: [...this.store.settingsScripts],
       faults: this.faults.list(),
       duplicates: this.webhooks.duplicates,
+      variants: this.variants.list(),
       counts: {
         groups: this.store.groups.size,
         messages: this.store.messages.size,
@@ -218,6 +281,7 @@ export class SimulatorControls {
     this.webhooks.duplicates = 0;
     this.store.clear();
     this.faults.clear();
+    this.variants.clear();
     this.requestLog.length = 0;
     this.maxInFlight = this.inFlight;
   }
@@ -274,13 +338,38 @@ export class SimulatorControls {
       case 'POST groups/:id/leave':
         this.leave(id, str('waId'));
         return this.group(id);
-      case 'POST groups/:id/messages':
-        return {
-          messageId: this.receiveMessage(id, { from: str('from'), text: str('text'), name: body.name as string }),
-        };
+      case 'POST groups/:id/messages': {
+        const type = body.type as 'text' | 'unsupported' | undefined;
+        const text = type === 'unsupported' ? undefined : str('text');
+        return { messageId: this.receiveMessage(id, { from: str('from'), text, type, name: body.name as string }) };
+      }
       case 'POST messages/:id/status':
-        this.setMessageStatus(id, str('status') as 'read', body.code as number | undefined);
+        this.setMessageStatus(
+          id,
+          str('status') as 'read',
+          body.code as number | undefined,
+          body.participant as string | undefined,
+        );
         return { messageId: id, status: body.status };
+      case 'GET variants':
+        return { variants: this.variants.list() };
+      case 'POST variants': {
+        const { phoneNumberId, groupId, ...variants } = body;
+        if (phoneNumberId !== undefined && typeof phoneNumberId !== 'string') {
+          throw new SimulatorError(400, 'phoneNumberId must be a string');
+        }
+        if (groupId !== undefined && typeof groupId !== 'string')
+          throw new SimulatorError(400, 'groupId must be a string');
+        this.setVariants(variants, { phoneNumberId, groupId });
+        return { variants: this.variants.list() };
+      }
+      case 'DELETE variants':
+        this.resetVariants();
+        return { variants: this.variants.list() };
+      case 'POST replay':
+        return { replayed: this.replay(body as ReplayFilter) };
+      case 'GET users/:id':
+        return { waId: toWaId(id), userId: this.userIdOf(id) };
       case 'GET state':
         return this.state();
       case 'GET requests':

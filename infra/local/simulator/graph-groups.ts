@@ -2,6 +2,7 @@ import { GraphFailure, ids, webhookError } from './meta.ts';
 import type { Notifier } from './notifications.ts';
 import type { SimulatorState } from './state.ts';
 import { type Group, type Json, MAX_PARTICIPANTS, nowSeconds, type Reply, toWaIdLoose } from './types.ts';
+import { userIdOf, type VariantRegistry } from './variants.ts';
 
 const MAX_GROUPS_PER_NUMBER = 10_000;
 const DEFAULT_DELAY_OUTCOME_MS = 2_000;
@@ -11,6 +12,7 @@ export class GraphGroupsApi {
   constructor(
     private readonly state: SimulatorState,
     private readonly notifier: Notifier,
+    private readonly variants: VariantRegistry,
   ) {}
 
   /** `POST /{phoneNumberId}/groups`: answers a request id; the outcome comes as `group_create` (or as scripted). */
@@ -154,7 +156,7 @@ export class GraphGroupsApi {
       ...(typeof subject === 'string' ? { group_subject: result('subject', subject.trim()) } : {}),
       ...(typeof description === 'string' ? { group_description: result('description', description) } : {}),
     });
-    return { status: 200, body: { success: true } };
+    return this.#success(group);
   }
 
   /** `DELETE /{groupId}`. */
@@ -249,19 +251,26 @@ export class GraphGroupsApi {
       throw invalid('every participant needs a user');
     }
     if (new Set(users.map(toWaIdLoose)).size !== users.length) throw new GraphFailure(400, 131202);
-    const removed: string[] = [];
+    const removed: { input: string; waId: string }[] = [];
     const failed: string[] = [];
     for (const user of users) {
-      const waId = toWaIdLoose(user);
-      if (group.participants.delete(waId)) {
+      // A participant is named by phone number or by the business-scoped user id Meta gave it.
+      const waId = [...group.participants.keys()].find((id) => id === toWaIdLoose(user) || userIdOf(id) === user);
+      if (waId && group.participants.delete(waId)) {
         group.removed.add(waId);
-        removed.push(user);
+        removed.push({ input: user, waId });
       } else {
         failed.push(user);
       }
     }
     this.notifier.participantsRemoved(group, ids.request(), removed, failed);
-    return { status: 200, body: { success: true } };
+    return this.#success(group);
+  }
+
+  /** `{"success":true}`, or no body at all in the variant that follows Meta's OpenAPI description. */
+  #success(group: Group): Reply {
+    const { emptyBodies } = this.variants.for(group.phoneNumberId, group.id);
+    return { status: 200, body: emptyBodies ? undefined : { success: true } };
   }
 }
 

@@ -3,12 +3,14 @@ import { GraphFailure, ids } from './meta.ts';
 import type { Notifier } from './notifications.ts';
 import type { SimulatorState } from './state.ts';
 import { type Json, type Message, nowSeconds, type Reply, toWaIdLoose } from './types.ts';
+import type { VariantRegistry } from './variants.ts';
 
 /** `POST /{phoneNumberId}/messages`: text to a group or a person, and templates (the group invite link). */
 export class GraphMessagesApi {
   constructor(
     private readonly state: SimulatorState,
     private readonly notifier: Notifier,
+    private readonly variants: VariantRegistry,
   ) {}
 
   send(phoneNumberId: string, body: Json): Reply {
@@ -48,8 +50,9 @@ export class GraphMessagesApi {
       throw invalid(`the simulator sends text and template messages, not ${String(type)}`);
     }
     this.state.messages.set(message.messageId, message);
+    const group = recipientType === 'group' ? this.state.groups.get(to) : undefined;
     this.notifier.messageStatus(message, 'sent', this.notifier.delayMs);
-    this.notifier.messageStatus(message, 'delivered', 2 * this.notifier.delayMs);
+    this.notifier.messageStatus(message, 'delivered', 2 * this.notifier.delayMs, { group });
     return {
       status: 200,
       body: {
@@ -60,11 +63,23 @@ export class GraphMessagesApi {
     };
   }
 
+  /**
+   * The business's copy of the invite-link template: with an `inviteTemplate` chosen, only that name and language
+   * exist (others → 132001, as for a template the business never added); without one, any template is accepted
+   * and `group_invite_link` is checked for its group.
+   */
   #checkTemplate(phoneNumberId: string, template: Json | undefined) {
-    if (typeof template?.name !== 'string' || typeof (template.language as Json | undefined)?.code !== 'string') {
+    const language = (template?.language as Json | undefined)?.code;
+    if (typeof template?.name !== 'string' || typeof language !== 'string') {
       throw invalid('template.name and template.language.code are required');
     }
-    if (template.name !== 'group_invite_link') return;
+    const { inviteTemplate } = this.variants.for(phoneNumberId);
+    if (inviteTemplate && (template.name !== inviteTemplate.name || language !== inviteTemplate.language)) {
+      throw new GraphFailure(404, 132001, {
+        details: `template name (${template.name}) does not exist in ${language}`,
+      });
+    }
+    if (!inviteTemplate && template.name !== 'group_invite_link') return;
     const components = Array.isArray(template.components) ? (template.components as Json[]) : [];
     const parameter = components
       .flatMap((component) => (Array.isArray(component.parameters) ? (component.parameters as Json[]) : []))

@@ -8,6 +8,7 @@ import { decodeSegment, parseJson, readBody, send } from './http.ts';
 import { GraphFailure } from './meta.ts';
 import type { Reply, RequestLogEntry, SimulatorOptions } from './types.ts';
 
+export type { ReplayFilter } from './notifications.ts';
 export {
   FAULT_MODES,
   type FaultMode,
@@ -21,6 +22,7 @@ export {
   SimulatorError,
   type SimulatorOptions,
 } from './types.ts';
+export { DEFAULT_VARIANTS, VARIANT_PRESETS, type VariantScope, type Variants } from './variants.ts';
 
 /** The Graph API version the simulator serves under, as in `https://graph.facebook.com/v23.0`. */
 export const GRAPH_VERSION = 'v23.0';
@@ -42,8 +44,8 @@ export class WhatsAppSimulator extends SimulatorControls {
 
   constructor(options: SimulatorOptions) {
     super(options);
-    this.#groupsApi = new GraphGroupsApi(this.store, this.notifier);
-    this.#messagesApi = new GraphMessagesApi(this.store, this.notifier);
+    this.#groupsApi = new GraphGroupsApi(this.store, this.notifier, this.variants);
+    this.#messagesApi = new GraphMessagesApi(this.store, this.notifier, this.variants);
     this.#server = createServer((request, response) => {
       void this.#handle(request, response).catch((error: unknown) => {
         if (!response.headersSent) send(response, 500, { error: { message: (error as Error).message } });
