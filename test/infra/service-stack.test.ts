@@ -8,6 +8,7 @@ import { parseStage } from '#infra/aws/stage';
 import { authorize, type PolicyDocument } from '#infra/cdk-local/iam/policy';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
+import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
 import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { routeKey, takesCursor } from '#shared/routes/route';
@@ -427,6 +428,27 @@ describe('ServiceStack (dev)', () => {
     expect(filter).toMatchObject({
       FilterPattern: `{ $.alert = "${GROUP_REQUEST_ON_HOLD}" }`,
       MetricTransformations: [{ MetricName: 'GroupRequestsOnHold', MetricValue: '1' }],
+    });
+    expect(alarm).toMatchObject({
+      Namespace: filter.MetricTransformations[0].MetricNamespace,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: logicalId(stack.alarmTopic) }],
+    });
+  });
+
+  it('alarms on an unreadable Meta notification item: a metric filter counts the webhook receiver’s alert lines (CONTRACT §16)', () => {
+    const filters = resources(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    const receiver = fnOf('receive-network-webhook');
+    const filter = filters.find((candidate) => candidate.LogGroupName.Ref === logicalId(receiver.logGroup));
+    const alarm = resources(template, 'AWS::CloudWatch::Alarm')
+      .map(([, candidate]) => candidate.Properties)
+      .find((candidate) => candidate.MetricName === 'NetworkNotificationsUnreadable');
+
+    expect(filter).toMatchObject({
+      FilterPattern: `{ $.alert = "${NETWORK_NOTIFICATION_UNREADABLE}" }`,
+      MetricTransformations: [{ MetricName: 'NetworkNotificationsUnreadable', MetricValue: '1' }],
     });
     expect(alarm).toMatchObject({
       Namespace: filter.MetricTransformations[0].MetricNamespace,

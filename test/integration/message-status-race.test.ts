@@ -98,8 +98,8 @@ describe('statuses that arrive before the sender links the message id', () => {
   it('applies sent and delivered that came before the link, and publishes each once', async () => {
     let deps!: Awaited<ReturnType<typeof harness>>['deps'];
     const h = await harness(async (wamid) => {
-      await applyStatus(deps, { id: wamid, status: 'sent', timestamp: '1764000000' });
-      await applyStatus(deps, { id: wamid, status: 'delivered', timestamp: '1764000001' });
+      await applyStatus(deps, { id: wamid, status: 'sent', timestamp: 1764000000 });
+      await applyStatus(deps, { id: wamid, status: 'delivered', timestamp: 1764000001 });
     });
     deps = h.deps;
 
@@ -112,7 +112,7 @@ describe('statuses that arrive before the sender links the message id', () => {
   it('never lets the sender move a message back from read to sent, and publishes sent and read once each', async () => {
     let deps!: Awaited<ReturnType<typeof harness>>['deps'];
     const h = await harness(async (wamid) => {
-      await applyStatus(deps, { id: wamid, status: 'read', timestamp: '1764000002' });
+      await applyStatus(deps, { id: wamid, status: 'read', timestamp: 1764000002 });
     });
     deps = h.deps;
 

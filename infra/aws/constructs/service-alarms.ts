@@ -10,6 +10,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
+import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
 import { pascalCase } from '../naming.ts';
 import type { AppFunction } from './app-function.ts';
 import type { QueueWorker } from './queue-worker.ts';
@@ -39,6 +40,13 @@ export const LOG_ALERTS = [
     metricName: 'GroupRequestsOnHold',
     description:
       'Meta refused a channel (190 access token invalid, 368 number restricted): its group requests wait on hold until the token is renewed or they time out (README: Runbook)',
+  },
+  {
+    fn: 'receive-network-webhook',
+    alert: NETWORK_NOTIFICATION_UNREADABLE,
+    metricName: 'NetworkNotificationsUnreadable',
+    description:
+      'An item of a signed Meta notification could not be read and was skipped (the rest of its batch was applied): Meta may have changed a shape (CONTRACT §16; the log line names field, type and reason)',
   },
 ] as const;
 

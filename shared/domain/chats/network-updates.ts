@@ -118,7 +118,7 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
           : undefined;
       });
       if (removed.length) {
-        const change = event.initiated_by === 'participant' ? 'left' : 'removed';
+        const change = removalKind(event);
         const phones = removed.map((participant) => participant.phoneNumber);
         await publishOnce(deps, participantsEvent(link, event, change, phones, at));
       }
@@ -258,3 +258,15 @@ export function messageStatusEvent(
 }
 
 const laterOf = (a: string, b: string) => (a > b ? a : b);
+
+/**
+ * Who ended a membership (CONTRACT §16): Meta's `initiated_by` when it says (`participant` → left, `business` →
+ * removed); without it, a removal that answers a request of ours (it carries Meta's `request_id`) was ours, any
+ * other was the member's own.
+ */
+const removalKind = (event: GroupEvent): 'left' | 'removed' =>
+  event.initiated_by === 'participant'
+    ? 'left'
+    : event.initiated_by === 'business' || event.request_id
+      ? 'removed'
+      : 'left';

@@ -1,24 +1,22 @@
 import { timingSafeEqual } from 'node:crypto';
-import * as v from 'valibot';
 import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { Config } from '#shared/config/env';
 import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
 import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
 import type { GroupLifecycleDeps } from '#shared/domain/groups/apply-group-lifecycle';
-import { DomainError, ForbiddenError, MalformedJsonError, UnauthorizedError, ValidationError } from '#shared/errors';
-import { toFieldErrors } from '#shared/http/validation';
+import { DomainError, ForbiddenError, MalformedJsonError, UnauthorizedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
 import { applyNetworkNotification } from './apply-notification.ts';
-import { Notification } from './notification.ts';
 
 /**
  * Meta's webhook (CONTRACT §5, §13).
  * 0. Fail closed (503, logged) while the app secret is missing, short, a placeholder, or the local stack's default
  *    outside the local stack.
  * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing changes.
- * 2. Parse and validate the envelope (400 for a signed but unusable payload).
- * 3. Apply every change; a storage failure propagates, so the answer is 5xx and Meta retries.
+ * 2. Parse the JSON (400 when it is not JSON).
+ * 3. Apply every readable item, skipping (and alerting on) the others (CONTRACT §16); a storage failure
+ *    propagates, so the answer is 5xx and Meta retries.
  */
 export async function receiveNetworkWebhook(
   deps: ApplyGroupCreateDeps &
@@ -43,9 +41,7 @@ export async function receiveNetworkWebhook(
   } catch {
     throw new MalformedJsonError();
   }
-  const parsed = v.safeParse(Notification, json);
-  if (!parsed.success) throw new ValidationError(toFieldErrors(parsed.issues, ''), 'not a WhatsApp notification');
-  await applyNetworkNotification(deps, parsed.output);
+  await applyNetworkNotification(deps, json);
 }
 
 /** Meta's subscription handshake: echo `hub.challenge` when the verify token matches. */

@@ -1,0 +1,228 @@
+/**
+ * Meta's notifications as Meta actually sends them (CONTRACT §16, issue 20). Each published variant has one fixture
+ * under test/fixtures/meta/ (written by us from the shapes Meta documents), posted signed to the local stack and
+ * asserted through the HTTP API and the events delivered to a subscribed webhook.
+ *
+ * | Variant (§16)                                                        | Fixture                                        | Test                                 |
+ * |----------------------------------------------------------------------|------------------------------------------------|--------------------------------------|
+ * | batch: a valid item beside unreadable ones → valid applied, 200      | batch-valid-and-unreadable                     | applies the readable items …          |
+ * | group_create failure, error code as a string, timestamp as a string  | lifecycle-create-failed-string-code            | fails a group request … string code  |
+ * | initiated_by beside the group object (participant) → left            | participants-left-initiated-by-beside-group    | reads initiated_by in either place   |
+ * | initiated_by on the group object (participant) → left                | participants-left-initiated-by-on-group        | reads initiated_by in either place   |
+ * | no initiated_by, request_id → removed                                | participants-remove-no-initiator-with-request  | without initiated_by …               |
+ * | no initiated_by, no request_id → left                                | participants-remove-no-initiator               | without initiated_by …               |
+ * | OpenAPI names: group_participant_update / group_add_participants     | participants-add-openapi-names                 | reads the OpenAPI spellings …        |
+ * | OpenAPI names: group_remove_participants, integer timestamp          | participants-remove-openapi-names              | reads the OpenAPI spellings …        |
+ */
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { config } from '#shared/config/core';
+import { deps } from '#shared/config/deps';
+import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
+import { logger } from '#shared/observability/logger';
+import { createdGroup, requestGroup, untilFinal } from '#test/support/groups';
+import { eventually, useLocalStack } from '#test/support/local-stack';
+import { metaFixture, notifyFixture, postNotification } from '#test/support/meta';
+import { useReceiver } from '#test/support/receiver';
+import { signMetaBody } from '#test/support/whatsapp';
+
+type Body = Record<string, unknown>;
+
+describe("Meta's published notification variants (CONTRACT §16)", () => {
+  const api = useLocalStack();
+  const receiver = useReceiver();
+  let admin: string;
+  let sequence = 0;
+  const unique = (prefix: string) => `${prefix}${Date.now()}${++sequence}`;
+  const waId = () => `49151${String(Date.now() + ++sequence).slice(-8)}`;
+
+  beforeAll(async () => {
+    admin = await api.token('CRM_ADMIN');
+    const response = await api.call(`/webhooks/${api.orgId}`, {
+      method: 'POST',
+      token: admin,
+      json: { url: `${receiver.url}/all` },
+    });
+    expect(response.status).toBe(201);
+  });
+
+  afterEach(() => vi.restoreAllMocks());
+
+  const deliveredTo = (type: string, chatId: string) =>
+    receiver
+      .requestsTo('/all')
+      .map((request) => JSON.parse(request.body) as Body)
+      .filter((body) => body.type === type && body.chat_id === chatId);
+  /** The `count` events of `type` about `chatId`, once delivered. */
+  const delivered = (type: string, chatId: string, count = 1) =>
+    eventually(() => {
+      const found = deliveredTo(type, chatId);
+      expect(found).toHaveLength(count);
+      return found;
+    });
+  const participants = async (chatId: string) =>
+    (
+      (await (await api.call(`/groups/${api.orgId}/${chatId}/participants`, { token: admin })).json()) as {
+        participants: { phoneNumber: string | null; userId: string | null }[];
+      }
+    ).participants;
+  const messages = async (chatId: string) =>
+    (
+      (await (await api.call(`/chats/${api.orgId}/${chatId}/messages?limit=100`, { token: admin })).json()) as {
+        messages: { text: string; from: string }[];
+      }
+    ).messages;
+
+  it('applies the readable items of a batch, skips and alerts on each unreadable one, and answers 200', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Mixed batch');
+    const member = waId();
+    const warnings = vi.spyOn(logger, 'warn');
+    const text = unique('hello ');
+
+    const response = await postNotification(
+      api,
+      metaFixture('batch-valid-and-unreadable', {
+        GROUP_ID: groupId,
+        WA_ID: member,
+        OTHER_WA_ID: waId(),
+        WAMID: unique('wamid.batch-'),
+        TEXT: text,
+      }),
+    );
+
+    expect(response.status).toBe(200);
+    expect(await participants(chatId)).toEqual([expect.objectContaining({ phoneNumber: `+${member}` })]);
+    expect((await messages(chatId)).map((message) => message.text)).toEqual([text]);
+    const [joined] = await delivered('group.participants_changed', chatId);
+    expect(joined).toMatchObject({ change: 'joined', phone_numbers: [`+${member}`] });
+    const alerts = warnings.mock.calls
+      .map(([, extra]) => extra as unknown as Body)
+      .filter((extra) => extra?.alert === NETWORK_NOTIFICATION_UNREADABLE);
+    expect(alerts).toEqual([
+      {
+        alert: NETWORK_NOTIFICATION_UNREADABLE,
+        field: 'group_participants_update',
+        type: 'group_participants_add',
+        reason: expect.stringContaining('timestamp'),
+      },
+      {
+        alert: NETWORK_NOTIFICATION_UNREADABLE,
+        field: 'messages',
+        type: 'text',
+        reason: expect.stringContaining('id'),
+      },
+      { alert: NETWORK_NOTIFICATION_UNREADABLE, field: 'messages', type: null, reason: 'value: expected an object' },
+      {
+        alert: NETWORK_NOTIFICATION_UNREADABLE,
+        field: null,
+        type: null,
+        reason: 'entry.changes: expected an array of changes',
+      },
+      {
+        alert: NETWORK_NOTIFICATION_UNREADABLE,
+        field: 'group_status_update',
+        type: 'group_renamed_by_meta',
+        reason: expect.any(String),
+      },
+    ]);
+    // No personal data in the alert lines: neither the member's number nor the message text.
+    expect(JSON.stringify(alerts)).not.toContain(member);
+    expect(JSON.stringify(alerts)).not.toContain(text);
+  });
+
+  it('answers 400 for a signed body that is not JSON, 401 for a bad signature, 200 for JSON that is no notification', async () => {
+    const bad = await api.call('/network/whatsapp/webhook', {
+      method: 'POST',
+      body: '{not json',
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': signMetaBody('{not json', config().whatsapp.appSecret),
+      },
+    });
+    const unsigned = await api.call('/network/whatsapp/webhook', {
+      method: 'POST',
+      body: '{"object":"whatsapp_business_account","entry":[]}',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=00' },
+    });
+    const noEntries = await postNotification(api, { object: 'whatsapp_business_account' });
+
+    expect(bad.status).toBe(400);
+    expect(unsigned.status).toBe(401);
+    expect(noEntries.status).toBe(200);
+  });
+
+  it('fails a group request from a group_create failure whose error code is a string (131215)', async () => {
+    api.stack.simulator!.scriptNextGroup({ outcome: 'silent' });
+    const response = await requestGroup(api, admin, { subject: 'String code' });
+    const { requestId } = (await response.json()) as { requestId: string };
+    const networkRequestId = await eventually(async () => {
+      const request = await deps().groups.get(api.orgId, requestId);
+      expect(request?.networkRequestId).toEqual(expect.any(String));
+      return request!.networkRequestId!;
+    });
+
+    await notifyFixture(api, 'lifecycle-create-failed-string-code', {
+      REQUEST_ID: networkRequestId,
+      SUBJECT: 'String code',
+    });
+    const status = await untilFinal(api, admin, requestId);
+
+    expect(status).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHANNEL_NOT_ELIGIBLE', message: 'Groups feature not available for this number' },
+    });
+  });
+
+  it.each([['participants-left-initiated-by-beside-group'], ['participants-left-initiated-by-on-group']])(
+    'reads initiated_by in either place: %s publishes left',
+    async (fixture) => {
+      const { chatId, groupId } = await createdGroup(api, admin, fixture);
+      const member = waId();
+      await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: member });
+
+      await notifyFixture(api, fixture, { GROUP_ID: groupId, WA_ID: member });
+
+      const [event] = await delivered('group.participants_changed', chatId, 2).then((events) =>
+        events.filter((body) => body.change !== 'joined'),
+      );
+      expect(event).toMatchObject({ change: 'left', phone_numbers: [`+${member}`] });
+      expect(await participants(chatId)).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['participants-remove-no-initiator-with-request', 'removed'],
+    ['participants-remove-no-initiator', 'left'],
+  ])('without initiated_by, %s publishes %s', async (fixture, change) => {
+    const { chatId, groupId } = await createdGroup(api, admin, fixture);
+    const member = waId();
+
+    await notifyFixture(api, fixture, { GROUP_ID: groupId, WA_ID: member, REQUEST_ID: unique('req-') });
+
+    const [event] = await delivered('group.participants_changed', chatId);
+    expect(event).toMatchObject({ change, phone_numbers: [`+${member}`] });
+  });
+
+  it('reads the OpenAPI spellings (group_participant_update, group_add_participants, group_remove_participants, integer timestamps)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'OpenAPI names');
+    const member = waId();
+    const at = Math.floor(Date.now() / 1000) - 60;
+
+    await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: member, TS: at });
+    expect(await participants(chatId)).toEqual([
+      { phoneNumber: `+${member}`, userId: null, joinedAt: new Date(at * 1000).toISOString() },
+    ]);
+    await notifyFixture(api, 'participants-remove-openapi-names', {
+      GROUP_ID: groupId,
+      WA_ID: member,
+      TS: at + 1,
+      REQUEST_ID: unique('req-'),
+    });
+
+    const events = await delivered('group.participants_changed', chatId, 2);
+    expect(events.map((event) => [event.change, event.phone_numbers])).toEqual([
+      ['joined', [`+${member}`]],
+      ['removed', [`+${member}`]],
+    ]);
+    expect(await participants(chatId)).toEqual([]);
+  });
+});
