@@ -2,7 +2,7 @@ import { GraphFailure, ids, webhookError } from './meta.ts';
 import type { Notifier } from './notifications.ts';
 import type { SimulatorState } from './state.ts';
 import { type Group, type Json, MAX_PARTICIPANTS, nowSeconds, type Reply, toWaIdLoose } from './types.ts';
-import { userIdOf, type VariantRegistry } from './variants.ts';
+import { userIdOf, usernameOf, type VariantRegistry } from './variants.ts';
 
 const MAX_GROUPS_PER_NUMBER = 10_000;
 const DEFAULT_DELAY_OUTCOME_MS = 2_000;
@@ -109,10 +109,13 @@ export class GraphGroupsApi {
   /** `GET /{groupId}?fields=…`: without fields Meta answers only the id. */
   info(groupId: string, query: URLSearchParams): Reply {
     const group = this.state.graphGroup(groupId);
+    const byUserId = this.variants.for(group.phoneNumberId, group.id).participantIds === 'user_id';
     const available: Json = {
       subject: group.subject,
       description: group.description ?? '',
-      participants: [...group.participants.keys()].map((waId) => ({ wa_id: waId })),
+      participants: [...group.participants.keys()].map((waId) =>
+        byUserId ? { user_id: userIdOf(waId), username: usernameOf(waId) } : { wa_id: waId },
+      ),
       join_approval_mode: group.joinApprovalMode,
       suspended: group.suspended,
       creation_timestamp: group.createdAt,

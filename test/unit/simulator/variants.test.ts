@@ -200,6 +200,8 @@ describe('WhatsAppSimulator notification variants', () => {
     expect(removal.status).toBe(200);
     expect(removed.removed_participants).toEqual([{ input: userId, user_id: userId, username: 'user0001' }]);
     expect(simulator.group(groupId)?.participants).toEqual([SECOND]);
+    const info = await call('GET', `/${GRAPH_VERSION}/${groupId}?fields=participants`);
+    expect(info.body.participants).toEqual([{ user_id: simulator.userIdOf(SECOND), username: 'user0002' }]);
   });
 
   it('sends delivered per participant with recipient_participant_id, the group named by recipient_id', async () => {
