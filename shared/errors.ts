@@ -36,7 +36,8 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'TOO_MANY_ATTEMPTS'
   | 'INTERNAL'
-  | 'NETWORK_UNAVAILABLE';
+  | 'NETWORK_UNAVAILABLE'
+  | 'MESSAGE_NOT_FOUND';
 
 /** One validation problem: a JSON Pointer into the body, or `#/query/<name>`, `#/path/<name>`, `#/header/<name>`. */
 export interface FieldError {
@@ -192,5 +193,11 @@ export class NetworkRejectedError extends DomainError {
 export class NetworkUnavailableError extends DomainError {
   constructor(retryAfterSeconds = 30) {
     super('NETWORK_UNAVAILABLE', 'the messaging network is unavailable', { retryAfterSeconds });
+  }
+}
+
+export class MessageNotFoundError extends DomainError {
+  constructor(messageId: string) {
+    super('MESSAGE_NOT_FOUND', `message ${messageId} does not exist in this chat`);
   }
 }

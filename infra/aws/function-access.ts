@@ -69,6 +69,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   },
   'get-chat': { table: 'read' },
   'list-messages': { table: 'read' },
+  'list-receipts': { table: 'read' },
   'send-message': { table: 'readWrite', sendsTo: ['outbound-messages'] },
   'message-sender': { table: 'readWrite', callsNetwork: true, publishesEvents: true, sendsTo: ['outbound-messages'] },
   'assign-chat': { table: 'readWrite' },

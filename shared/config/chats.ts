@@ -1,5 +1,5 @@
 import type { listChannels } from '#shared/domain/channels/list-channels';
-import type { getChat, listMessages, sendMessage } from '#shared/domain/chats/chats';
+import type { getChat, listMessages, listReceipts, sendMessage } from '#shared/domain/chats/chats';
 import type { deliverMessage } from '#shared/domain/chats/deliver-message';
 import type {
   decideJoinRequests,
@@ -95,4 +95,8 @@ export function messageSenderDeps(): DepsOf<typeof deliverMessage> {
       outbox: eventOutbox,
     }),
   );
+}
+
+export function receiptListDeps(): DepsOf<typeof listReceipts> {
+  return instance(receiptListDeps, () => lazyDeps({ clock, chats: chatStore, cursorKey }));
 }

@@ -16,6 +16,7 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string }> = {
   REPORT_NOT_FOUND: { status: 404, title: 'Report not found' },
   WEBHOOK_NOT_FOUND: { status: 404, title: 'Webhook not found' },
   DELIVERY_NOT_FOUND: { status: 404, title: 'Delivery not found' },
+  MESSAGE_NOT_FOUND: { status: 404, title: 'Message not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Idempotency key in use' },
   REPORT_RATE_LIMITED: { status: 409, title: 'Report rate limited' },

@@ -1,4 +1,12 @@
-import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus, Participant } from '#shared/domain/chats/chat';
+import type {
+  Chat,
+  GroupStatus,
+  JoinRequest,
+  Message,
+  MessageStatus,
+  Participant,
+  Receipt,
+} from '#shared/domain/chats/chat';
 import type { Page, PageRequest } from './identity-store.ts';
 
 export interface ExternalChatLink {
@@ -67,6 +75,14 @@ export interface ChatStore {
   heldStatuses(networkMessageId: string): Promise<unknown[]>;
   /** Links a wamid to a message unless it is linked already; returns the link that holds. */
   claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink>;
+
+  /**
+   * Keeps one member's receipt of a message, moving it forward only (`delivered` → `read`); false when the member's
+   * receipt is already there or further.
+   */
+  putReceipt(orgId: string, chatId: string, messageId: string, receipt: Receipt): Promise<boolean>;
+  /** A message's receipts, by member. */
+  listReceipts(orgId: string, chatId: string, messageId: string, page: PageRequest): Promise<Page<Receipt>>;
 
   putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void>;
   deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void>;

@@ -19,8 +19,10 @@ import {
   JoinRequestList,
   JoinRequestOutcome,
   MessageList,
+  MessageParams,
   MessageQueued,
   ParticipantList,
+  ReceiptList,
   RemoveParticipantsBody,
   RequestParams,
   SendMessageBody,
@@ -348,4 +350,21 @@ export const rejectJoinRequests = defineRoute({
   params: ChatParams,
   body: JoinRequestIdsBody,
   responses: { 200: { description: 'Per-request outcome', schema: JoinRequestOutcome }, ...MEMBER_ERRORS },
+});
+
+export const listReceipts = defineRoute({
+  operationId: 'listReceipts',
+  method: 'GET',
+  path: '/chats/{orgId}/{chatId}/messages/{messageId}/receipts',
+  fn: 'list-receipts',
+  summary: "Each group member's delivery and read receipt of an outbound message",
+  tag: 'chats',
+  auth: ADMINS_AND_BOTS,
+  orgParam: 'orgId',
+  params: MessageParams,
+  query: ListQuery,
+  responses: {
+    200: { description: 'Receipts, one per member who received or read the message', schema: ReceiptList },
+    404: { description: 'CHAT_NOT_FOUND, MESSAGE_NOT_FOUND' },
+  },
 });

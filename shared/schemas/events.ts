@@ -14,6 +14,12 @@ const envelope = <T extends EventType>(type: T) => ({
   organisation_id: v.string(),
 });
 
+/** A group member: by phone number, by business-scoped user id, or both. */
+const Member = v.object({
+  phone_number: v.pipe(v.nullable(v.string()), v.description('E.164')),
+  user_id: v.nullable(v.string()),
+});
+
 const GroupStatus = v.picklist(['active', 'suspended', 'deleted']);
 
 export const EVENT_BODIES = {
@@ -51,6 +57,12 @@ export const EVENT_BODIES = {
     from: v.pipe(v.string(), v.description('E.164')),
     message_type: v.pipe(v.string(), v.description("Meta's message type: text, image, …")),
     text: v.pipe(v.nullable(v.string()), v.description('null unless the message is text')),
+    error: v.pipe(
+      v.nullable(ErrorBody),
+      v.description(
+        'The network\'s error for a message it could not read (message_type "unsupported", e.g. 130501); null otherwise',
+      ),
+    ),
   }),
   'message.status': v.object({
     ...envelope('message.status'),
@@ -58,13 +70,34 @@ export const EVENT_BODIES = {
     message_id: v.string(),
     status: v.picklist(['sent', 'delivered', 'read', 'failed']),
     error: v.nullable(ErrorBody),
+    participant: v.pipe(
+      v.nullable(Member),
+      v.description('The group member whose receipt moved the status; null when no member is named'),
+    ),
   }),
   'group.participants_changed': v.object({
     ...envelope('group.participants_changed'),
     chat_id: v.string(),
     change: v.picklist(['joined', 'left', 'removed', 'join_requested', 'join_request_revoked']),
     phone_numbers: v.array(v.pipe(v.string(), v.description('E.164'))),
+    user_ids: v.pipe(
+      v.array(v.string()),
+      v.description(
+        'Business-scoped user ids of the members (those known by a WhatsApp username may have no phone number)',
+      ),
+    ),
     join_request_id: v.nullable(v.string()),
+    errors: v.pipe(
+      v.array(
+        v.object({
+          phone_number: v.nullable(v.string()),
+          user_id: v.nullable(v.string()),
+          code: v.string(),
+          message: v.string(),
+        }),
+      ),
+      v.description('A removal that partly failed: one entry per participant the network did not remove; else empty'),
+    ),
   }),
   'group.updated': v.object({
     ...envelope('group.updated'),

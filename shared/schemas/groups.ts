@@ -73,6 +73,23 @@ export const MessageView = v.object({
 });
 export const MessageList = v.object({ messages: v.array(MessageView), nextCursor: NextCursor });
 
+export const MessageParams = v.object({
+  chatId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  messageId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+});
+/** Each group member's receipt of an outbound message (CONTRACT §16). */
+export const ReceiptList = v.object({
+  receipts: v.array(
+    v.object({
+      phoneNumber: v.pipe(v.nullable(v.string()), v.description('E.164; null for a member known only by user id')),
+      userId: v.pipe(v.nullable(v.string()), v.description('The business-scoped user id, when Meta names it')),
+      status: v.picklist(['delivered', 'read']),
+      at: Timestamp,
+    }),
+  ),
+  nextCursor: NextCursor,
+});
+
 export const SendMessageBody = v.strictObject({
   chatId: Id,
   text: v.pipe(

@@ -225,4 +225,241 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
     ]);
     expect(await participants(chatId)).toEqual([]);
   });
+
+  const joinRequests = async (chatId: string) =>
+    (
+      (await (await api.call(`/groups/${api.orgId}/${chatId}/join-requests`, { token: admin })).json()) as {
+        joinRequests: { joinRequestId: string; phoneNumber: string | null; userId: string | null }[];
+      }
+    ).joinRequests;
+
+  it('stores and announces a participant known only by user_id (user_ids beside phone_numbers)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'User ids');
+    const userId = unique('US.');
+
+    await notifyFixture(api, 'participants-add-user-id-only', {
+      GROUP_ID: groupId,
+      USER_ID: userId,
+      USERNAME: 'someone.example',
+    });
+
+    expect(await participants(chatId)).toEqual([{ phoneNumber: null, userId, joinedAt: expect.any(String) }]);
+    const [event] = await delivered('group.participants_changed', chatId);
+    expect(event).toMatchObject({ change: 'joined', phone_numbers: [], user_ids: [userId], errors: [] });
+  });
+
+  it('takes an approved join request (participants_add naming the joiner) off the join-request list', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Approved');
+    const member = waId();
+    const userId = unique('US.');
+    const byPhone = unique('jr-');
+    const byUser = unique('jr-');
+    const stays = unique('jr-');
+    await notifyFixture(api, 'join-request-created', { GROUP_ID: groupId, WA_ID: member, JOIN_REQUEST_ID: byPhone });
+    await notifyFixture(api, 'join-request-created-user-id', {
+      GROUP_ID: groupId,
+      USER_ID: userId,
+      USERNAME: 'joiner',
+      JOIN_REQUEST_ID: byUser,
+    });
+    await notifyFixture(api, 'join-request-created', { GROUP_ID: groupId, WA_ID: waId(), JOIN_REQUEST_ID: stays });
+    expect((await joinRequests(chatId)).map((request) => request.joinRequestId).sort()).toEqual(
+      [byPhone, byUser, stays].sort(),
+    );
+
+    await notifyFixture(api, 'join-request-approved', { GROUP_ID: groupId, WA_ID: member, USER_ID: userId });
+
+    expect((await joinRequests(chatId)).map((request) => request.joinRequestId)).toEqual([stays]);
+    expect(await participants(chatId)).toEqual([
+      { phoneNumber: `+${member}`, userId: null, joinedAt: expect.any(String) },
+      { phoneNumber: null, userId, joinedAt: expect.any(String) },
+    ]);
+    const requested = deliveredTo('group.participants_changed', chatId).filter(
+      (event) => event.change === 'join_requested' && event.join_request_id === byUser,
+    );
+    expect(requested).toEqual([expect.objectContaining({ phone_numbers: [], user_ids: [userId] })]);
+    const events = await delivered('group.participants_changed', chatId, 4);
+    expect(events.find((event) => event.change === 'joined')).toMatchObject({
+      phone_numbers: [`+${member}`],
+      user_ids: [userId],
+    });
+  });
+
+  it('publishes removed for those removed and errors for the others when a removal partly failed', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Partial removal');
+    const removed = waId();
+    const other = waId();
+    const userId = unique('US.');
+    await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: removed });
+
+    await notifyFixture(api, 'participants-remove-partial', {
+      GROUP_ID: groupId,
+      WA_ID: removed,
+      OTHER_WA_ID: other,
+      USER_ID: userId,
+      REQUEST_ID: unique('req-'),
+    });
+
+    const events = await delivered('group.participants_changed', chatId, 2);
+    expect(events[0]).toMatchObject({ change: 'joined', errors: [] });
+    expect(events[1]).toMatchObject({
+      change: 'removed',
+      phone_numbers: [`+${removed}`],
+      user_ids: [],
+      errors: [
+        {
+          phone_number: `+${other}`,
+          user_id: null,
+          code: '131212',
+          message: 'The participant is not a member of the group',
+        },
+        {
+          phone_number: null,
+          user_id: userId,
+          code: '131212',
+          message: 'The participant is not a member of the group',
+        },
+      ],
+    });
+    expect(await participants(chatId)).toEqual([]);
+  });
+
+  it('changes nothing and publishes nothing when a removal failed entirely, and logs it', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Failed removal');
+    const member = waId();
+    await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: member });
+    await delivered('group.participants_changed', chatId);
+    const warnings = vi.spyOn(logger, 'warn');
+
+    await notifyFixture(api, 'participants-remove-failed', {
+      GROUP_ID: groupId,
+      WA_ID: member,
+      REQUEST_ID: unique('req-'),
+    });
+
+    expect(await participants(chatId)).toEqual([expect.objectContaining({ phoneNumber: `+${member}` })]);
+    expect(warnings).toHaveBeenCalledWith(
+      expect.stringContaining('removal failed'),
+      expect.objectContaining({ groupId, code: 131212 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(deliveredTo('group.participants_changed', chatId)).toHaveLength(1);
+  });
+
+  it('publishes an unsupported inbound message (130501) with message_type unsupported, text null and its error', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Unsupported');
+    const member = waId();
+    const wamid = unique('wamid.unsupported-');
+
+    await notifyFixture(api, 'message-unsupported', { GROUP_ID: groupId, WA_ID: member, WAMID: wamid, NAME: 'Guest' });
+
+    const [event] = await delivered('message.received', chatId);
+    expect(event).toMatchObject({
+      external_message_id: wamid,
+      from: `+${member}`,
+      message_type: 'unsupported',
+      text: null,
+      error: { code: '130501', message: 'Message type is currently not supported.' },
+    });
+    expect(await messages(chatId)).toEqual([expect.objectContaining({ from: `+${member}` })]);
+  });
+
+  /** A group with one member and an outbound message Meta accepted; returns the message's ids. */
+  const sentGroupMessage = async (subject: string) => {
+    const { chatId, groupId } = await createdGroup(api, admin, subject);
+    api.stack.simulator!.join(groupId, waId());
+    await api.stack.simulator!.flushWebhooks();
+    await eventually(async () => expect((await participants(chatId)).length).toBe(1));
+    const sent = await api.call('/messaging/send-message', {
+      method: 'POST',
+      token: admin,
+      json: { chatId, text: subject },
+    });
+    const { messageId } = (await sent.json()) as { messageId: string };
+    const wamid = await eventually(async () => {
+      const stored = await deps().chats.getMessage(api.orgId, chatId, messageId);
+      expect(stored?.status).toBe('delivered');
+      return stored!.networkMessageId!;
+    });
+    return { chatId, groupId, messageId, wamid };
+  };
+  const receipts = async (chatId: string, messageId: string, query = '') => {
+    const response = await api.call(`/chats/${api.orgId}/${chatId}/messages/${messageId}/receipts${query}`, {
+      token: admin,
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as {
+      receipts: { phoneNumber: string | null; userId: string | null; status: string; at: string }[];
+      nextCursor: string | null;
+    };
+  };
+  const messageStatus = async (chatId: string, messageId: string) =>
+    (await deps().chats.getMessage(api.orgId, chatId, messageId))?.status;
+
+  it('keeps each member’s receipt (both spellings), moves the message only forward, and names the member in message.status', async () => {
+    const { chatId, groupId, messageId, wamid } = await sentGroupMessage('Receipts');
+    const first = waId();
+    const second = waId();
+    const at = Math.floor(Date.now() / 1000);
+
+    await notifyFixture(api, 'status-group-recipient-participant-id', {
+      GROUP_ID: groupId,
+      WAMID: wamid,
+      WA_ID: first,
+      STATUS: 'read',
+      TS: at,
+    });
+    await notifyFixture(api, 'status-group-participant-recipient-id', {
+      GROUP_ID: groupId,
+      WAMID: wamid,
+      WA_ID: second,
+      STATUS: 'delivered',
+      TS: at + 1,
+    });
+    await notifyFixture(api, 'status-group-recipient-participant-id', {
+      GROUP_ID: groupId,
+      WAMID: wamid,
+      WA_ID: first,
+      STATUS: 'delivered',
+      TS: at + 2,
+    });
+    await notifyFixture(api, 'status-group-participant-failed', { GROUP_ID: groupId, WAMID: wamid, WA_ID: second });
+
+    expect(await messageStatus(chatId, messageId)).toBe('read');
+    const all = await receipts(chatId, messageId);
+    expect(all.receipts).toHaveLength(2);
+    expect(all.receipts).toEqual(
+      expect.arrayContaining([
+        { phoneNumber: `+${first}`, userId: null, status: 'read', at: new Date(at * 1000).toISOString() },
+        { phoneNumber: `+${second}`, userId: null, status: 'delivered', at: new Date((at + 1) * 1000).toISOString() },
+      ]),
+    );
+    const page = await receipts(chatId, messageId, '?limit=1');
+    const rest = await receipts(chatId, messageId, `?limit=1&cursor=${page.nextCursor}`);
+    expect([...page.receipts, ...rest.receipts]).toEqual(all.receipts);
+    const statuses = await eventually(() => {
+      const found = deliveredTo('message.status', chatId);
+      expect(found.map((event) => event.status).sort()).toEqual(['delivered', 'read', 'sent']);
+      return found;
+    });
+    expect(statuses.find((event) => event.status === 'read')).toMatchObject({
+      message_id: messageId,
+      participant: { phone_number: `+${first}`, user_id: null },
+      error: null,
+    });
+    expect(statuses.find((event) => event.status === 'sent')).toMatchObject({ participant: null });
+  });
+
+  it('answers the receipts of an unknown message 404 MESSAGE_NOT_FOUND, and refuses an agent', async () => {
+    const { chatId } = await createdGroup(api, admin, 'No such message');
+
+    const missing = await api.call(`/chats/${api.orgId}/${chatId}/messages/msg_nope/receipts`, { token: admin });
+    const agent = await api.call(`/chats/${api.orgId}/${chatId}/messages/msg_nope/receipts`, {
+      token: await api.token('CRM_AGENT'),
+    });
+
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { code: string }).code).toBe('MESSAGE_NOT_FOUND');
+    expect(agent.status).toBe(403);
+  });
 });

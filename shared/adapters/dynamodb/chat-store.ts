@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus } from '#shared/domain/chats/chat';
+import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus, Receipt } from '#shared/domain/chats/chat';
 import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
 import { epochSeconds } from '#shared/ports/clock';
 import type { PageRequest } from '#shared/ports/identity-store';
@@ -304,6 +304,45 @@ export class DynamoChatStore implements ChatStore {
 
   async findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined> {
     return this.#get(chatKeys.networkMessage(networkMessageId)) as Promise<MessageLink | undefined>;
+  }
+
+  async putReceipt(orgId: string, chatId: string, messageId: string, receipt: Receipt): Promise<boolean> {
+    const member = receipt.phoneNumber ? `phone:${receipt.phoneNumber}` : `user:${receipt.userId}`;
+    return applied(
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...chatKeys.receipt(orgId, chatId, messageId, member), entity: 'RECEIPT', messageId, ...receipt },
+          // Forward only: a `read` may replace a `delivered`, nothing replaces a `read`.
+          ConditionExpression:
+            receipt.status === 'read' ? 'attribute_not_exists(PK) OR #status = :delivered' : 'attribute_not_exists(PK)',
+          ...(receipt.status === 'read'
+            ? {
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':delivered': 'delivered' },
+              }
+            : {}),
+        }),
+      ),
+    );
+  }
+
+  listReceipts(orgId: string, chatId: string, messageId: string, page: PageRequest) {
+    const PK = chatKeys.conversation(orgId, chatId);
+    return queryPage(
+      this.db,
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': chatKeys.receiptPrefix(messageId) },
+      },
+      page,
+      { PK },
+      (item) => {
+        const { phoneNumber, userId, status, at } = withoutKeys<Receipt>(item);
+        return { phoneNumber: phoneNumber ?? null, userId: userId ?? null, status, at };
+      },
+    );
   }
 
   async putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void> {

@@ -123,6 +123,12 @@ export const chatKeys = {
     PK: `ORG#${orgId}#CHAT#${chatId}`,
     SK: `JOINREQ#${joinRequestId}`,
   }),
+  /** One member's receipt of a group message (`member`: `phone:<E.164>` or `user:<id>`), beside the message. */
+  receipt: (orgId: string, chatId: string, messageId: string, member: string) => ({
+    PK: `ORG#${orgId}#CHAT#${chatId}`,
+    SK: `RCPT#${messageId}#${member}`,
+  }),
+  receiptPrefix: (messageId: string) => `RCPT#${messageId}#`,
 };
 
 export const reportKeys = {

@@ -37,6 +37,15 @@ export interface Chat {
   description?: string;
   /** Groups: absent on groups stored before the lifecycle existed, which are `active`. */
   groupStatus?: GroupStatus;
+  /**
+   * Groups: the time of the last network notification applied to each member (`phone:<E.164>` / `user:<id>`), kept
+   * after they leave, so that an older notification never rolls a member back (CONTRACT §16).
+   */
+  memberUpdatedAt?: Record<string, string>;
+  /** Groups: the time of the last network notification applied to the group's status. */
+  statusUpdatedAt?: string;
+  /** Groups: the time of the last network notification applied to the group's settings. */
+  settingsUpdatedAt?: string;
 }
 
 /** A new chat: no flags set, nothing assigned or linked yet. */
@@ -83,6 +92,14 @@ export interface Message {
 /** Status order for Meta's notifications: a later notification never moves a message backwards. */
 export const STATUS_RANK: Record<MessageStatus, number> = { queued: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
 
+/** One group member's receipt of an outbound group message (CONTRACT §16). */
+export interface Receipt {
+  phoneNumber: string | null;
+  userId: string | null;
+  status: 'delivered' | 'read';
+  at: string;
+}
+
 export interface JoinRequest {
   joinRequestId: string;
   phoneNumber: string | null;
@@ -96,7 +113,7 @@ export function messageView(message: Message) {
 }
 
 export function chatView(chat: Chat) {
-  const { orgId, ...view } = chat;
+  const { orgId, memberUpdatedAt, statusUpdatedAt, settingsUpdatedAt, ...view } = chat;
   return view;
 }
 

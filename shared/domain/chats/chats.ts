@@ -6,6 +6,7 @@ import {
   ChatNotFoundError,
   DomainError,
   GroupDeletedError,
+  MessageNotFoundError,
   RateLimitedError,
 } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
@@ -70,6 +71,28 @@ export async function listMessages(
     startKey: decodeCursor(key, input.cursor, binding),
   });
   return { messages: page.items.map(messageView), nextCursor: encodeCursor(key, page.nextKey, binding) };
+}
+
+/**
+ * A message's receipts by group member (CONTRACT §16).
+ * 1. The chat (404 CHAT_NOT_FOUND) and the message in it (404 MESSAGE_NOT_FOUND) must exist.
+ * 2. One page of receipts, with a cursor bound to the message.
+ */
+export async function listReceipts(
+  deps: ChatDeps & { cursorKey: CursorKey },
+  input: { orgId: string; chatId: string; messageId: string; limit: number; cursor?: string },
+) {
+  await requireChat(deps, input.orgId, input.chatId);
+  if (!(await deps.chats.getMessage(input.orgId, input.chatId, input.messageId))) {
+    throw new MessageNotFoundError(input.messageId);
+  }
+  const binding = ['receipts', input.orgId, input.chatId, input.messageId];
+  const key = await deps.cursorKey.get();
+  const page = await deps.chats.listReceipts(input.orgId, input.chatId, input.messageId, {
+    limit: input.limit,
+    startKey: decodeCursor(key, input.cursor, binding),
+  });
+  return { receipts: page.items, nextCursor: encodeCursor(key, page.nextKey, binding) };
 }
 
 /**

@@ -1,11 +1,18 @@
 import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
-import type { GroupEvent, InboundMessage, StatusNotification } from '#shared/domain/network/notification';
-import { notificationTime } from '#shared/domain/network/notification';
+import {
+  firstError,
+  type GroupEvent,
+  type InboundMessage,
+  type NetworkParticipant,
+  notificationTime,
+  type StatusNotification,
+  statusParticipantId,
+} from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore, MessageLink } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
-import { type MessageStatus, type Participant, STATUS_RANK } from './chat.ts';
+import { type MessageStatus, STATUS_RANK } from './chat.ts';
 import { phoneFromWaId } from './network-ids.ts';
 
 export interface NetworkUpdateDeps extends PublishOnceDeps {
@@ -16,6 +23,53 @@ export interface NetworkUpdateDeps extends PublishOnceDeps {
 
 type ParticipantsChange = 'joined' | 'left' | 'removed' | 'join_requested' | 'join_request_revoked';
 
+/** A member as a notification names it: by phone number, by business-scoped user id, or both. */
+interface Member {
+  phoneNumber: string | null;
+  userId: string | null;
+}
+
+/** One participant the network could not remove, as `group.participants_changed` lists it. */
+interface MemberError {
+  phone_number: string | null;
+  user_id: string | null;
+  code: string;
+  message: string;
+}
+
+const PHONE_LIKE = /^\+?\d{6,15}$/;
+
+/**
+ * A participant object of any published shape (CONTRACT §16): `wa_id` is the phone number's digits, `user_id` the
+ * business-scoped user id; `input` is what the business asked with, a number or a user id. A `username` alone names
+ * nobody we can store.
+ */
+export function memberOf(participant: NetworkParticipant): Member | undefined {
+  const input = participant.input?.trim();
+  const phoneNumber = phoneFromWaId(participant.wa_id ?? (input && PHONE_LIKE.test(input) ? input : undefined));
+  const userId = participant.user_id ?? (input && !PHONE_LIKE.test(input) ? input : undefined) ?? null;
+  return phoneNumber || userId ? { phoneNumber, userId } : undefined;
+}
+
+const membersOf = (participants: NetworkParticipant[] | undefined) =>
+  (participants ?? []).map(memberOf).filter((member): member is Member => member !== undefined);
+
+/** The keys a member's last applied notification time is kept under (CONTRACT §16, ordering). */
+const memberKeys = (member: Member) => [
+  ...(member.phoneNumber ? [`phone:${member.phoneNumber}`] : []),
+  ...(member.userId ? [`user:${member.userId}`] : []),
+];
+
+/** Whether a notification at `at` is older than the last one applied to this member. */
+const isOlderFor = (times: Record<string, string>, member: Member, at: string) =>
+  memberKeys(member).some((key) => times[key] !== undefined && times[key] > at);
+
+const stamped = (times: Record<string, string>, members: Member[], at: string) => {
+  const next = { ...times };
+  for (const member of members) for (const key of memberKeys(member)) next[key] = laterOf(next[key] ?? at, at);
+  return next;
+};
+
 /**
  * `group.participants_changed` for one `group_participants_update` object. Meta gives these no id of their own
  * (join requests aside), so the identity is what the notification says: group, type, time, ids and members.
@@ -24,10 +78,12 @@ function participantsEvent(
   link: { orgId: string; chatId: string },
   event: GroupEvent,
   change: ParticipantsChange,
-  phoneNumbers: (string | null)[],
+  members: Member[],
   at: string,
+  errors: MemberError[] = [],
 ) {
-  const numbers = phoneNumbers.filter((phone): phone is string => phone !== null);
+  const numbers = members.map((member) => member.phoneNumber).filter((phone): phone is string => phone !== null);
+  const userIds = members.map((member) => member.userId).filter((id): id is string => id !== null);
   const identity = [
     event.group_id,
     event.type,
@@ -35,6 +91,7 @@ function participantsEvent(
     event.request_id ?? '',
     event.join_request_id ?? '',
     [...numbers].sort().join(','),
+    [...userIds].sort().join(','),
   ].join('|');
   return notificationEvent('group.participants_changed', identity, {
     orgId: link.orgId,
@@ -43,15 +100,34 @@ function participantsEvent(
       chat_id: link.chatId,
       change,
       phone_numbers: numbers,
+      user_ids: userIds,
       join_request_id: event.join_request_id ?? null,
+      errors,
     },
   });
 }
 
-const sameParticipant = (a: Participant, b: Participant) =>
+const sameParticipant = (a: Member, b: Member) =>
   (a.phoneNumber !== null && a.phoneNumber === b.phoneNumber) || (a.userId !== null && a.userId === b.userId);
 
-/** Keeps a group chat's participants and join requests current from `group_participants_update`. */
+/** Each participant Meta could not remove, with its own error (else the notification's). */
+function removalErrors(event: GroupEvent): MemberError[] {
+  return (event.failed_participants ?? []).map((participant) => {
+    const member = memberOf(participant);
+    const error = firstError(participant.errors, 'the network did not remove the participant') ??
+      firstError(event.errors, 'the network did not remove the participant') ?? {
+        code: 'NETWORK_REJECTED',
+        message: 'the network did not remove the participant',
+      };
+    return { phone_number: member?.phoneNumber ?? null, user_id: member?.userId ?? null, ...error };
+  });
+}
+
+/**
+ * Keeps a group chat's participants and join requests current from `group_participants_update` (CONTRACT §11, §16).
+ * Members are named by phone number or user id; a notification older than the last one applied to a member changes
+ * nothing about that member and publishes nothing for them.
+ */
 export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: GroupEvent): Promise<void> {
   const link = event.group_id ? await deps.chats.findExternalChat(event.group_id) : undefined;
   if (!link) {
@@ -62,71 +138,93 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
   const { orgId, chatId } = link;
   switch (event.type) {
     case 'group_join_request_created':
-      if (event.join_request_id) {
+    case 'group_join_request_revoked': {
+      const member = memberOf(event);
+      if (!event.join_request_id) return;
+      if (event.type === 'group_join_request_created') {
         await deps.chats.putJoinRequest(orgId, chatId, {
           joinRequestId: event.join_request_id,
-          phoneNumber: phoneFromWaId(event.wa_id),
-          userId: event.user_id ?? null,
+          phoneNumber: member?.phoneNumber ?? null,
+          userId: member?.userId ?? null,
           createdAt: at,
         });
-        await publishOnce(deps, participantsEvent(link, event, 'join_requested', [phoneFromWaId(event.wa_id)], at));
-      }
+      } else await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
+      const change = event.type === 'group_join_request_created' ? 'join_requested' : 'join_request_revoked';
+      await publishOnce(deps, participantsEvent(link, event, change, member ? [member] : [], at));
       return;
-    case 'group_join_request_revoked':
-      if (event.join_request_id) {
-        await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
-        await publishOnce(
-          deps,
-          participantsEvent(link, event, 'join_request_revoked', [phoneFromWaId(event.wa_id)], at),
-        );
-      }
-      return;
+    }
     case 'group_participants_add': {
-      const added = (event.added_participants ?? []).map((participant) => ({
-        phoneNumber: phoneFromWaId(participant.wa_id),
-        userId: participant.user_id ?? null,
-        joinedAt: at,
-      }));
+      const added = membersOf(event.added_participants);
+      let applied: Member[] = [];
       await deps.chats.updateChat(orgId, chatId, (chat) => {
+        const times = chat.memberUpdatedAt ?? {};
         const current = chat.participants ?? [];
-        const fresh = added.filter(
-          (participant) => !current.some((existing) => sameParticipant(existing, participant)),
-        );
-        return fresh.length
-          ? { participants: [...current, ...fresh], updatedAt: laterOf(chat.updatedAt, at) }
-          : undefined;
+        applied = added.filter((member) => !isOlderFor(times, member, at));
+        const fresh = applied.filter((member) => !current.some((existing) => sameParticipant(existing, member)));
+        if (!applied.length) return undefined;
+        return {
+          participants: [...current, ...fresh.map((member) => ({ ...member, joinedAt: at }))],
+          memberUpdatedAt: stamped(times, applied, at),
+          updatedAt: laterOf(chat.updatedAt, at),
+        };
       });
-      if (added.length) {
-        const phones = added.map((participant) => participant.phoneNumber);
-        await publishOnce(deps, participantsEvent(link, event, 'joined', phones, at));
-      }
+      if (!applied.length) return;
+      // An approved join request arrives as this add, naming the joiner: the request leaves the list.
+      await removeJoinRequestsOf(deps, link, applied);
+      await publishOnce(deps, participantsEvent(link, event, 'joined', applied, at));
       return;
     }
     case 'group_participants_remove': {
-      const removed = (event.removed_participants ?? []).map((participant) => ({
-        phoneNumber: phoneFromWaId(participant.wa_id ?? participant.input),
-        userId: participant.user_id ?? null,
-        joinedAt: at,
-      }));
-      await deps.chats.updateChat(orgId, chatId, (chat) => {
-        const current = chat.participants ?? [];
-        const kept = current.filter(
-          (existing) => !removed.some((participant) => sameParticipant(existing, participant)),
-        );
-        return kept.length !== current.length
-          ? { participants: kept, updatedAt: laterOf(chat.updatedAt, at) }
-          : undefined;
-      });
-      if (removed.length) {
-        const change = removalKind(event);
-        const phones = removed.map((participant) => participant.phoneNumber);
-        await publishOnce(deps, participantsEvent(link, event, change, phones, at));
+      const removed = membersOf(event.removed_participants);
+      const errors = removalErrors(event);
+      if (!removed.length) {
+        if (errors.length || event.errors?.length) {
+          logger.warn('participant removal failed on the network; nothing changed', {
+            groupId: event.group_id,
+            code: event.errors?.[0]?.code ?? errors[0]?.code,
+            failed: errors.length,
+          });
+        }
+        return;
       }
+      let applied: Member[] = [];
+      await deps.chats.updateChat(orgId, chatId, (chat) => {
+        const times = chat.memberUpdatedAt ?? {};
+        const current = chat.participants ?? [];
+        applied = removed.filter((member) => !isOlderFor(times, member, at));
+        if (!applied.length) return undefined;
+        const kept = current.filter((existing) => !applied.some((member) => sameParticipant(existing, member)));
+        return {
+          participants: kept,
+          memberUpdatedAt: stamped(times, applied, at),
+          updatedAt: laterOf(chat.updatedAt, at),
+        };
+      });
+      if (!applied.length) return;
+      await publishOnce(deps, participantsEvent(link, event, removalKind(event), applied, at, errors));
       return;
     }
     default:
       logger.info('participants update type not handled', { type: event.type });
   }
+}
+
+/** Deletes the join requests of members who joined (Meta approved them, or they joined by the link). */
+async function removeJoinRequestsOf(
+  deps: NetworkUpdateDeps,
+  link: { orgId: string; chatId: string },
+  members: Member[],
+) {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.chats.listJoinRequests(link.orgId, link.chatId, { limit: 100, startKey });
+    for (const request of page.items) {
+      if (members.some((member) => sameParticipant(member, request))) {
+        await deps.chats.deleteJoinRequest(link.orgId, link.chatId, request.joinRequestId);
+      }
+    }
+    startKey = page.nextKey;
+  } while (startKey);
 }
 
 /**
@@ -146,8 +244,11 @@ export async function applyInboundMessage(deps: NetworkUpdateDeps, message: Inbo
     chatId: link.chatId,
     messageId: deps.ids.next('msg'),
   });
-  const from = phoneFromWaId(message.from) ?? 'unknown';
-  const text = message.type === 'text' || (!message.type && message.text) ? (message.text?.body ?? null) : null;
+  const from = phoneFromWaId(message.from) ?? message.from_user_id ?? 'unknown';
+  const messageType = message.type ?? (message.text ? 'text' : 'unknown');
+  const text = messageType === 'text' ? (message.text?.body ?? null) : null;
+  // A message the network could not read (`unsupported`, 130501) carries its error; every other message has none.
+  const error = messageType === 'unsupported' ? (firstError(message.errors, 'unsupported message type') ?? null) : null;
   const stored = await deps.chats.createMessage({
     messageId,
     chatId: link.chatId,
@@ -171,8 +272,9 @@ export async function applyInboundMessage(deps: NetworkUpdateDeps, message: Inbo
         message_id: messageId,
         external_message_id: message.id,
         from,
-        message_type: message.type ?? 'unknown',
+        message_type: messageType,
         text,
+        error,
       },
     }),
   );
@@ -192,20 +294,49 @@ export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: stri
   for (const status of held.sort((a, b) => rank(a) - rank(b))) await applyStatus(deps, status);
 }
 
-/** Moves an outbound message's status forward (never back: `read` before `delivered` leaves it `read`). */
+/** The group member a status names, for a receipt: by phone number or by user id (CONTRACT §16). */
+function recipientOf(status: StatusNotification): Member | undefined {
+  const id = statusParticipantId(status);
+  if (!id && !status.recipient_participant_user_id) return undefined;
+  return memberOf(
+    id && PHONE_LIKE.test(id)
+      ? { wa_id: id, user_id: status.recipient_participant_user_id }
+      : { user_id: id ?? status.recipient_participant_user_id },
+  );
+}
+
+/**
+ * Applies Meta's status of an outbound message (CONTRACT §5, §16).
+ * 1. A status for a wamid not linked yet is held for the sender (one per status and member).
+ * 2. A `delivered` / `read` naming a group member is kept as that member's receipt (never moving back).
+ * 3. The message's own status is the furthest any recipient reached (`sent` < `delivered` < `read`, never back);
+ *    `failed` only from a failure that names no member.
+ * 4. `message.status` is published once per status the message reaches, naming the member whose receipt moved it.
+ */
 export async function applyStatus(deps: StatusDeps, status: StatusNotification): Promise<void> {
   const next = status.status as MessageStatus;
   if (!NETWORK_STATUSES.includes(next)) return;
+  const recipient = recipientOf(status);
   let link = await deps.chats.findNetworkMessage(status.id);
   if (!link) {
     // Meta can notify before the sender has linked the id it answered with: keep the status for the sender, then
     // look again, since the sender may have linked and read the held statuses in between (one of the two sees both).
-    await deps.chats.holdStatus(status.id, next, status, deps.clock.now());
+    const heldAs = [next, ...(recipient ? memberKeys(recipient) : [])].join('#');
+    await deps.chats.holdStatus(status.id, heldAs, status, deps.clock.now());
     link = await deps.chats.findNetworkMessage(status.id);
     if (!link) {
       logger.info('status held until its message is linked', { status: next });
       return;
     }
+  }
+  const at = notificationTime(status.timestamp, deps.clock.now()).toISOString();
+  if (recipient && next === 'failed') {
+    // One member's failure does not fail a message the others may have received.
+    logger.info('a group member could not receive a message', { code: status.errors?.[0]?.code });
+    return;
+  }
+  if (recipient && (next === 'delivered' || next === 'read')) {
+    await deps.chats.putReceipt(link.orgId, link.chatId, link.messageId, { ...recipient, status: next, at });
   }
   const from =
     next === 'failed'
@@ -213,22 +344,19 @@ export async function applyStatus(deps: StatusDeps, status: StatusNotification):
       : (Object.keys(STATUS_RANK) as MessageStatus[]).filter(
           (candidate) => STATUS_RANK[candidate] < STATUS_RANK[next] && candidate !== 'failed',
         );
-  const [first] = status.errors ?? [];
-  const error =
-    next === 'failed'
-      ? {
-          code: String(first?.code ?? 'NETWORK_REJECTED'),
-          message: first?.message ?? first?.title ?? 'the network could not deliver the message',
-        }
-      : undefined;
+  const error = next === 'failed' ? firstError(status.errors, 'the network could not deliver the message') : undefined;
+  const failure =
+    error ??
+    (next === 'failed'
+      ? { code: 'NETWORK_REJECTED', message: 'the network could not deliver the message' }
+      : undefined);
   const moved = await deps.chats.updateMessage(
     link.orgId,
     link.chatId,
     link.messageId,
     { from },
-    { status: next, ...(error ? { error } : {}) },
+    { status: next, ...(failure ? { error: failure } : {}) },
   );
-  const at = notificationTime(status.timestamp, deps.clock.now()).toISOString();
   if (moved) {
     await deps.chats.touchChat(link.orgId, link.chatId, at);
   } else {
@@ -236,7 +364,7 @@ export async function applyStatus(deps: StatusDeps, status: StatusNotification):
     const current = await deps.chats.getMessage(link.orgId, link.chatId, link.messageId);
     if (current?.status !== next) return;
   }
-  await publishOnce(deps, messageStatusEvent(link, status.id, next, at, error));
+  await publishOnce(deps, messageStatusEvent(link, status.id, next, at, failure, recipient));
 }
 
 /**
@@ -249,11 +377,18 @@ export function messageStatusEvent(
   status: MessageStatus,
   occurredAt: string,
   error?: { code: string; message: string },
+  participant?: Member,
 ) {
   return notificationEvent('message.status', `${networkMessageId}:${status}`, {
     orgId: link.orgId,
     occurredAt,
-    data: { chat_id: link.chatId, message_id: link.messageId, status, error: error ?? null },
+    data: {
+      chat_id: link.chatId,
+      message_id: link.messageId,
+      status,
+      error: error ?? null,
+      participant: participant ? { phone_number: participant.phoneNumber, user_id: participant.userId } : null,
+    },
   });
 }
 
