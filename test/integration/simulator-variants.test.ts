@@ -11,6 +11,12 @@
  * | initiated_by absent (removal by request_id → removed, else left)            | members join, leave … (absent)         |
  * | error codes as strings                                                      | fails the group request … string       |
  * | an unreadable item in the same list / an unreadable change in the batch     | applies the readable part …            |
+ * | members known only by user_id (+username); removal by user id               | stores and announces members … user_id |
+ * | a join request (by user_id) approved → joined, gone from the list           | an approved join request …             |
+ * | a removal that partly failed (failed_participants, 131201), string codes    | publishes removed and errors …         |
+ * | unsupported inbound message (130501)                                        | publishes an unsupported message …     |
+ * | per-member receipts: recipient_participant_id + recipient_id,               | keeps each member's receipt … (both)   |
+ * |   participant_recipient_id + group_id, members by user_id                   |                                        |
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
@@ -133,6 +139,177 @@ describe('the local stack with the simulator sending each published variant (CON
       allAnswered200();
       const marker = unreadable === 'item' ? '"group_id":null' : '"groups":"unreadable"';
       expect(simulator().webhookLog.filter((delivery) => delivery.rawBody.includes(marker))).toHaveLength(1);
+    },
+  );
+
+  type Participant = { phoneNumber: string | null; userId: string | null };
+  const members = async (chatId: string) =>
+    (
+      (await (await api.call(`/groups/${api.orgId}/${chatId}/participants`, { token: admin })).json()) as {
+        participants: Participant[];
+      }
+    ).participants.map(({ phoneNumber, userId }) => ({ phoneNumber, userId }));
+
+  it('stores and announces members known only by user_id, and removes one by its user id', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'User ids');
+    simulator().setVariants({ participantIds: 'user_id' }, { groupId });
+    const [leaver, removed] = [waId(), waId()];
+    const [leaverId, removedId] = [simulator().userIdOf(leaver), simulator().userIdOf(removed)];
+
+    simulator().join(groupId, leaver);
+    simulator().join(groupId, removed);
+    await events('group.participants_changed', chatId, 2);
+    const listed = await members(chatId);
+    simulator().leave(groupId, leaver);
+    await events('group.participants_changed', chatId, 3);
+    const removal = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'DELETE',
+      token: admin,
+      json: { userIds: [removedId] },
+    });
+    const changes = await events('group.participants_changed', chatId, 4);
+
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        { phoneNumber: null, userId: leaverId },
+        { phoneNumber: null, userId: removedId },
+      ]),
+    );
+    expect(removal.status).toBe(202);
+    expect(changes.map((event) => [event.change, event.phone_numbers, event.user_ids])).toEqual([
+      ['joined', [], [leaverId]],
+      ['joined', [], [removedId]],
+      ['left', [], [leaverId]],
+      ['removed', [], [removedId]],
+    ]);
+    expect(await members(chatId)).toEqual([]);
+  });
+
+  it('an approved join request (by user_id) announces the joiner and leaves the join-request list', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Approval');
+    simulator().setVariants({ participantIds: 'user_id' }, { groupId });
+    const joiner = waId();
+    const userId = simulator().userIdOf(joiner);
+
+    const joinRequestId = simulator().requestToJoin(groupId, joiner);
+    const [requested] = await events('group.participants_changed', chatId, 1);
+    const approval = await api.call(`/groups/${api.orgId}/${chatId}/join-requests/approve`, {
+      method: 'POST',
+      token: admin,
+      json: { joinRequestIds: [joinRequestId] },
+    });
+    const [, joined] = await events('group.participants_changed', chatId, 2);
+    const pending = await (await api.call(`/groups/${api.orgId}/${chatId}/join-requests`, { token: admin })).json();
+
+    expect(requested).toMatchObject({ change: 'join_requested', user_ids: [userId], join_request_id: joinRequestId });
+    expect(approval.status).toBe(200);
+    expect(joined).toMatchObject({ change: 'joined', phone_numbers: [], user_ids: [userId] });
+    expect(pending).toMatchObject({ joinRequests: [] });
+    expect(await members(chatId)).toEqual([{ phoneNumber: null, userId }]);
+  });
+
+  it('publishes removed and errors when a removal partly failed, its codes written as strings', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Partial removal');
+    simulator().setVariants({ errorCodes: 'string' }, { groupId });
+    const [member, stranger] = [waId(), waId()];
+    simulator().join(groupId, member);
+    await events('group.participants_changed', chatId, 1);
+
+    const removal = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'DELETE',
+      token: admin,
+      json: { phoneNumbers: [`+${member}`, `+${stranger}`] },
+    });
+    const [, removed] = await events('group.participants_changed', chatId, 2);
+
+    expect(removal.status).toBe(202);
+    expect(removed).toMatchObject({
+      change: 'removed',
+      phone_numbers: [`+${member}`],
+      errors: [{ phone_number: `+${stranger}`, user_id: null, code: '131212', message: expect.any(String) }],
+    });
+    expect(await members(chatId)).toEqual([]);
+  });
+
+  it('publishes an unsupported inbound message with message_type unsupported, no text and the error 130501', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Unsupported');
+    const member = waId();
+    simulator().join(groupId, member);
+    await events('group.participants_changed', chatId, 1);
+
+    simulator().receiveMessage(groupId, { from: member, type: 'unsupported' });
+    const [received] = await events('message.received', chatId, 1);
+
+    expect(received).toMatchObject({
+      from: `+${member}`,
+      message_type: 'unsupported',
+      text: null,
+      error: { code: '130501', message: expect.any(String) },
+    });
+  });
+
+  const receiptCases: [string, Partial<Variants>][] = [
+    ['recipient_participant_id, recipient_id', { groupReceipts: 'participants' }],
+    [
+      'participant_recipient_id, group_id, user ids',
+      {
+        groupReceipts: 'participants',
+        participantKey: 'participant_recipient_id',
+        groupKey: 'group_id',
+        participantIds: 'user_id',
+      },
+    ],
+  ];
+
+  it.each(receiptCases)(
+    "keeps each member's receipt, moves the message only forward and names the member in message.status (%s)",
+    async (_name, variants) => {
+      const { chatId, groupId } = await createdGroup(api, admin, 'Receipts');
+      simulator().setVariants(variants, { groupId });
+      const [reader, other] = [waId(), waId()];
+      simulator().join(groupId, reader);
+      simulator().join(groupId, other);
+      await events('group.participants_changed', chatId, 2);
+      const byUserId = variants.participantIds === 'user_id';
+      const member = (phone: string) =>
+        byUserId
+          ? { phoneNumber: null, userId: simulator().userIdOf(phone) }
+          : { phoneNumber: `+${phone}`, userId: null };
+
+      const sent = (await (
+        await api.call('/messaging/send-message', { method: 'POST', token: admin, json: { chatId, text: 'Receipts?' } })
+      ).json()) as { messageId: string };
+      await events('message.status', chatId, 2);
+      const wamid = await eventually(() => simulator().messages.find((message) => message.to === groupId)!.messageId);
+      simulator().setMessageStatus(wamid, 'read', undefined, reader);
+      simulator().setMessageStatus(wamid, 'delivered', undefined, reader);
+      await simulator().flushWebhooks();
+      const statuses = await events('message.status', chatId, 3);
+      const receipts = await eventually(async () => {
+        const response = await api.call(`/chats/${api.orgId}/${chatId}/messages/${sent.messageId}/receipts`, {
+          token: admin,
+        });
+        const body = (await response.json()) as { receipts: (Participant & { status: string })[] };
+        expect(body.receipts.map((receipt) => receipt.status).sort()).toEqual(['delivered', 'read']);
+        return body.receipts;
+      });
+
+      expect(statuses.map((event) => [event.status, event.participant])).toEqual([
+        ['sent', null],
+        ['delivered', expect.any(Object)],
+        [
+          'read',
+          byUserId
+            ? { phone_number: null, user_id: simulator().userIdOf(reader) }
+            : { phone_number: `+${reader}`, user_id: null },
+        ],
+      ]);
+      expect(receipts.map(({ phoneNumber, userId, status }) => ({ phoneNumber, userId, status }))).toEqual(
+        expect.arrayContaining([
+          { ...member(reader), status: 'read' },
+          { ...member(other), status: 'delivered' },
+        ]),
+      );
     },
   );
 });
