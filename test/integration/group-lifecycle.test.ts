@@ -342,10 +342,11 @@ describe('group lifecycle through the simulator, and the events it publishes', (
       from: '+4915100000031',
       message_type: 'text',
       text: 'Hello there',
+      error: null,
     });
     expect(statuses.map((status) => status.status).sort()).toEqual(['delivered', 'sent']);
     expect(all.map((status) => status.status).sort()).toEqual(['delivered', 'read', 'sent']);
-    expect(all[0]).toMatchObject({ chat_id: chatId, message_id: sent.messageId, error: null });
+    expect(all[0]).toMatchObject({ chat_id: chatId, message_id: sent.messageId, error: null, participant: null });
   });
 
   it('publishes message.status failed once when Meta refuses the send itself (131020: no members yet)', async () => {

@@ -462,4 +462,68 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
     expect(((await missing.json()) as { code: string }).code).toBe('MESSAGE_NOT_FOUND');
     expect(agent.status).toBe(403);
   });
+
+  const readGroup = async (chatId: string) =>
+    (await (await api.call(`/groups/${api.orgId}/${chatId}`, { token: admin })).json()) as {
+      subject: string;
+      groupStatus: string;
+    };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+  it('never rolls a group’s status back: a late group_suspend after group_suspend_cleared changes nothing and publishes nothing', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Late suspend');
+    const at = Math.floor(Date.now() / 1000);
+    await notifyFixture(api, 'status-suspend', { GROUP_ID: groupId, TS: at });
+    await notifyFixture(api, 'status-suspend-cleared', { GROUP_ID: groupId, TS: at + 10 });
+    await delivered('group.updated', chatId, 2);
+
+    await notifyFixture(api, 'status-suspend', { GROUP_ID: groupId, TS: at + 5 });
+    await notifyFixture(api, 'status-suspend', { GROUP_ID: groupId, TS: at });
+
+    expect((await readGroup(chatId)).groupStatus).toBe('active');
+    await settle();
+    expect(deliveredTo('group.updated', chatId).map((event) => event.group_status)).toEqual(['suspended', 'active']);
+  });
+
+  it('never rolls settings back: an older group_settings_update changes nothing and publishes nothing', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Settings order');
+    const at = Math.floor(Date.now() / 1000);
+    await notifyFixture(api, 'settings-subject-updated', {
+      GROUP_ID: groupId,
+      TS: at + 10,
+      SUBJECT: 'Newer subject',
+      REQUEST_ID: unique('req-'),
+    });
+    await delivered('group.updated', chatId);
+
+    await notifyFixture(api, 'settings-subject-updated', {
+      GROUP_ID: groupId,
+      TS: at,
+      SUBJECT: 'Older subject',
+      REQUEST_ID: unique('req-'),
+    });
+
+    expect((await readGroup(chatId)).subject).toBe('Newer subject');
+    await settle();
+    expect(deliveredTo('group.updated', chatId)).toHaveLength(1);
+  });
+
+  it('never rolls a member back: an add older than the member’s last removal changes nothing and publishes nothing', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Member order');
+    const member = waId();
+    const at = Math.floor(Date.now() / 1000);
+    await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: member, TS: at });
+    await notifyFixture(api, 'participants-left-initiated-by-on-group', {
+      GROUP_ID: groupId,
+      WA_ID: member,
+      TS: at + 10,
+    });
+    await delivered('group.participants_changed', chatId, 2);
+
+    await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: member, TS: at + 5 });
+
+    expect(await participants(chatId)).toEqual([]);
+    await settle();
+    expect(deliveredTo('group.participants_changed', chatId).map((event) => event.change)).toEqual(['joined', 'left']);
+  });
 });

@@ -147,7 +147,7 @@ async function fail(
     notificationEvent('message.status', `${job.messageId}:failed`, {
       orgId: job.orgId,
       occurredAt: deps.clock.now().toISOString(),
-      data: { chat_id: job.chatId, message_id: job.messageId, status: 'failed', error },
+      data: { chat_id: job.chatId, message_id: job.messageId, status: 'failed', error, participant: null },
     }),
   );
 }

@@ -39,6 +39,13 @@ async function groupChat(deps: GroupLifecycleDeps, { phoneNumberId, group }: Gro
 
 const laterOf = (a: string, b: string) => (a > b ? a : b);
 
+/**
+ * Whether a notification at `at` is older than the last one applied (CONTRACT §16, ordering): a replay or Meta's
+ * late retry changes nothing and publishes nothing. The same second is not older (a replay of the last one is
+ * applied again, idempotently).
+ */
+const isOlder = (at: string, lastApplied: string | undefined) => lastApplied !== undefined && at < lastApplied;
+
 function updatedEvent(link: ExternalChatLink, chat: Chat, identity: string, at: string, errors: SettingError[]) {
   return notificationEvent('group.updated', identity, {
     orgId: link.orgId,
@@ -62,6 +69,7 @@ const identityOf = (group: GroupEvent) =>
  * 1. Each setting Meta applied is applied to the chat (the subject is the chat's name); a deleted group is left
  *    as it is.
  * 2. `group.updated` carries the group as it now is, and one error per setting Meta did not apply.
+ * A notification older than the last one applied to the settings changes nothing and publishes nothing.
  */
 export async function applyGroupSettingsUpdate(deps: GroupLifecycleDeps, notification: GroupNotification) {
   const link = await groupChat(deps, notification);
@@ -88,20 +96,29 @@ export async function applyGroupSettingsUpdate(deps: GroupLifecycleDeps, notific
       else applied.description = result.text;
     }
   }
+  let stale = false;
   const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) => {
-    if (groupStatusOf(current) === 'deleted') return undefined;
+    stale = isOlder(at, current.settingsUpdatedAt);
+    if (groupStatusOf(current) === 'deleted' || stale) return undefined;
     const changed =
       (applied.name !== undefined && applied.name !== current.name) ||
       (applied.description !== undefined && applied.description !== current.description);
-    return changed ? { ...applied, updatedAt: laterOf(current.updatedAt, at) } : undefined;
+    return changed || current.settingsUpdatedAt !== at
+      ? { ...applied, settingsUpdatedAt: at, updatedAt: laterOf(current.updatedAt, at) }
+      : undefined;
   });
-  if (!chat || groupStatusOf(chat) === 'deleted') return;
+  if (!chat || stale || groupStatusOf(chat) === 'deleted') {
+    if (stale)
+      logger.info('settings notification older than the last one applied ignored', { groupId: group.group_id });
+    return;
+  }
   await publishOnce(deps, updatedEvent(link, chat, `settings|${identityOf(group)}`, at, errors));
 }
 
 /**
  * Meta's `group_suspend` / `group_suspend_cleared` (`group_status_update`): the group becomes `suspended` or
- * `active` again, and `group.updated` says so. A deleted group stays deleted and publishes nothing.
+ * `active` again, and `group.updated` says so. A deleted group stays deleted and publishes nothing; a notification
+ * older than the last one applied to the status changes nothing and publishes nothing.
  */
 export async function applyGroupSuspension(deps: GroupLifecycleDeps, notification: GroupNotification) {
   const link = await groupChat(deps, notification);
@@ -109,12 +126,22 @@ export async function applyGroupSuspension(deps: GroupLifecycleDeps, notificatio
   const { group } = notification;
   const groupStatus = group.type === 'group_suspend' ? 'suspended' : 'active';
   const at = notificationTime(group.timestamp, deps.clock.now()).toISOString();
-  const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) =>
-    groupStatusOf(current) === 'deleted' || groupStatusOf(current) === groupStatus
-      ? undefined
-      : { groupStatus, updatedAt: laterOf(current.updatedAt, at) },
-  );
-  if (!chat || groupStatusOf(chat) === 'deleted') return;
+  let stale = false;
+  const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) => {
+    stale = isOlder(at, current.statusUpdatedAt);
+    if (stale || groupStatusOf(current) === 'deleted') return undefined;
+    if (
+      groupStatusOf(current) === groupStatus &&
+      current.statusUpdatedAt !== undefined &&
+      current.statusUpdatedAt >= at
+    )
+      return undefined;
+    return { groupStatus, statusUpdatedAt: at, updatedAt: laterOf(current.updatedAt, at) };
+  });
+  if (!chat || stale || groupStatusOf(chat) === 'deleted') {
+    if (stale) logger.info('status notification older than the last one applied ignored', { groupId: group.group_id });
+    return;
+  }
   await publishOnce(deps, updatedEvent(link, chat, `status|${identityOf(group)}`, at, []));
 }
 
