@@ -77,6 +77,9 @@ export class SimulatorControls {
     if (filter.ageSeconds !== undefined && !(Number.isInteger(filter.ageSeconds) && filter.ageSeconds >= 0)) {
       throw new SimulatorError(400, 'ageSeconds must be a whole number ≥ 0');
     }
+    if (filter.skip !== undefined && !(Number.isInteger(filter.skip) && filter.skip >= 0)) {
+      throw new SimulatorError(400, 'skip must be a whole number ≥ 0');
+    }
     const field = this.notifier.replay(filter);
     if (!field) throw new SimulatorError(404, 'no notification sent matches');
     return field;

@@ -14,6 +14,8 @@ export interface ReplayFilter {
   type?: string;
   /** How much older its timestamps become. @default 60 */
   ageSeconds?: number;
+  /** Skips this many newer matches: 1 replays the one before the latest. @default 0 */
+  skip?: number;
 }
 
 /**
@@ -217,6 +219,7 @@ export class Notifier {
    */
   replay(filter: ReplayFilter): string | undefined {
     const age = filter.ageSeconds ?? 60;
+    let skip = filter.skip ?? 0;
     const sent = this.sender.log.filter((delivery) => delivery.replay === 0);
     for (let index = sent.length - 1; index >= 0; index--) {
       const delivery = sent[index]!;
@@ -234,7 +237,7 @@ export class Notifier {
           (!filter.groupId || [item.group_id, item.recipient_id].includes(filter.groupId)) &&
           (!filter.type || [item.type, item.status].includes(filter.type)),
       );
-      if (!matches) continue;
+      if (!matches || skip-- > 0) continue;
       this.sender.send(
         delivery.field,
         mapTimestamps(payload, (seconds) => seconds - age),

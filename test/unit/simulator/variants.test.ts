@@ -342,9 +342,14 @@ describe('WhatsAppSimulator notification variants', () => {
 
     const answer = await call('POST', '/_simulator/replay', { groupId, type: 'group_suspend', ageSeconds: 120 });
     await simulator.flushWebhooks();
+    const before = await call('POST', '/_simulator/replay', { groupId, field: 'group_status_update', skip: 1 });
+    await simulator.flushWebhooks();
 
-    expect(answer.body).toEqual({ replayed: 'group_status_update' });
-    const [suspended, cleared, late] = groupEvents('group_status_update');
+    expect([answer.body, before.body]).toEqual([
+      { replayed: 'group_status_update' },
+      { replayed: 'group_status_update' },
+    ]);
+    const [suspended, cleared, late, earlier] = groupEvents('group_status_update');
     expect([suspended.type, cleared.type, late.type]).toEqual([
       'group_suspend',
       'group_suspend_cleared',
@@ -352,6 +357,10 @@ describe('WhatsAppSimulator notification variants', () => {
     ]);
     expect(Number(late.timestamp)).toBe(Number(suspended.timestamp) - 120);
     expect(late.timestamp).toEqual(expect.any(String));
+    expect([earlier.type, Number(earlier.timestamp)]).toEqual([
+      'group_suspend_cleared',
+      Number(cleared.timestamp) - 60,
+    ]);
   });
 
   it('mixes an unreadable item into the same list, before the real one', async () => {
