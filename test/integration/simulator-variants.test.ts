@@ -17,6 +17,7 @@
  * | unsupported inbound message (130501)                                        | publishes an unsupported message …     |
  * | per-member receipts: recipient_participant_id + recipient_id,               | keeps each member's receipt … (both)   |
  * |   participant_recipient_id + group_id, members by user_id                   |                                        |
+ * | late / replayed notifications (older timestamp): status, settings, member   | an older … changes nothing (…)         |
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
@@ -310,6 +311,70 @@ describe('the local stack with the simulator sending each published variant (CON
           { ...member(other), status: 'delivered' },
         ]),
       );
+    },
+  );
+
+  type GroupRead = { subject: string; groupStatus: string };
+  const readGroup = async (chatId: string) =>
+    (await (await api.call(`/groups/${api.orgId}/${chatId}`, { token: admin })).json()) as GroupRead;
+  /** A fresh join, applied and published: every notification sent before it has been answered. */
+  const barrier = async (groupId: string, chatId: string, count: number) => {
+    simulator().join(groupId, waId());
+    await simulator().flushWebhooks();
+    await events('group.participants_changed', chatId, count);
+  };
+
+  it('an older group_suspend replayed after group_suspend_cleared changes nothing and publishes nothing (status)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Late suspension');
+    simulator().suspend(groupId);
+    await events('group.updated', chatId, 1);
+    simulator().clearSuspension(groupId);
+    await events('group.updated', chatId, 2);
+
+    simulator().replay({ groupId, type: 'group_suspend', ageSeconds: 120 });
+    await barrier(groupId, chatId, 1);
+
+    expect(published('group.updated', chatId).map((event) => event.group_status)).toEqual(['suspended', 'active']);
+    expect((await readGroup(chatId)).groupStatus).toBe('active');
+  });
+
+  it('an older settings update replayed after a newer one changes nothing and publishes nothing (settings)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Late settings');
+    await api.call(`/groups/${api.orgId}/${chatId}`, { method: 'PATCH', token: admin, json: { subject: 'First' } });
+    await events('group.updated', chatId, 1);
+    await api.call(`/groups/${api.orgId}/${chatId}`, { method: 'PATCH', token: admin, json: { subject: 'Second' } });
+    await events('group.updated', chatId, 2);
+
+    simulator().replay({ groupId, type: 'group_settings_update', skip: 1 });
+    await barrier(groupId, chatId, 1);
+
+    expect(published('group.updated', chatId).map((event) => event.subject)).toEqual(['First', 'Second']);
+    expect((await readGroup(chatId)).subject).toBe('Second');
+  });
+
+  it.each([['group_participants_add'], ['group_add_participants']])(
+    'an older join replayed after the member left changes nothing and publishes nothing (member, %s)',
+    async (participantTypes) => {
+      const { chatId, groupId } = await createdGroup(api, admin, 'Late join');
+      simulator().setVariants(
+        { participantTypes: participantTypes as Variants['participantTypes'], timestamps: 'number' },
+        { groupId },
+      );
+      const member = waId();
+      simulator().join(groupId, member);
+      await events('group.participants_changed', chatId, 1);
+      simulator().leave(groupId, member);
+      await events('group.participants_changed', chatId, 2);
+
+      simulator().replay({ groupId, type: participantTypes, ageSeconds: 90 });
+      await barrier(groupId, chatId, 3);
+
+      const changes = published('group.participants_changed', chatId);
+      expect(changes.slice(0, 2).map((event) => [event.change, event.phone_numbers])).toEqual([
+        ['joined', [`+${member}`]],
+        ['left', [`+${member}`]],
+      ]);
+      expect((await members(chatId)).map((entry) => entry.phoneNumber)).not.toContain(`+${member}`);
     },
   );
 });
