@@ -103,10 +103,16 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     groupId: string,
     settings: { subject?: string; description?: string },
   ): Promise<void> {
-    await this.#call(channel, 'POST', `/${segment(groupId)}`, {
-      ...(settings.subject !== undefined ? { subject: settings.subject } : {}),
-      ...(settings.description !== undefined ? { description: settings.description } : {}),
-    });
+    await this.#call(
+      channel,
+      'POST',
+      `/${segment(groupId)}`,
+      {
+        ...(settings.subject !== undefined ? { subject: settings.subject } : {}),
+        ...(settings.description !== undefined ? { description: settings.description } : {}),
+      },
+      NO_BODY_DOCUMENTED,
+    );
   }
 
   async deleteGroup(channel: NetworkChannel, groupId: string): Promise<void> {
@@ -154,9 +160,13 @@ export class GraphMessagingNetwork implements MessagingNetwork {
   }
 
   async removeParticipants(channel: NetworkChannel, groupId: string, users: string[]): Promise<void> {
-    await this.#call(channel, 'DELETE', `/${segment(groupId)}/participants`, {
-      participants: users.map((user) => ({ user })),
-    });
+    await this.#call(
+      channel,
+      'DELETE',
+      `/${segment(groupId)}/participants`,
+      { participants: users.map((user) => ({ user })) },
+      NO_BODY_DOCUMENTED,
+    );
   }
 
   async approveJoinRequests(
@@ -196,7 +206,13 @@ export class GraphMessagingNetwork implements MessagingNetwork {
   }
 
   /** One Graph call; resolves with the JSON object of a 2xx answer, else throws a classified NetworkError. */
-  async #call(channel: NetworkChannel, method: 'GET' | 'POST' | 'DELETE', path: string, body?: Json): Promise<Json> {
+  async #call(
+    channel: NetworkChannel,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: Json,
+    options: { bodyOptional?: boolean } = {},
+  ): Promise<Json> {
     const label = `Graph ${method} ${path.split('?')[0]}`;
     const mutating = method !== 'GET';
     const signal = AbortSignal.timeout(this.#timeoutMs);
@@ -239,6 +255,7 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     }
     if (status >= 200 && status < 300) {
       if (json) return json;
+      if (options.bodyOptional) return {};
       throw unreadable(method, path, text === undefined ? 'body too large or cut off' : 'body is not a JSON object');
     }
     if (status >= 400 && status < 500) {
@@ -250,6 +267,9 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     throw new NetworkError(mutating ? 'ambiguous' : 'not-sent', `${label}: HTTP ${status}`, details);
   }
 }
+
+/** Calls whose success Meta documents without a body (CONTRACT §16): any 2xx is success, whatever its body. */
+const NO_BODY_DOCUMENTED = { bodyOptional: true };
 
 function unreadable(method: string, path: string, reason: string): NetworkError {
   return new NetworkError(

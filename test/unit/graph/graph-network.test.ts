@@ -201,6 +201,32 @@ describe('GraphMessagingNetwork requests', () => {
     ]);
   });
 
+  it.each([
+    ['an empty body', ''],
+    ['a non-JSON body', 'OK'],
+    ['a JSON body that is no object', 'true'],
+  ])(
+    'takes a 2xx with %s from a settings update and a participant removal as success (CONTRACT §16)',
+    async (_, body) => {
+      handler = (response) => {
+        response.writeHead(200, body ? { 'content-type': 'text/plain' } : {});
+        response.end(body);
+      };
+
+      await network().updateGroupSettings(channel, GROUP_ID, { subject: 'New' });
+      await network().removeParticipants(channel, GROUP_ID, ['+4915112345678']);
+      const deletion = await failure(network().deleteGroup(channel, GROUP_ID));
+
+      expect(seen.map((request) => [request.method, request.path])).toEqual([
+        ['POST', `/v23.0/${GROUP_ID}`],
+        ['DELETE', `/v23.0/${GROUP_ID}/participants`],
+        ['DELETE', `/v23.0/${GROUP_ID}`],
+      ]);
+      // Calls whose answer Meta documents with a body still need it.
+      expect(deletion.kind).toBe('ambiguous');
+    },
+  );
+
   it('maps approved and rejected join requests with their per-request failures', async () => {
     handler = (response, request) => {
       const failed = [
