@@ -18,6 +18,8 @@
  * | per-member receipts: recipient_participant_id + recipient_id,               | keeps each member's receipt … (both)   |
  * |   participant_recipient_id + group_id, members by user_id                   |                                        |
  * | late / replayed notifications (older timestamp): status, settings, member   | an older … changes nothing (…)         |
+ * | empty 2xx bodies from POST /{group-id} and DELETE /{group-id}/participants  | treats Meta's empty 2xx bodies …       |
+ * |   (and the whole openapi preset)                                            |                                        |
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
@@ -375,6 +377,42 @@ describe('the local stack with the simulator sending each published variant (CON
         ['left', [`+${member}`]],
       ]);
       expect((await members(chatId)).map((entry) => entry.phoneNumber)).not.toContain(`+${member}`);
+    },
+  );
+
+  it.each([['emptyBodies', { emptyBodies: true }] as const, ['openapi preset', { preset: 'openapi' }] as const])(
+    "treats Meta's empty 2xx bodies of a settings update and a removal as success (%s)",
+    async (_name, variants) => {
+      const { chatId, groupId } = await createdGroup(api, admin, 'Empty bodies');
+      simulator().setVariants(variants, { groupId });
+      const member = waId();
+      simulator().join(groupId, member);
+      await events('group.participants_changed', chatId, 1);
+
+      const settings = await api.call(`/groups/${api.orgId}/${chatId}`, {
+        method: 'PATCH',
+        token: admin,
+        json: { subject: 'Quiet answer' },
+      });
+      const [updated] = await events('group.updated', chatId, 1);
+      const removal = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+        method: 'DELETE',
+        token: admin,
+        json: { phoneNumbers: [`+${member}`] },
+      });
+      const [, removed] = await events('group.participants_changed', chatId, 2);
+
+      expect([settings.status, removal.status]).toEqual([202, 202]);
+      expect(updated).toMatchObject({ subject: 'Quiet answer', errors: [] });
+      expect(removed).toMatchObject({ change: 'removed', phone_numbers: [`+${member}`] });
+      expect((await readGroup(chatId)).subject).toBe('Quiet answer');
+      const answers = simulator().requestLog.filter(
+        (entry) => entry.path === `/${groupId}` || entry.path === `/${groupId}/participants`,
+      );
+      expect(answers.map((entry) => [entry.method, entry.status])).toEqual([
+        ['POST', 200],
+        ['DELETE', 200],
+      ]);
     },
   );
 });
