@@ -20,6 +20,7 @@
  * | late / replayed notifications (older timestamp): status, settings, member   | an older … changes nothing (…)         |
  * | empty 2xx bodies from POST /{group-id} and DELETE /{group-id}/participants  | treats Meta's empty 2xx bodies …       |
  * |   (and the whole openapi preset)                                            |                                        |
+ * | the business's own invite template; any other refused with 132001           | reports Meta's refusal … (132001)      |
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
@@ -415,4 +416,30 @@ describe('the local stack with the simulator sending each published variant (CON
       ]);
     },
   );
+
+  it("reports Meta's refusal of a template the business never added (132001) on that invitation", async () => {
+    const { chatId } = await createdGroup(api, admin, 'Own template');
+    simulator().setVariants(
+      { inviteTemplate: { name: 'not_what_the_service_sends', language: 'xx' } },
+      { phoneNumberId: DEMO_PHONE_NUMBER_ID },
+    );
+    const invitee = `+${waId()}`;
+
+    const response = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'POST',
+      token: admin,
+      json: { phoneNumbers: [invitee] },
+    });
+
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({
+      invitations: [
+        {
+          phoneNumber: invitee,
+          status: 'failed',
+          error: { code: '132001', message: expect.stringContaining('Template name does not exist') },
+        },
+      ],
+    });
+  });
 });
