@@ -9,6 +9,7 @@
  * | group_participant_update, group_add/remove_participants, integer timestamps | members join, leave … (openapi names)  |
  * | initiated_by beside the group object                                        | members join, leave … (beside)         |
  * | initiated_by absent (removal by request_id → removed, else left)            | members join, leave … (absent)         |
+ * | the webhook page's samples as a whole (string codes, initiated_by beside)   | members join, leave … (samples preset) |
  * | error codes as strings                                                      | fails the group request … string       |
  * | an unreadable item in the same list / an unreadable change in the batch     | applies the readable part …            |
  * | members known only by user_id (+username); removal by user id               | stores and announces members … user_id |
@@ -69,7 +70,7 @@ describe('the local stack with the simulator sending each published variant (CON
       simulator().webhookLog.filter((delivery) => delivery.lastStatus !== 200 || delivery.state !== 'delivered'),
     ).toEqual([]);
 
-  const cases: [string, Partial<Variants>][] = [
+  const cases: [string, Partial<Variants> & { preset?: string }][] = [
     ['pages', {}],
     [
       'openapi names',
@@ -81,6 +82,7 @@ describe('the local stack with the simulator sending each published variant (CON
     ],
     ['beside', { initiatedBy: 'value' }],
     ['absent', { initiatedBy: 'absent' }],
+    ['samples preset', { preset: 'samples' }],
   ];
 
   it.each(cases)(
