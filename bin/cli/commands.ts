@@ -8,7 +8,13 @@ import { ROLES } from '#shared/domain/auth/roles';
 import { generateRecords } from '#shared/domain/crm/generate-records';
 import { importRecords } from '#shared/domain/crm/import-records';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
-import { CHANNEL_TYPES } from '#shared/domain/orgs/model';
+import {
+  CHANNEL_TYPES,
+  DEFAULT_INVITE_TEMPLATE,
+  type InviteTemplate,
+  TEMPLATE_LANGUAGE,
+  TEMPLATE_NAME,
+} from '#shared/domain/orgs/model';
 import type { CrmRecord } from '#shared/domain/reports/records';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
@@ -49,6 +55,21 @@ const E164 = /^\+[1-9]\d{6,14}$/;
 function orgId(value: string): string {
   if (!ORG_ID.test(value)) throw invalid('--org must be an organisation id (a lowercase UUID)');
   return value;
+}
+
+/**
+ * `--invite-template` / `--invite-template-language` (CONTRACT §16): the name and language of the business's copy of
+ * Meta's group invite-link template; either may be left out for its default, both for the channel to keep none.
+ */
+function inviteTemplate(name: string | undefined, language: string | undefined): InviteTemplate | undefined {
+  if (name === undefined && language === undefined) return undefined;
+  if (name !== undefined && !TEMPLATE_NAME.test(name)) {
+    throw invalid('--invite-template must be a template name: lowercase letters, digits and underscores');
+  }
+  if (language !== undefined && !TEMPLATE_LANGUAGE.test(language)) {
+    throw invalid('--invite-template-language must be a template language code such as en_US, de or pt_BR');
+  }
+  return { name: name ?? DEFAULT_INVITE_TEMPLATE.name, language: language ?? DEFAULT_INVITE_TEMPLATE.language };
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -124,6 +145,8 @@ export const COMMANDS: Record<string, Command> = {
       'phone-number-id': { value: '<id>' },
       'access-token': { value: '<token>' },
       'access-token-secret-id': { value: '<Secrets Manager id>' },
+      'invite-template': { value: '<template name> (default group_invite_link)' },
+      'invite-template-language': { value: '<language code> (default en_US)' },
     },
     run: async (flags, connect) => {
       const input = {
@@ -136,6 +159,7 @@ export const COMMANDS: Record<string, Command> = {
         phoneNumberId: flags['phone-number-id'],
         accessToken: flags['access-token'],
         accessTokenSecretId: flags['access-token-secret-id'],
+        inviteTemplate: inviteTemplate(flags['invite-template'], flags['invite-template-language']),
       };
       if (!E164.test(input.phoneNumber)) throw invalid('--phone must be an E.164 number such as +4915112345678');
       const target = await connect();

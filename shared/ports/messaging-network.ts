@@ -51,8 +51,16 @@ export interface MessagingNetwork {
     to: { groupId: string } | { phoneNumber: string },
     text: string,
   ): Promise<{ networkMessageId: string }>;
-  /** POST /{phoneNumberId}/messages with Meta's group invite-link template for `groupId`. */
-  sendGroupInvite(channel: NetworkChannel, phoneNumber: string, groupId: string): Promise<{ networkMessageId: string }>;
+  /**
+   * POST /{phoneNumberId}/messages with the business's copy of Meta's group invite-link template (`template`: its
+   * name and language there) for `groupId`.
+   */
+  sendGroupInvite(
+    channel: NetworkChannel,
+    phoneNumber: string,
+    groupId: string,
+    template: { name: string; language: string },
+  ): Promise<{ networkMessageId: string }>;
   /** DELETE /{groupId}/participants; `users` are phone numbers or business-scoped user ids (max 8). */
   removeParticipants(channel: NetworkChannel, groupId: string, users: string[]): Promise<void>;
   /** POST /{groupId}/join_requests. */

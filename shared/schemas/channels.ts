@@ -10,6 +10,12 @@ export const ChannelView = v.object({
   officialBusinessAccount: v.boolean(),
   groupsEligible: v.boolean(),
   createdAt: Timestamp,
+  inviteTemplate: v.pipe(
+    v.object({ name: v.string(), language: v.string() }),
+    v.description(
+      "The business's copy of Meta's group invite-link template that invitations send (default group_invite_link / en_US)",
+    ),
+  ),
 });
 
 export const ChannelList = v.object({ channels: v.array(ChannelView), nextCursor: NextCursor });

@@ -17,8 +17,19 @@ describe('GET /channels/:orgId', () => {
       'MESSAGING_OFFICIAL',
     ]);
     expect(Object.keys(body.channels[0]!).sort()).toEqual(
-      ['channelId', 'createdAt', 'groupsEligible', 'name', 'officialBusinessAccount', 'phoneNumber', 'type'].sort(),
+      [
+        'channelId',
+        'createdAt',
+        'groupsEligible',
+        'inviteTemplate',
+        'name',
+        'officialBusinessAccount',
+        'phoneNumber',
+        'type',
+      ].sort(),
     );
+    // A channel that names no invite template sends Meta's own (CONTRACT §16).
+    expect(body.channels[0]!.inviteTemplate).toEqual({ name: 'group_invite_link', language: 'en_US' });
     expect(body.nextCursor).toBeNull();
   });
 });

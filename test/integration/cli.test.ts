@@ -47,6 +47,10 @@ describe('wpcrm', () => {
         '200000000000001',
         '--access-token',
         'local-token',
+        '--invite-template',
+        'acme_group_invite',
+        '--invite-template-language',
+        'de',
       ),
       channel('Acme other', '+4915100000102', '--type', 'MESSAGING_UNOFFICIAL'),
     ]);
@@ -70,6 +74,7 @@ describe('wpcrm', () => {
         phoneNumber: '+4915100000101',
         officialBusinessAccount: true,
         groupsEligible: true,
+        inviteTemplate: { name: 'acme_group_invite', language: 'de' },
       }),
     );
     expect(channels).toContainEqual(
@@ -77,6 +82,7 @@ describe('wpcrm', () => {
         channelId: json(unofficial.stdout).channelId,
         officialBusinessAccount: false,
         groupsEligible: false,
+        inviteTemplate: { name: 'group_invite_link', language: 'en_US' },
       }),
     );
   });
@@ -93,6 +99,24 @@ describe('wpcrm', () => {
       'a phone number not in E.164',
       ['channel', 'create', '--org', someOrg, '--name', 'X', '--type', 'EMAIL', '--phone', '015100000103'],
       /--phone/,
+    ],
+    [
+      'an invite template language that is no language code',
+      [
+        'channel',
+        'create',
+        '--org',
+        someOrg,
+        '--name',
+        'X',
+        '--type',
+        'MESSAGING_OFFICIAL',
+        '--phone',
+        '+4915100000103',
+        '--invite-template-language',
+        'English',
+      ],
+      /--invite-template-language/,
     ],
     ['a missing flag', ['org', 'create'], /--name/],
     ['an unknown organisation', ['credential', 'create', '--org', someOrg, '--roles', 'CRM_ADMIN'], /does not exist/],

@@ -3,21 +3,39 @@
  * under test/fixtures/meta/ (written by us from the shapes Meta documents), posted signed to the local stack and
  * asserted through the HTTP API and the events delivered to a subscribed webhook.
  *
- * | Variant (§16)                                                        | Fixture                                        | Test                                 |
- * |----------------------------------------------------------------------|------------------------------------------------|--------------------------------------|
- * | batch: a valid item beside unreadable ones → valid applied, 200      | batch-valid-and-unreadable                     | applies the readable items …          |
- * | group_create failure, error code as a string, timestamp as a string  | lifecycle-create-failed-string-code            | fails a group request … string code  |
- * | initiated_by beside the group object (participant) → left            | participants-left-initiated-by-beside-group    | reads initiated_by in either place   |
- * | initiated_by on the group object (participant) → left                | participants-left-initiated-by-on-group        | reads initiated_by in either place   |
- * | no initiated_by, request_id → removed                                | participants-remove-no-initiator-with-request  | without initiated_by …               |
- * | no initiated_by, no request_id → left                                | participants-remove-no-initiator               | without initiated_by …               |
- * | OpenAPI names: group_participant_update / group_add_participants     | participants-add-openapi-names                 | reads the OpenAPI spellings …        |
- * | OpenAPI names: group_remove_participants, integer timestamp          | participants-remove-openapi-names              | reads the OpenAPI spellings …        |
+ * | Variant (§16)                                                          | Fixture(s)                                        | Test                                                 |
+ * |------------------------------------------------------------------------|---------------------------------------------------|------------------------------------------------------|
+ * | one batch, valid items beside unreadable ones → valid applied, 200     | batch-valid-and-unreadable                        | applies the readable items of a batch …              |
+ * | only non-JSON → 400, bad signature → 401; JSON without entries → 200   | (inline)                                          | answers 400 for a signed body that is not JSON …     |
+ * | group_create failure, error code "131215" (string), timestamp string  | lifecycle-create-failed-string-code               | fails a group request … error code is a string       |
+ * | initiated_by beside the group object (participant) → left              | participants-left-initiated-by-beside-group       | reads initiated_by in either place                   |
+ * | initiated_by on the group object (participant) → left                  | participants-left-initiated-by-on-group           | reads initiated_by in either place                   |
+ * | no initiated_by, request_id → removed                                  | participants-remove-no-initiator-with-request     | without initiated_by, … publishes removed            |
+ * | no initiated_by, no request_id → left                                  | participants-remove-no-initiator                  | without initiated_by, … publishes left               |
+ * | field group_participant_update, type group_add_participants, int ts    | participants-add-openapi-names                    | reads the OpenAPI spellings …                        |
+ * | type group_remove_participants, initiated_by business, int timestamp   | participants-remove-openapi-names                 | reads the OpenAPI spellings …                        |
+ * | participant known only by user_id (+ username) → user_ids              | participants-add-user-id-only                     | stores and announces a participant known only by …   |
+ * | join request by wa_id / by user_id; approval = participants_add        | join-request-created(-user-id), join-request-approved | takes an approved join request … off the list    |
+ * | removal partly failed (failed_participants, 131201, string code)       | participants-remove-partial                       | publishes removed … and errors for the others        |
+ * | removal failed entirely                                                | participants-remove-failed                        | changes nothing and publishes nothing when a removal failed entirely |
+ * | unsupported inbound message (130501)                                   | message-unsupported                               | publishes an unsupported inbound message …           |
+ * | status naming the group by recipient_id + recipient_type, recipient_participant_id | status-group-recipient-participant-id | keeps each member's receipt (both spellings) … |
+ * | status naming the group by group_id, participant_recipient_id, int ts  | status-group-participant-recipient-id             | keeps each member's receipt (both spellings) …       |
+ * | failure naming a member → message not failed                           | status-group-participant-failed                   | keeps each member's receipt (both spellings) …       |
+ * | unknown message → 404 MESSAGE_NOT_FOUND                                | —                                                 | answers the receipts of an unknown message 404 …     |
+ * | late group_suspend after group_suspend_cleared                         | status-suspend, status-suspend-cleared            | never rolls a group's status back                    |
+ * | older group_settings_update                                            | settings-subject-updated                          | never rolls settings back                            |
+ * | add older than the member's last removal                               | participants-add-openapi-names, …-on-group        | never rolls a member back                            |
+ * | invite template per channel                                            | —                                                 | invites with the channel's invite template …         |
+ * Outbound empty 2xx bodies: test/unit/graph/graph-network.test.ts ("takes a 2xx with … as success"); Meta refusing
+ * the invite template (132001): test/unit/chats/group-members.test.ts; the CLI flags: test/integration/cli.test.ts;
+ * the alarm: test/infra/service-stack.test.ts ("alarms on an unreadable Meta notification item").
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#shared/config/core';
 import { deps } from '#shared/config/deps';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
+import { createChannel } from '#shared/domain/orgs/administer';
 import { logger } from '#shared/observability/logger';
 import { createdGroup, requestGroup, untilFinal } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
@@ -525,5 +543,44 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
     expect(await participants(chatId)).toEqual([]);
     await settle();
     expect(deliveredTo('group.participants_changed', chatId).map((event) => event.change)).toEqual(['joined', 'left']);
+  });
+
+  it('invites with the channel’s invite template, by its name and language, and lists the channel with it', async () => {
+    const { channelId } = await createChannel(deps(), {
+      orgId: api.orgId,
+      name: 'Own invite template',
+      type: 'MESSAGING_OFFICIAL',
+      phoneNumber: '+4915100000088',
+      officialBusinessAccount: true,
+      phoneNumberId: '100000000000088',
+      accessToken: 'local-token',
+      inviteTemplate: { name: 'acme_group_invite', language: 'de' },
+    });
+    const { requestId } = (await (await requestGroup(api, admin, { channelId, subject: 'Own template' })).json()) as {
+      requestId: string;
+    };
+    const { chatId } = await untilFinal(api, admin, requestId);
+
+    const response = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'POST',
+      token: admin,
+      json: { phoneNumbers: ['+4915100000089'] },
+    });
+    const channels = (await (await api.call(`/channels/${api.orgId}?limit=100`, { token: admin })).json()) as {
+      channels: { channelId: string; inviteTemplate: unknown }[];
+    };
+
+    expect(response.status).toBe(202);
+    expect(((await response.json()) as { invitations: unknown[] }).invitations).toEqual([
+      expect.objectContaining({ phoneNumber: '+4915100000089', status: 'sent' }),
+    ]);
+    const sent = api.stack.simulator!.requestLog.filter((entry) => entry.path === '/100000000000088/messages');
+    expect(sent.map((entry) => (entry.body as { template: { name: string; language: unknown } }).template)).toEqual([
+      expect.objectContaining({ name: 'acme_group_invite', language: { code: 'de' } }),
+    ]);
+    expect(channels.channels.find((channel) => channel.channelId === channelId)?.inviteTemplate).toEqual({
+      name: 'acme_group_invite',
+      language: 'de',
+    });
   });
 });

@@ -145,6 +145,7 @@ export class GraphMessagingNetwork implements MessagingNetwork {
     channel: NetworkChannel,
     phoneNumber: string,
     groupId: string,
+    template: { name: string; language: string },
   ): Promise<{ networkMessageId: string }> {
     // Meta's Template Library utility template: modifying it would cost its utility pricing (WHATSAPP-GROUPS §1.2 #12).
     return this.#sendMessage(channel, {
@@ -152,8 +153,8 @@ export class GraphMessagingNetwork implements MessagingNetwork {
       to: digits(phoneNumber),
       type: 'template',
       template: {
-        name: 'group_invite_link',
-        language: { code: 'en' },
+        name: template.name,
+        language: { code: template.language },
         components: [{ type: 'body', parameters: [{ type: 'group_id', group_id: groupId }] }],
       },
     });

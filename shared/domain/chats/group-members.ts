@@ -1,4 +1,5 @@
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
+import { type Channel, inviteTemplateOf } from '#shared/domain/orgs/model';
 import {
   ChatNotFoundError,
   GroupDeletedError,
@@ -26,6 +27,7 @@ export interface GroupMemberDeps {
 
 interface GroupContext {
   chat: Chat & { externalChatId: string };
+  channel: Channel;
   network: NetworkChannel;
 }
 
@@ -46,7 +48,7 @@ export async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatI
 export async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
   const { chat, channel } = await requireGroupChat(deps, orgId, chatId);
   if (groupStatusOf(chat) === 'deleted') throw new GroupDeletedError(chatId);
-  return { chat, network: await deps.channelCredentials.forChannel(channel) };
+  return { chat, channel, network: await deps.channelCredentials.forChannel(channel) };
 }
 
 /** A refusal by the network → 422 NETWORK_REJECTED with its code; no answer → 503 NETWORK_UNAVAILABLE. */
@@ -66,7 +68,8 @@ export async function listParticipants(deps: GroupReadDeps, input: { orgId: stri
 }
 
 /**
- * Invites numbers by sending each Meta's group invite-link template (a business cannot add members). Each number
+ * Invites numbers by sending each the channel's copy of Meta's group invite-link template (CONTRACT §16; a business
+ * cannot add members); Meta refusing it (e.g. 132001, no such template) is that invitation's error. Each number
  * is one message of the organisation's MESSAGE_SEND_RATE_LIMIT (429 RATE_LIMITED) and gets its own outcome; only a
  * network that answers none of them is a 503.
  */
@@ -74,10 +77,13 @@ export async function inviteParticipants(
   deps: GroupMemberDeps & MessageQuotaDeps,
   input: { orgId: string; chatId: string; phoneNumbers: string[] },
 ) {
-  const { chat, network } = await requireGroup(deps, input.orgId, input.chatId);
+  const { chat, channel, network } = await requireGroup(deps, input.orgId, input.chatId);
   await takeMessageQuota(deps, input.orgId, input.phoneNumbers.length);
+  const template = inviteTemplateOf(channel);
   const outcomes = await Promise.allSettled(
-    input.phoneNumbers.map((phoneNumber) => deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId)),
+    input.phoneNumbers.map((phoneNumber) =>
+      deps.network.sendGroupInvite(network, phoneNumber, chat.externalChatId, template),
+    ),
   );
   if (outcomes.every((outcome) => outcome.status === 'rejected' && !isRefusal(outcome.reason))) {
     const first = outcomes[0] as PromiseRejectedResult;

@@ -5,7 +5,7 @@ import { DomainError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore, CredentialStore, OrgStore } from '#shared/ports/identity-store';
 import type { IdGenerator } from '#shared/ports/ids';
-import type { Channel, ChannelType } from './model.ts';
+import type { Channel, ChannelType, InviteTemplate } from './model.ts';
 
 interface AdminDeps {
   clock: Clock;
@@ -58,6 +58,8 @@ export interface NewChannel {
   accessToken?: string;
   accessTokenSecretId?: string;
   channelId?: string;
+  /** Defaults to DEFAULT_INVITE_TEMPLATE when absent (CONTRACT §16). */
+  inviteTemplate?: InviteTemplate;
 }
 
 /** Creates a channel of an existing organisation. */
@@ -76,6 +78,7 @@ export async function createChannel(deps: AdminDeps, input: NewChannel) {
     accessToken: input.accessToken,
     accessTokenSecretId: input.accessTokenSecretId,
     createdAt: deps.clock.now().toISOString(),
+    ...(input.inviteTemplate ? { inviteTemplate: input.inviteTemplate } : {}),
   };
   await deps.identity.createChannel(channel);
   return { channelId: channel.channelId };

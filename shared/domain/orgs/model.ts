@@ -32,10 +32,38 @@ export interface Channel {
   accessToken?: string;
   accessTokenSecretId?: string;
   createdAt: string;
+  /** The business's copy of Meta's group invite-link template (CONTRACT §16); absent → DEFAULT_INVITE_TEMPLATE. */
+  inviteTemplate?: InviteTemplate;
 }
+
+/** A message template by the name and language the business gave it in its WhatsApp account. */
+export interface InviteTemplate {
+  name: string;
+  language: string;
+}
+
+/** Meta's Template Library name for the group invite-link template, in the language it is first offered in. */
+export const DEFAULT_INVITE_TEMPLATE: InviteTemplate = { name: 'group_invite_link', language: 'en_US' };
+
+export const inviteTemplateOf = (channel: Pick<Channel, 'inviteTemplate'>): InviteTemplate =>
+  channel.inviteTemplate ?? DEFAULT_INVITE_TEMPLATE;
+
+/** Meta's template names: lowercase letters, digits and underscores, at most 512. */
+export const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
+/** Meta's template language codes: `en`, `en_US`, `zh_CN`, `fil`, `pt_BR`, … */
+export const TEMPLATE_LANGUAGE = /^[a-z]{2,3}(_[A-Za-z]{2,4})?$/;
 
 /** What callers may see of a channel: never network credentials (CONTRACT §3). */
 export function publicChannel(channel: Channel) {
   const { channelId, name, type, phoneNumber, officialBusinessAccount, groupsEligible, createdAt } = channel;
-  return { channelId, name, type, phoneNumber, officialBusinessAccount, groupsEligible, createdAt };
+  return {
+    channelId,
+    name,
+    type,
+    phoneNumber,
+    officialBusinessAccount,
+    groupsEligible,
+    createdAt,
+    inviteTemplate: inviteTemplateOf(channel),
+  };
 }

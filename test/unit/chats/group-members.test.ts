@@ -3,11 +3,13 @@ import { newChat } from '#shared/domain/chats/chat';
 import {
   type GroupMemberDeps,
   getInviteLink,
+  inviteParticipants,
   listJoinRequests,
   listParticipants,
 } from '#shared/domain/chats/group-members';
 import type { Channel } from '#shared/domain/orgs/model';
 import type { CursorKey } from '#shared/ports/cursor-key';
+import { NetworkError } from '#shared/ports/messaging-network';
 
 const ORG = 'a0b1c2d3-0000-4000-8000-000000000001';
 
@@ -64,5 +66,69 @@ describe('group members', () => {
 
     expect(link.inviteLink).toBe('https://chat.whatsapp.com/x');
     expect(credentialReads).toEqual(['ch_1']);
+  });
+
+  describe('invitations use the channel’s invite template (CONTRACT §16)', () => {
+    const invite = async (channel: Partial<Channel>, refuse?: string) => {
+      const { deps } = fakes();
+      const sent: unknown[] = [];
+      const quota = { limit: 100, windowSeconds: 60 };
+      const all = Object.assign(deps, {
+        identity: { getChannel: async () => ({ channelId: 'ch_1', phoneNumberId: '1', ...channel }) as Channel },
+        config: { messaging: { sendRateLimit: quota } },
+        limits: { take: async () => ({ allowed: true }) },
+        network: {
+          sendGroupInvite: async (_: unknown, phoneNumber: string, groupId: string, template: unknown) => {
+            sent.push({ phoneNumber, groupId, template });
+            if (phoneNumber === refuse) {
+              throw new NetworkError('rejected', '(#132001) Template name does not exist in the translation', {
+                code: 132001,
+                httpStatus: 404,
+              });
+            }
+            return { networkMessageId: `wamid.${phoneNumber}` };
+          },
+        },
+      }) as unknown as Parameters<typeof inviteParticipants>[0];
+      const result = await inviteParticipants(all, {
+        orgId: ORG,
+        chatId: 'cht_1',
+        phoneNumbers: ['+4915100000002', '+4915100000003'],
+      });
+      return { sent, result };
+    };
+
+    it('sends the template the channel names, in its language', async () => {
+      const { sent } = await invite({ inviteTemplate: { name: 'acme_group_invite', language: 'de' } });
+
+      expect(sent).toEqual([
+        { phoneNumber: '+4915100000002', groupId: 'G1', template: { name: 'acme_group_invite', language: 'de' } },
+        { phoneNumber: '+4915100000003', groupId: 'G1', template: { name: 'acme_group_invite', language: 'de' } },
+      ]);
+    });
+
+    it('sends group_invite_link in en_US for a channel that names none', async () => {
+      const { sent } = await invite({});
+
+      expect(sent).toContainEqual(
+        expect.objectContaining({ template: { name: 'group_invite_link', language: 'en_US' } }),
+      );
+    });
+
+    it("reports Meta refusing the template (132001) as that invitation's error, with Meta's code and message", async () => {
+      const { result } = await invite(
+        { inviteTemplate: { name: 'missing_template', language: 'en' } },
+        '+4915100000003',
+      );
+
+      expect(result.invitations).toEqual([
+        { phoneNumber: '+4915100000002', status: 'sent', messageId: 'wamid.+4915100000002' },
+        {
+          phoneNumber: '+4915100000003',
+          status: 'failed',
+          error: { code: '132001', message: '(#132001) Template name does not exist in the translation' },
+        },
+      ]);
+    });
   });
 });

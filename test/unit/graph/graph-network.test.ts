@@ -151,10 +151,13 @@ describe('GraphMessagingNetwork requests', () => {
     expect(seen[1]?.body).toMatchObject({ recipient_type: 'individual', to: '4915112345678' });
   });
 
-  it("sends Meta's group invite-link template to a phone number", async () => {
+  it("sends the business's copy of Meta's group invite-link template, by its name and language, to a phone number", async () => {
     respond(200, { messaging_product: 'whatsapp', messages: [{ id: 'wamid.2', message_status: 'accepted' }] });
 
-    const result = await network().sendGroupInvite(channel, '+4915112345678', GROUP_ID);
+    const result = await network().sendGroupInvite(channel, '+4915112345678', GROUP_ID, {
+      name: 'acme_group_invite',
+      language: 'de',
+    });
 
     expect(result).toEqual({ networkMessageId: 'wamid.2' });
     expect(seen[0]?.body).toEqual({
@@ -163,8 +166,8 @@ describe('GraphMessagingNetwork requests', () => {
       to: '4915112345678',
       type: 'template',
       template: {
-        name: 'group_invite_link',
-        language: { code: 'en' },
+        name: 'acme_group_invite',
+        language: { code: 'de' },
         components: [{ type: 'body', parameters: [{ type: 'group_id', group_id: GROUP_ID }] }],
       },
     });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
 import { GraphMessagingNetwork } from '#shared/adapters/graph/graph-network';
+import { DEFAULT_INVITE_TEMPLATE } from '#shared/domain/orgs/model';
 import { NetworkError } from '#shared/ports/messaging-network';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/whatsapp';
 
@@ -53,7 +54,7 @@ describe('GraphMessagingNetwork against the WhatsApp simulator', () => {
     const joinRequestId = simulator.requestToJoin(groupId, '+4915112345678');
     const approval = await network.approveJoinRequests(channel, groupId, [joinRequestId, '404']);
     const text = await network.sendText(channel, { groupId }, 'Welcome!');
-    const invite = await network.sendGroupInvite(channel, '+4917698765432', groupId);
+    const invite = await network.sendGroupInvite(channel, '+4917698765432', groupId, DEFAULT_INVITE_TEMPLATE);
     await network.removeParticipants(channel, groupId, ['+4915112345678']);
     await network.deleteGroup(channel, groupId);
     const gone = await failure(network.getInviteLink(channel, groupId));
