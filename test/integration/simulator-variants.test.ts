@@ -22,10 +22,13 @@
  * | empty 2xx bodies from POST /{group-id} and DELETE /{group-id}/participants  | treats Meta's empty 2xx bodies …       |
  * |   (and the whole openapi preset)                                            |                                        |
  * | the business's own invite template; any other refused with 132001           | reports Meta's refusal … (132001)      |
+ * | the channel's invite template (default, or its own name and language)      | invites with the channel's template …  |
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
 import type { Variants } from '#infra/local/simulator/server';
+import { deps } from '#shared/config/deps';
+import { createChannel } from '#shared/domain/orgs/administer';
 import { createdGroup, requestGroup, untilFinal } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
 
@@ -443,5 +446,51 @@ describe('the local stack with the simulator sending each published variant (CON
         },
       ],
     });
+  });
+
+  const invite = async (chatId: string, phoneNumber: string) => {
+    const response = await api.call(`/groups/${api.orgId}/${chatId}/participants`, {
+      method: 'POST',
+      token: admin,
+      json: { phoneNumbers: [phoneNumber] },
+    });
+    expect(response.status).toBe(202);
+    return ((await response.json()) as { invitations: Body[] }).invitations;
+  };
+  const templateSentTo = (phoneNumber: string) =>
+    simulator()
+      .requestLog.map((entry) => entry.body as { to?: string; template?: { name: string; language: { code: string } } })
+      .find((body) => body?.to === phoneNumber.slice(1))?.template;
+
+  it("invites with the channel's template: the default on the demo channel, its own name and language on another", async () => {
+    const phoneNumberId = '200000000000077';
+    const { channelId } = await createChannel(deps(), {
+      orgId: api.orgId,
+      name: 'Acme invites',
+      type: 'MESSAGING_OFFICIAL',
+      phoneNumber: '+4915100000177',
+      officialBusinessAccount: true,
+      phoneNumberId,
+      accessToken: 'local-simulator-access-token',
+      inviteTemplate: { name: 'acme_group_invite', language: 'de' },
+    });
+    simulator().setVariants(
+      { inviteTemplate: { name: 'group_invite_link', language: 'en_US' } },
+      { phoneNumberId: DEMO_PHONE_NUMBER_ID },
+    );
+    simulator().setVariants({ inviteTemplate: { name: 'acme_group_invite', language: 'de' } }, { phoneNumberId });
+    const demo = await createdGroup(api, admin, 'Default template');
+    const created = await requestGroup(api, admin, { channelId, subject: 'Own template' });
+    const { requestId } = (await created.json()) as { requestId: string };
+    const own = await untilFinal(api, admin, requestId);
+    const [first, second] = [`+${waId()}`, `+${waId()}`];
+
+    const viaDemo = await invite(demo.chatId, first);
+    const viaOwn = await invite(own.chatId!, second);
+
+    expect(viaDemo).toEqual([expect.objectContaining({ phoneNumber: first, status: 'sent' })]);
+    expect(viaOwn).toEqual([expect.objectContaining({ phoneNumber: second, status: 'sent' })]);
+    expect(templateSentTo(first)).toMatchObject({ name: 'group_invite_link', language: { code: 'en_US' } });
+    expect(templateSentTo(second)).toMatchObject({ name: 'acme_group_invite', language: { code: 'de' } });
   });
 });
