@@ -6,6 +6,7 @@ export const ERROR_TITLES: Record<number, string> = {
   100: 'Invalid parameter',
   190: 'Invalid OAuth access token - Cannot parse access token',
   130429: 'Rate limit hit',
+  130501: 'Message type is not supported',
   131020: 'Bad Group',
   131056: '(Business Account, Consumer Account) pair rate limit hit',
   131041: 'Group unknown',
@@ -20,6 +21,7 @@ export const ERROR_TITLES: Record<number, string> = {
   131213: 'Group join request does not exist',
   131214: 'Group creation temporarily disabled',
   131215: 'Number not eligible for Groups APIs',
+  132001: 'Template name does not exist in the translation',
 };
 
 export const titleOf = (code: number) => ERROR_TITLES[code] ?? 'Unknown error';

@@ -26,7 +26,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   simulator = new WhatsAppSimulator({ appSecret: 'secret', webhookUrl: receiver.url, webhookDelayMs: 5 });
   const port = await simulator.listen(0);
-  network = new GraphMessagingNetwork({ baseUrl: `http://127.0.0.1:${port}/${GRAPH_VERSION}`, timeoutMs: 300 });
+  network = new GraphMessagingNetwork({ baseUrl: `http://127.0.0.1:${port}/${GRAPH_VERSION}`, timeoutMs: 1_000 });
 });
 
 afterEach(async () => {
