@@ -27,6 +27,9 @@ export interface Subscription {
 }
 
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+/** A subscription's receiver never holds more of the shared dispatcher than this many attempts at once (§18). */
+export const ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION = 2;
 export const DISABLE_AFTER_FAILING_SECONDS = 5 * 24 * 3600;
 
 /** Stores what was asked for: nothing, `[]` or a list holding `*` mean every type. */
