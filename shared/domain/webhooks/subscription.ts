@@ -1,4 +1,5 @@
 import { ALL_EVENTS, type EventType, FIRST_EVENT_TYPES } from '#shared/events/catalog';
+import type { LaneState } from './lanes.ts';
 
 /** What a subscription listens to: named types, or `["*"]` for every type, present and future (CONTRACT §12). */
 export type SubscribedEvents = EventType[] | [typeof ALL_EVENTS];
@@ -10,7 +11,7 @@ export interface SealedSecret {
   retiresAt?: string;
 }
 
-export interface Subscription {
+export interface Subscription extends LaneState {
   webhookId: string;
   orgId: string;
   url: string;
