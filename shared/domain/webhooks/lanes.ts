@@ -11,8 +11,8 @@ export const SLOW_LANE_TIMEOUT_MS = 3_000;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A receiver's `Retry-After` is honoured up to 10 h; a longer or malformed one leaves the retry schedule in charge. */
 export const MAX_RETRY_AFTER_SECONDS = 10 * 3600;
-/** How long a delivery that found both slots taken waits before it looks again (spread by the caller). */
-const SLOT_WAIT_MS = 5_000;
+/** How long a delivery that found both slots taken waits at least before it looks again (spread by the caller). */
+const SLOT_WAIT_MS = 2_000;
 /** A lease outlives its attempt's timeout by this much; an attempt that died frees its slot after it. */
 const LEASE_MARGIN_MS = 20_000;
 
@@ -49,7 +49,11 @@ export function attemptSlot(subscription: LaneState, now: Date): { free: true } 
     return { free: false, retryAt: new Date(Math.max(due, live.length ? leaseEnds : 0, now.getTime() + 1_000)) };
   }
   if (live.length < ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION) return { free: true };
-  return { free: false, retryAt: new Date(now.getTime() + SLOT_WAIT_MS) };
+  // A receiver that failed lately is likely to hold its slots until the attempts time out: look again then, not
+  // sooner (every look is a read and a write); a healthy one frees them within moments.
+  const attemptsEnd = Math.min(...live.map((lease) => Date.parse(lease.until) - LEASE_MARGIN_MS));
+  const failing = (subscription.recentFailures ?? 0) > 0;
+  return { free: false, retryAt: new Date(Math.max(now.getTime() + SLOT_WAIT_MS, failing ? attemptsEnd : 0)) };
 }
 
 /** The change that takes a lease (undefined when no slot is free): the store writes it conditionally. */
