@@ -185,10 +185,15 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
     const reportSeconds = round((performance.now() - aStarted) / 1000);
     const created = await waitFor(
       async () => {
-        const count = receiver.count(a.orgId, 'group.created');
-        return count >= groupRequests.length + 1 ? count - 1 : undefined;
+        const states = await Promise.all(
+          groupRequests.map((requestId) =>
+            api<{ status: string }>(stack, 'GET', `/groups/${a.orgId}/creation-status/${requestId}`, a.token),
+          ),
+        );
+        const done = states.filter((state) => state.status === 'created').length;
+        return done === groupRequests.length ? done : undefined;
       },
-      120_000,
+      300_000,
       `A's ${groupRequests.length} groups`,
     );
     const recorded = await waitFor(

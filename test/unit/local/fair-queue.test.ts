@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LocalQueue } from '#infra/local/queue';
+import { LocalQueue, QueueConsumer } from '#infra/local/queue';
+import { eventually } from '#test/support/local-stack';
 
 function clockAt(start = 1_000_000) {
   let now = start;
@@ -172,5 +173,29 @@ describe('LocalQueue fair-queue semantics (SQS fair queues, CONTRACT §18)', () 
 
     expect(queue.receive(1)).toEqual([]);
     expect(dlq.receive(1)[0]?.attributes.MessageGroupId).toBe('org-1');
+  });
+
+  it("lets a consumer pool saturated by one tenant's backlog take another tenant's message next, not after the backlog", async () => {
+    const queue = new LocalQueue('q', { visibilityTimeoutSeconds: 30 });
+    const order: string[] = [];
+    const consumer = new QueueConsumer(
+      queue,
+      async (event) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        for (const record of event.Records) order.push(record.body);
+        return { batchItemFailures: [] };
+      },
+      { batchSize: 2, maxConcurrency: 2 },
+    );
+    for (let index = 0; index < 40; index++) queue.send(`A-${index}`, 0, 'A');
+    await eventually(() => expect(order.length).toBeGreaterThanOrEqual(4));
+    queue.send('B-1', 0, 'B');
+
+    await eventually(() => expect(order).toHaveLength(41), { timeoutMs: 10_000 });
+    await consumer.stop();
+
+    // B's message went out with the next batch after those in flight, not behind A's remaining 30-odd.
+    const processedBefore = order.indexOf('B-1');
+    expect(processedBefore).toBeLessThan(12);
   });
 });
