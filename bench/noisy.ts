@@ -31,6 +31,11 @@ export interface NoisyOptions {
   reportScale: number;
   /** B's samples of each measure in each phase. */
   samples: number;
+  /**
+   * B starts measuring this long after A's burst of requests was accepted: the phase measures B while A keeps the
+   * workers saturated (tarpit attempts held, deliveries waiting, reports running), not the burst's own API calls.
+   */
+  settleMs: number;
   log?: (line: string) => void;
 }
 
@@ -38,8 +43,9 @@ export const NOISY_FULL: NoisyOptions = {
   tarpitSubscriptions: 14,
   floodMessages: 40,
   floodGroups: 25,
-  reportScale: 2_000,
-  samples: 10,
+  reportScale: 1_000,
+  samples: 8,
+  settleMs: 15_000,
 };
 
 export const NOISY_SMOKE: NoisyOptions = {
@@ -48,6 +54,7 @@ export const NOISY_SMOKE: NoisyOptions = {
   floodGroups: 6,
   reportScale: 100,
   samples: 2,
+  settleMs: 15_000,
 };
 
 export type Measure = 'delivery' | 'group' | 'report';
@@ -61,6 +68,8 @@ export interface PhaseLatencies {
 
 export interface NoisyReport {
   options: Omit<NoisyOptions, 'log'>;
+  /** A's state when B started measuring. */
+  saturation: { tarpitRequestsHeld: number; reportsRunning: number };
   alone: PhaseLatencies;
   noisy: PhaseLatencies;
   /** noisy p99 / alone p99 per measure. */
@@ -91,7 +100,7 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
       WPCRM_DYNAMODB_PORT: '0',
       WPCRM_S3_PORT: '0',
       WPCRM_SIMULATOR_PORT: '0',
-      WPCRM_SWEEP_INTERVAL_MS: '1000',
+      WPCRM_SWEEP_INTERVAL_MS: '5000',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       GROUP_CREATE_RATE_LIMIT: '1000/60',
       REPORT_WINDOW_SECONDS: '1',
@@ -165,6 +174,13 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
       }),
     ]);
     log(`A saturates: ${options.tarpitSubscriptions} tarpits, ${messageIds.length} messages, 9 reports, groups`);
+    await new Promise((resolve) => setTimeout(resolve, options.settleMs));
+    const saturation = { tarpitRequestsHeld: tarpit.held.length, reportsRunning: 0 };
+    for (const reportId of reportIds) {
+      const { status } = await api<{ status: string }>(stack, 'GET', `/reports/${a.orgId}/${reportId}`, a.token);
+      if (status !== 'COMPLETED') saturation.reportsRunning += 1;
+    }
+    log(`B starts measuring: ${JSON.stringify(saturation)}`);
     const noisy = await phase(sample, options.samples, 1);
     log(`B while A saturates: ${JSON.stringify(noisy.p99)}`);
 
@@ -213,7 +229,9 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
         floodGroups: options.floodGroups,
         reportScale: options.reportScale,
         samples: options.samples,
+        settleMs: options.settleMs,
       },
+      saturation,
       alone,
       noisy,
       ratio: Object.fromEntries(
@@ -249,7 +267,9 @@ export function renderNoisy(report: NoisyReport, baseline: string): string {
       `${options.tarpitSubscriptions} subscriptions to tarpit receivers (accept, never answer), ` +
       `${options.floodMessages} messages to its member-less group (each refused by Meta, each a \`message.status\` ` +
       `for every tarpit), all 9 report types over a data set of scale ${options.reportScale}, ` +
-      `${options.floodGroups} group creations.`,
+      `${options.floodGroups} group creations. B starts measuring ${options.settleMs / 1000} s after A's burst was ` +
+      `accepted, while A holds ${report.saturation.tarpitRequestsHeld} requests at its tarpits and ` +
+      `${report.saturation.reportsRunning} of its reports still run.`,
     '',
     '| B measures (ms) | alone p50 | alone p99 | A saturating p50 | A saturating p99 | p99 ratio |',
     '|---|---|---|---|---|---|',

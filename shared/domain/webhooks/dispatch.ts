@@ -162,18 +162,21 @@ async function tryLease(deps: DispatchDeps, subscription: Subscription, now: Dat
   }
 }
 
-/** The delivery waits for a free slot: due again at `retryAt` (±jitter), its attempt count unchanged. */
+/**
+ * The delivery waits for a free slot: its job comes back at `retryAt` (spread up to twice the wait), its attempt
+ * count unchanged. A short wait only re-queues the job (a read-only look costs two reads and a send); a wait beyond
+ * the queue's longest delay goes through the due-time index. A duplicate job re-queues itself too, and loses to the
+ * first claim as usual.
+ */
 async function waitForSlot(deps: DispatchDeps, delivery: Delivery, retryAt: Date) {
   const now = deps.clock.now();
   const spread = 1 + (deps.random ?? Math.random)();
   const delaySeconds = Math.max(1, ((retryAt.getTime() - now.getTime()) / 1000) * spread);
+  if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) return enqueue(deps, delivery, delaySeconds);
   const nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
   const waiting: Delivery = { ...delivery, nextAttemptAt, updatedAt: now.toISOString() };
   if (waiting.updatedAt === delivery.updatedAt) waiting.updatedAt = new Date(now.getTime() + 1).toISOString();
-  const longWait = delaySeconds > MAX_QUEUE_DELAY_SECONDS;
-  if (await deps.webhooks.saveDelivery(waiting, delivery.updatedAt, longWait ? nextAttemptAt : undefined)) {
-    if (!longWait) await enqueue(deps, waiting, delaySeconds);
-  }
+  await deps.webhooks.saveDelivery(waiting, delivery.updatedAt, nextAttemptAt);
 }
 
 async function attemptWithLease(
