@@ -74,14 +74,17 @@ export class AwsEmulator {
     switch (operation) {
       case 'SendMessage': {
         const body = String(input.MessageBody);
-        const id = queue.send(body, Number(input.DelaySeconds ?? 0));
+        const groupId = typeof input.MessageGroupId === 'string' ? input.MessageGroupId : undefined;
+        const id = queue.send(body, Number(input.DelaySeconds ?? 0), groupId);
         return this.#reply(response, 200, '1.0', { MessageId: id, MD5OfMessageBody: md5(body) });
       }
       case 'SendMessageBatch': {
-        const entries = (input.Entries as { Id: string; MessageBody: string; DelaySeconds?: number }[]) ?? [];
+        const entries =
+          (input.Entries as { Id: string; MessageBody: string; DelaySeconds?: number; MessageGroupId?: string }[]) ??
+          [];
         const Successful = entries.map((entry) => ({
           Id: entry.Id,
-          MessageId: queue.send(entry.MessageBody, entry.DelaySeconds ?? 0),
+          MessageId: queue.send(entry.MessageBody, entry.DelaySeconds ?? 0, entry.MessageGroupId),
           MD5OfMessageBody: md5(entry.MessageBody),
         }));
         return this.#reply(response, 200, '1.0', { Successful, Failed: [] });

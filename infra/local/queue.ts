@@ -4,22 +4,72 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 /**
  * An in-process queue with the SQS semantics the service relies on: delays, a visibility timeout per receive,
  * receive counts, redrive to a dead-letter queue once a message has been received more than maxReceiveCount times,
- * and a Lambda-style consumer with batches and partial batch failures.
+ * fair-queue ordering by MessageGroupId (see FairQueueOptions), and a Lambda-style consumer with batches and partial
+ * batch failures.
  */
 export interface LocalQueueOptions {
   visibilityTimeoutSeconds: number;
   maxReceiveCount?: number;
   deadLetterQueue?: LocalQueue;
+  /** Fair-queue detection; the defaults are the thresholds AWS documents. */
+  fairness?: Partial<FairQueueOptions>;
 }
+
+/**
+ * SQS fair queues (a standard queue whose messages carry a MessageGroupId, the tenant), as AWS documents them
+ * ("How Amazon SQS fair queues work", SQS Developer Guide). A tenant is a noisy neighbour while either
+ * - it holds more than `concurrencyShare` of the queue's in-flight messages and at least `minInFlight` of its own, or
+ * - its share of the consumers' recent processing time (the last `processingWindowMs`) exceeds `processingTimeShare`.
+ * A receive then returns quiet tenants' messages first; noisy tenants' messages only when no quiet one is visible,
+ * from the noisy tenant with the fewest messages in flight first. Nothing is dropped or throttled. A noisy tenant
+ * stays deprioritised while its in-flight count stays above every quiet tenant's, until its backlog is empty or it
+ * sent nothing for `quietAfterMs`. A message without a MessageGroupId is a tenant of its own.
+ * In flight means received and not deleted, until the visibility timeout (or a ChangeMessageVisibility) runs out;
+ * processing time runs from a receive until the consumer deletes the message or changes its visibility.
+ */
+export interface FairQueueOptions {
+  concurrencyShare: number;
+  minInFlight: number;
+  processingTimeShare: number;
+  processingWindowMs: number;
+  quietAfterMs: number;
+}
+
+export const SQS_FAIR_QUEUE_DEFAULTS: FairQueueOptions = {
+  concurrencyShare: 0.1,
+  minInFlight: 30,
+  processingTimeShare: 0.1,
+  processingWindowMs: 60_000,
+  quietAfterMs: 300_000,
+};
 
 interface StoredMessage {
   messageId: string;
   body: string;
+  groupId?: string;
   sentAt: number;
   visibleAt: number;
   receiveCount: number;
   firstReceivedAt?: number;
   receiptHandle?: string;
+  /** Set from a receive until the consumer deletes the message or changes its visibility (processing time). */
+  processingSince?: number;
+}
+
+interface TenantState {
+  lastSentAt: number;
+  noisy: boolean;
+  /** Finished processing spans within the window: [end, duration]. */
+  processed: [number, number][];
+}
+
+/** What a receive saw of one tenant (for tests and the noisy-neighbour benchmark). */
+export interface TenantView {
+  tenant: string;
+  inFlight: number;
+  backlog: number;
+  processingMs: number;
+  noisy: boolean;
 }
 
 export class LocalQueue {
@@ -27,6 +77,8 @@ export class LocalQueue {
   /** Extra copies delivered so far (see duplicateDeliveries). */
   duplicated = 0;
   #messages = new Map<string, StoredMessage>();
+  #tenants = new Map<string, TenantState>();
+  #fairness: FairQueueOptions;
   #duplication: { probability: number; random: () => number } | undefined;
   #listeners = new Set<() => void>();
   #now: () => number;
@@ -38,18 +90,22 @@ export class LocalQueue {
   ) {
     this.arn = `arn:aws:sqs:local:000000000000:${name}`;
     this.#now = now;
+    this.#fairness = { ...SQS_FAIR_QUEUE_DEFAULTS, ...options.fairness };
   }
 
-  send(body: string, delaySeconds = 0): string {
+  /** Sends a message; `groupId` (MessageGroupId) names its tenant for the fair-queue ordering. */
+  send(body: string, delaySeconds = 0, groupId?: string): string {
     const messageId = randomUUID();
     const now = this.#now();
     this.#messages.set(messageId, {
       messageId,
       body,
+      ...(groupId === undefined ? {} : { groupId }),
       sentAt: now,
       visibleAt: now + delaySeconds * 1000,
       receiveCount: 0,
     });
+    if (groupId !== undefined) this.#tenant(groupId).lastSentAt = now;
     this.#notify();
     return messageId;
   }
@@ -62,30 +118,168 @@ export class LocalQueue {
     this.#duplication = probability > 0 ? { probability, random } : undefined;
   }
 
-  /** Receives up to `max` visible messages; those past maxReceiveCount move to the dead-letter queue instead. */
+  /**
+   * Receives up to `max` visible messages, quiet tenants' first (see FairQueueOptions); those past maxReceiveCount
+   * move to the dead-letter queue instead.
+   */
   receive(max: number): SQSRecord[] {
     const now = this.#now();
-    const records: SQSRecord[] = [];
+    const { maxReceiveCount, deadLetterQueue } = this.options;
+    const visible = new Map<string, StoredMessage[]>();
+    const inFlight = new Map<string, number>();
     for (const message of this.#messages.values()) {
-      if (records.length >= max) break;
-      if (message.visibleAt > now) continue;
-      const { maxReceiveCount, deadLetterQueue } = this.options;
-      if (maxReceiveCount !== undefined && deadLetterQueue && message.receiveCount >= maxReceiveCount) {
-        this.#messages.delete(message.messageId);
-        deadLetterQueue.send(message.body);
+      const tenant = tenantOf(message);
+      if (message.visibleAt > now) {
+        if (message.receiveCount > 0) inFlight.set(tenant, (inFlight.get(tenant) ?? 0) + 1);
         continue;
       }
+      if (message.processingSince !== undefined) this.#endProcessing(message, message.visibleAt);
+      if (maxReceiveCount !== undefined && deadLetterQueue && message.receiveCount >= maxReceiveCount) {
+        this.#messages.delete(message.messageId);
+        deadLetterQueue.send(message.body, 0, message.groupId);
+        continue;
+      }
+      const list = visible.get(tenant);
+      if (list) list.push(message);
+      else visible.set(tenant, [message]);
+    }
+    const noisy = this.#noisyTenants(now, visible, inFlight);
+
+    const records: SQSRecord[] = [];
+    const take = (message: StoredMessage) => {
+      const tenant = tenantOf(message);
+      inFlight.set(tenant, (inFlight.get(tenant) ?? 0) + 1);
       message.receiveCount += 1;
       message.firstReceivedAt ??= now;
       message.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
       message.receiptHandle = `${message.messageId}:${randomUUID()}`;
+      message.processingSince = now;
       records.push(this.#toRecord(message));
       if (this.#duplication && this.#duplication.random() < this.#duplication.probability) {
         this.duplicated += 1;
-        this.send(message.body);
+        this.send(message.body, 0, message.groupId);
       }
+    };
+    // Quiet tenants first, in the order their messages arrived.
+    const quiet = [...visible]
+      .filter(([tenant]) => !noisy.has(tenant))
+      .flatMap(([, messages]) => messages)
+      .sort((a, b) => a.sentAt - b.sentAt);
+    for (const message of quiet) {
+      if (records.length >= max) return records;
+      take(message);
+    }
+    // Then noisy tenants, the one with the fewest messages in flight first.
+    const waiting = [...noisy].map((tenant) => ({ tenant, messages: visible.get(tenant) ?? [] }));
+    while (records.length < max) {
+      let next: { tenant: string; messages: StoredMessage[] } | undefined;
+      for (const candidate of waiting) {
+        if (candidate.messages.length === 0) continue;
+        if (!next || (inFlight.get(candidate.tenant) ?? 0) < (inFlight.get(next.tenant) ?? 0)) next = candidate;
+      }
+      if (!next) break;
+      take(next.messages.shift()!);
+    }
+    // A noisy tenant whose backlog this receive drained is quiet again.
+    for (const { tenant, messages } of waiting) {
+      const state = this.#tenants.get(tenant);
+      if (state && messages.length === 0) state.noisy = false;
     }
     return records;
+  }
+
+  /** Each tenant's in-flight count, backlog, recent processing time and whether it is deprioritised now. */
+  tenants(): TenantView[] {
+    const now = this.#now();
+    const views = new Map<string, TenantView>();
+    const view = (tenant: string) => {
+      let found = views.get(tenant);
+      if (!found) {
+        found = { tenant, inFlight: 0, backlog: 0, processingMs: 0, noisy: this.#tenants.get(tenant)?.noisy ?? false };
+        views.set(tenant, found);
+      }
+      return found;
+    };
+    for (const message of this.#messages.values()) {
+      const entry = view(tenantOf(message));
+      if (message.visibleAt > now && message.receiveCount > 0) entry.inFlight += 1;
+      else entry.backlog += 1;
+    }
+    for (const [tenant, ms] of this.#processingTime(now)) view(tenant).processingMs = ms;
+    return [...views.values()];
+  }
+
+  #noisyTenants(now: number, visible: Map<string, StoredMessage[]>, inFlight: Map<string, number>): Set<string> {
+    const fair = this.#fairness;
+    const totalInFlight = [...inFlight.values()].reduce((sum, count) => sum + count, 0);
+    const processing = this.#processingTime(now);
+    const totalProcessing = [...processing.values()].reduce((sum, ms) => sum + ms, 0);
+    const detected = (tenant: string) => {
+      const own = inFlight.get(tenant) ?? 0;
+      if (own >= fair.minInFlight && own > fair.concurrencyShare * totalInFlight) return true;
+      return totalProcessing > 0 && (processing.get(tenant) ?? 0) > fair.processingTimeShare * totalProcessing;
+    };
+    const flagged = new Set<string>();
+    for (const tenant of visible.keys()) if (detected(tenant)) flagged.add(tenant);
+    // A tenant once detected stays deprioritised while it still has a backlog, still sends, and still holds more in
+    // flight than any quiet tenant (its share is not yet comparable to theirs).
+    const quietInFlight = Math.max(
+      0,
+      ...[...inFlight]
+        .filter(([tenant]) => !flagged.has(tenant) && !this.#tenants.get(tenant)?.noisy)
+        .map(([, count]) => count),
+    );
+    for (const [tenant, state] of this.#tenants) {
+      const backlog = (visible.get(tenant)?.length ?? 0) > 0;
+      if (flagged.has(tenant)) state.noisy = true;
+      else if (
+        state.noisy &&
+        backlog &&
+        now - state.lastSentAt < fair.quietAfterMs &&
+        (inFlight.get(tenant) ?? 0) > quietInFlight
+      ) {
+        flagged.add(tenant);
+      } else state.noisy = false;
+    }
+    return flagged;
+  }
+
+  /** Milliseconds of consumer processing per tenant within the window, including messages being processed now. */
+  #processingTime(now: number): Map<string, number> {
+    const from = now - this.#fairness.processingWindowMs;
+    const totals = new Map<string, number>();
+    for (const [tenant, state] of this.#tenants) {
+      state.processed = state.processed.filter(([end]) => end > from);
+      if (state.processed.length === 0 && !state.noisy && state.lastSentAt <= from) {
+        this.#tenants.delete(tenant);
+        continue;
+      }
+      let total = 0;
+      for (const [end, duration] of state.processed) total += end - Math.max(end - duration, from);
+      if (total > 0) totals.set(tenant, total);
+    }
+    for (const message of this.#messages.values()) {
+      if (message.processingSince === undefined) continue;
+      const tenant = tenantOf(message);
+      totals.set(tenant, (totals.get(tenant) ?? 0) + now - Math.max(message.processingSince, from));
+    }
+    return totals;
+  }
+
+  #endProcessing(message: StoredMessage, at: number) {
+    if (message.processingSince === undefined) return;
+    const duration = Math.max(0, at - message.processingSince);
+    message.processingSince = undefined;
+    this.#tenant(tenantOf(message)).processed.push([at, duration]);
+  }
+
+  #tenant(tenant: string): TenantState {
+    let state = this.#tenants.get(tenant);
+    if (!state) {
+      state = { lastSentAt: this.#now(), noisy: false, processed: [] };
+      this.#tenants.set(tenant, state);
+    }
+    return state;
   }
 
   /** The messages held now (visible or not), with their visibility, for tests that trace where a job went. */
@@ -97,12 +291,15 @@ export class LocalQueue {
   delete(receiptHandle: string): void {
     const messageId = receiptHandle.split(':')[0]!;
     const message = this.#messages.get(messageId);
-    if (message?.receiptHandle === receiptHandle) this.#messages.delete(messageId);
+    if (message?.receiptHandle !== receiptHandle) return;
+    this.#endProcessing(message, this.#now());
+    this.#messages.delete(messageId);
   }
 
   changeVisibility(receiptHandle: string, seconds: number): void {
     const message = this.#messages.get(receiptHandle.split(':')[0]!);
     if (message?.receiptHandle !== receiptHandle) return;
+    this.#endProcessing(message, this.#now());
     message.visibleAt = this.#now() + seconds * 1000;
     this.#notify();
   }
@@ -142,6 +339,7 @@ export class LocalQueue {
         SentTimestamp: String(message.sentAt),
         SenderId: 'local',
         ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt),
+        ...(message.groupId === undefined ? {} : { MessageGroupId: message.groupId }),
       },
       messageAttributes: {},
       md5OfBody: createHash('md5').update(message.body).digest('hex'),
@@ -150,6 +348,11 @@ export class LocalQueue {
       awsRegion: 'local',
     };
   }
+}
+
+/** The fair-queue tenant: the MessageGroupId, or the message itself when it has none. */
+function tenantOf(message: StoredMessage): string {
+  return message.groupId ?? `message:${message.messageId}`;
 }
 
 export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;

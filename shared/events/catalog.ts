@@ -54,10 +54,12 @@ export const QUEUES: QueueDef[] = [
   {
     name: 'group-requests',
     consumer: 'group-worker',
-    batchSize: 5,
+    // 10 × 6 = 60 messages in flight at most: twice the 30 a tenant needs in flight before SQS fair queues can
+    // detect it by its share of in-flight messages (CONTRACT §18, bench/RESULTS.md P6).
+    batchSize: 10,
     timeoutSeconds: 30,
     maxReceiveCount: 10,
-    maxConcurrency: 5,
+    maxConcurrency: 6,
     // Retries back off up to 15 minutes while Meta is unavailable.
     alarmAgeMinutes: 30,
   },
@@ -65,23 +67,28 @@ export const QUEUES: QueueDef[] = [
   {
     name: 'outbound-messages',
     consumer: 'message-sender',
+    // 10 × 10 = 100 in flight: a flooding organisation reaches the fair queue's 30 while others keep 70 (§18).
     batchSize: 10,
     timeoutSeconds: 30,
     maxReceiveCount: 5,
-    maxConcurrency: 5,
+    maxConcurrency: 10,
     alarmAgeMinutes: 15,
   },
   /**
    * Domain events from the bus, and delivery attempts → webhook-dispatcher. An attempt waits at most 10 s for the
-   * receiver, so a batch of 5 fits the 60 s timeout.
+   * receiver and a batch's records run at once, so a batch of 10 fits the 60 s timeout.
+   * Fairness (CONTRACT §18): a subscription has at most 2 attempts in flight, so one organisation's unanswering
+   * receivers hold at most 2 × 20 (WEBHOOK_SUBSCRIPTION_LIMIT) = 40 invocations; 50 leave the others at least 10,
+   * which SQS fair queues fill with the quiet organisations' messages first. 10 × 50 = 500 in flight lets the
+   * in-flight share (30 minimum) detect a flood.
    */
   {
     name: 'webhook-deliveries',
     consumer: 'webhook-dispatcher',
-    batchSize: 5,
+    batchSize: 10,
     timeoutSeconds: 60,
     maxReceiveCount: 5,
-    maxConcurrency: 10,
+    maxConcurrency: 50,
     // A retry waits at most 15 minutes on the queue; longer waits go through the due-time index.
     alarmAgeMinutes: 30,
   },
@@ -93,15 +100,19 @@ export const QUEUES: QueueDef[] = [
   {
     name: 'report-requests',
     consumer: 'report-worker',
+    // One report per invocation, so the fair queue sees a heavy organisation by its share of processing time (a
+    // report runs for minutes), not by in-flight counts. 12 workers > the 9 report types one organisation can have
+    // running at once: while one organisation runs all nine, another's report still finds a free worker, and the
+    // fair queue hands it over first (CONTRACT §18).
     batchSize: 1,
     timeoutSeconds: 900,
     maxReceiveCount: 5,
-    maxConcurrency: 5,
+    maxConcurrency: 12,
     memoryMb: 1024,
     // A small young generation and a capped heap make V8 collect the CSV garbage early: peak RSS stays near the
     // live set (about 40 MB for a 1,000,000-row report) instead of growing with allocation (bench/RESULTS.md).
     nodeOptions: REPORT_WORKER_NODE_OPTIONS,
-    // Five workers of at most 15 minutes each.
+    // Workers of at most 15 minutes each.
     alarmAgeMinutes: 30,
   },
 ];

@@ -1,6 +1,14 @@
 import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
 import type { Page, PageRequest } from './identity-store.ts';
 
+/** updateSubscription gave up: the subscription kept changing under it (many writers at once). */
+export class SubscriptionContendedError extends Error {
+  constructor(webhookId: string) {
+    super(`webhook ${webhookId} kept changing; giving up`);
+    this.name = 'SubscriptionContendedError';
+  }
+}
+
 export interface WebhookStore {
   /**
    * Stores a new subscription in one of the organisation's `limit` slots: a counter item taken with a conditional
@@ -11,7 +19,10 @@ export interface WebhookStore {
   listSubscriptions(orgId: string, page: PageRequest): Promise<Page<Subscription>>;
   /** Every subscription of the organisation (fan-out; an organisation has few). */
   allSubscriptions(orgId: string): Promise<Subscription[]>;
-  /** Applies `change` with an optimistic version check; undefined when the subscription is gone. */
+  /**
+   * Applies `change` with an optimistic version check; undefined when the subscription is gone.
+   * @throws SubscriptionContendedError after a few lost races
+   */
   updateSubscription(
     orgId: string,
     webhookId: string,

@@ -13,6 +13,10 @@ export interface WebhookSendOutcome {
 export interface WebhookTransport {
   /** Refuses a URL the policy forbids (422 WEBHOOK_URL_NOT_ALLOWED). */
   validate(url: string): Promise<URL>;
-  /** One attempt; never throws. */
-  send(url: string, request: { headers: Record<string, string>; body: string }): Promise<WebhookSendOutcome>;
+  /** One attempt within `timeoutMs` (default 10 s); never throws. */
+  send(
+    url: string,
+    request: { headers: Record<string, string>; body: string },
+    options?: { timeoutMs?: number },
+  ): Promise<WebhookSendOutcome>;
 }

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
 import type { PageRequest } from '#shared/ports/identity-store';
-import type { WebhookStore } from '#shared/ports/webhook-store';
+import { SubscriptionContendedError, type WebhookStore } from '#shared/ports/webhook-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { webhookKeys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
@@ -160,7 +160,7 @@ export class DynamoWebhookStore implements WebhookStore {
         if (!isConditionalCheckFailed(error)) throw error;
       }
     }
-    throw new Error(`webhook ${webhookId} kept changing; giving up`);
+    throw new SubscriptionContendedError(webhookId);
   }
 
   async deleteSubscription(orgId: string, webhookId: string): Promise<boolean> {

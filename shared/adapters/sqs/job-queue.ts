@@ -1,18 +1,23 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobQueue } from '#shared/ports/job-queue';
+import type { Job, JobQueue } from '#shared/ports/job-queue';
 
-/** SQS queues by logical name; the URLs come from `<NAME>_QUEUE_URL` variables set by the stack. */
+/**
+ * SQS queues by logical name; the URLs come from `<NAME>_QUEUE_URL` variables set by the stack. Every message carries
+ * its organisation as `MessageGroupId`: on a standard queue that makes it a fair queue, with the organisation as the
+ * tenant (CONTRACT §18).
+ */
 export class SqsJobQueue implements JobQueue {
   constructor(
     private readonly client: SQSClient,
     private readonly urls: (queue: string) => string,
   ) {}
 
-  async send(queue: string, body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+  async send<T extends Job>(queue: string, body: T, options: { delaySeconds?: number } = {}): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.urls(queue),
         MessageBody: JSON.stringify(body),
+        MessageGroupId: body.orgId,
         DelaySeconds:
           options.delaySeconds === undefined ? undefined : Math.min(900, Math.max(0, Math.round(options.delaySeconds))),
       }),

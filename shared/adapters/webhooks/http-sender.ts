@@ -85,13 +85,17 @@ export class WebhookSender {
   }
 
   /** One delivery attempt. Never throws: every failure is a result, so the caller can record and schedule it. */
-  async send(url: string, request: { headers: Record<string, string>; body: string }): Promise<WebhookSendResult> {
+  async send(
+    url: string,
+    request: { headers: Record<string, string>; body: string },
+    options: { timeoutMs?: number } = {},
+  ): Promise<WebhookSendResult> {
     const started = performance.now();
     const latencyMs = () => Math.round(performance.now() - started);
     const checked = checkWebhookUrl(url, { allowPrivate: this.#allowPrivate });
     if (!checked.ok) return { ok: false, gone: false, latencyMs: latencyMs(), error: 'url_not_allowed' };
 
-    const signal = AbortSignal.timeout(this.#timeoutMs);
+    const signal = AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs);
     let answer: Answer;
     try {
       const addresses = await abortable(this.#resolve(checked.hostname), signal);

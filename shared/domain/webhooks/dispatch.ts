@@ -5,8 +5,18 @@ import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { SecretBox } from '#shared/ports/secret-box';
-import type { WebhookStore } from '#shared/ports/webhook-store';
+import { SubscriptionContendedError, type WebhookStore } from '#shared/ports/webhook-store';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  attemptSlot,
+  holdsLease,
+  honouredRetryAfter,
+  inSlowLane,
+  SLOW_LANE_TIMEOUT_MS,
+  settleLease,
+  takeLease,
+} from './lanes.ts';
 import { webhookHeaders } from './signature.ts';
 import {
   type Delivery,
@@ -87,9 +97,16 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
 
 /**
  * One delivery attempt (Standard Webhooks): a fresh webhook-timestamp and signature (both secrets during a
- * rotation) over the stored body; 2xx within 10 s is success; 410 disables the subscription; anything else is
- * retried on the schedule (±10 % jitter, a longer Retry-After honoured) until it runs out, then `failed`.
- * Short waits are SQS message delays, long ones the due-time index that the sweeper reads.
+ * rotation) over the stored body; 2xx within the timeout is success; 410 disables the subscription; anything else is
+ * retried on the schedule (±10 % jitter, a longer Retry-After of at most 10 h honoured) until it runs out, then
+ * `failed`. Short waits are SQS message delays, long ones the due-time index that the sweeper reads.
+ * 1. Skip a delivery that is final or not yet due (a duplicate job); fail it when its subscription is gone.
+ * 2. Take one of the subscription's attempt slots (a conditional write; CONTRACT §18: 2 in flight, the slow lane's
+ *    one a minute). Without a slot the delivery waits for one: its attempt is not spent, nothing is lost.
+ * 3. Claim the attempt on the delivery (a duplicate job that read the same version loses), send it within 10 s
+ *    (3 s in the slow lane), record it and schedule the retry.
+ * 4. Free the slot and record the outcome on the subscription: a success leaves the slow lane, the fifth failure in
+ *    a row enters it, five days of failures disable the subscription.
  */
 export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Promise<void> {
   const delivery = await deps.webhooks.getDelivery(job.orgId, job.webhookId, job.deliveryId);
@@ -105,10 +122,73 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
     );
     return;
   }
+  const leaseId = `${delivery.deliveryId}:${deps.ids.next('att')}`;
+  const slot = attemptSlot(subscription, now);
+  const leased = slot.free ? await tryLease(deps, subscription, now, leaseId) : undefined;
+  if (!leased) {
+    const retryAt = slot.free ? new Date(now.getTime() + 1_000) : slot.retryAt;
+    await waitForSlot(deps, delivery, retryAt);
+    return;
+  }
+  let outcome: 'succeeded' | 'failed' | 'abandoned' = 'abandoned';
+  try {
+    outcome = await attemptWithLease(deps, delivery, leased, now);
+  } finally {
+    const settled = await deps.webhooks
+      .updateSubscription(job.orgId, job.webhookId, (current) =>
+        settleLease(current, deps.clock.now(), leaseId, outcome),
+      )
+      .catch((error: unknown) => {
+        logger.warn('attempt slot not freed; it frees itself when its lease ends', {
+          webhookId: job.webhookId,
+          error: error as Error,
+        });
+        return undefined;
+      });
+    if (outcome === 'failed' && settled) await disableIfFailingTooLong(deps, settled, deps.clock.now());
+  }
+}
+
+/** Takes an attempt slot with a conditional write; undefined when another attempt took it first. */
+async function tryLease(deps: DispatchDeps, subscription: Subscription, now: Date, leaseId: string) {
+  try {
+    const updated = await deps.webhooks.updateSubscription(subscription.orgId, subscription.webhookId, (current) =>
+      takeLease(current, now, leaseId),
+    );
+    return updated && holdsLease(updated, leaseId) ? updated : undefined;
+  } catch (error) {
+    if (error instanceof SubscriptionContendedError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The delivery waits for a free slot: its job comes back at `retryAt` (spread up to twice the wait), its attempt
+ * count unchanged. A short wait only re-queues the job (a read-only look costs two reads and a send); a wait beyond
+ * the queue's longest delay goes through the due-time index. A duplicate job re-queues itself too, and loses to the
+ * first claim as usual.
+ */
+async function waitForSlot(deps: DispatchDeps, delivery: Delivery, retryAt: Date) {
+  const now = deps.clock.now();
+  const spread = 1 + (deps.random ?? Math.random)();
+  const delaySeconds = Math.max(1, ((retryAt.getTime() - now.getTime()) / 1000) * spread);
+  if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) return enqueue(deps, delivery, delaySeconds);
+  const nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
+  const waiting: Delivery = { ...delivery, nextAttemptAt, updatedAt: now.toISOString() };
+  if (waiting.updatedAt === delivery.updatedAt) waiting.updatedAt = new Date(now.getTime() + 1).toISOString();
+  await deps.webhooks.saveDelivery(waiting, delivery.updatedAt, nextAttemptAt);
+}
+
+async function attemptWithLease(
+  deps: DispatchDeps,
+  delivery: Delivery,
+  subscription: Subscription,
+  now: Date,
+): Promise<'succeeded' | 'failed' | 'abandoned'> {
   // Claims the attempt: a duplicate job that read the same version loses here.
   const claimed = { ...delivery, updatedAt: now.toISOString() };
   if (claimed.updatedAt === delivery.updatedAt) claimed.updatedAt = new Date(now.getTime() + 1).toISOString();
-  if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) return;
+  if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) return 'abandoned';
 
   const context = secretContext(subscription.orgId, subscription.webhookId);
   const secrets = await Promise.all(
@@ -118,7 +198,11 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
     { id: delivery.eventId, timestamp: Math.floor(now.getTime() / 1000), body: delivery.body },
     secrets,
   );
-  const result = await deps.webhookTransport.send(subscription.url, { headers: { ...headers }, body: delivery.body });
+  const result = await deps.webhookTransport.send(
+    subscription.url,
+    { headers: { ...headers }, body: delivery.body },
+    { timeoutMs: inSlowLane(subscription) ? SLOW_LANE_TIMEOUT_MS : ATTEMPT_TIMEOUT_MS },
+  );
 
   const done = deps.clock.now();
   const attempt = {
@@ -140,16 +224,12 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
   };
   if (result.ok) {
     await deps.webhooks.saveDelivery({ ...next, status: 'succeeded', nextAttemptAt: undefined }, claimed.updatedAt);
-    await deps.webhooks.updateSubscription(job.orgId, job.webhookId, () => ({
-      lastSuccessAt: done.toISOString(),
-      failingSince: undefined,
-    }));
-    return;
+    return 'succeeded';
   }
   if (result.gone) {
     await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt);
     await disable(deps, subscription, 'GONE', done);
-    return;
+    return 'failed';
   }
   const schedule = deps.config.webhooks.retryScheduleSeconds;
   const step = schedule[next.cycleAttempts - 1];
@@ -157,7 +237,8 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
     await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt);
   } else {
     const jittered = step * (0.9 + (deps.random ?? Math.random)() * 0.2);
-    const delaySeconds = Math.max(jittered, result.retryAfterSeconds ?? 0);
+    // A Retry-After beyond 10 h (or not a number at all) is ignored: the schedule decides (CONTRACT §18).
+    const delaySeconds = Math.max(jittered, honouredRetryAfter(result.retryAfterSeconds) ?? 0);
     const nextAttemptAt = new Date(done.getTime() + delaySeconds * 1000).toISOString();
     const retrying: Delivery = { ...next, status: 'retrying', nextAttemptAt };
     const longWait = delaySeconds > MAX_QUEUE_DELAY_SECONDS;
@@ -165,7 +246,7 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
       if (!longWait) await enqueue(deps, retrying, delaySeconds);
     }
   }
-  await markFailing(deps, subscription, done);
+  return 'failed';
 }
 
 /** Moves deliveries whose long wait is over back onto the queue (the webhook sweeper). */
@@ -194,15 +275,10 @@ async function enqueue(deps: Pick<DispatchDeps, 'queue'>, delivery: Delivery, de
   await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, job, { delaySeconds: Math.ceil(delaySeconds) });
 }
 
-async function markFailing(deps: DispatchDeps, subscription: Subscription, now: Date) {
+/** Five days of failures since the last success disable the subscription. */
+async function disableIfFailingTooLong(deps: DispatchDeps, subscription: Subscription, now: Date) {
   const since = subscription.failingSince;
-  if (!since) {
-    await deps.webhooks.updateSubscription(subscription.orgId, subscription.webhookId, (current) =>
-      current.failingSince ? undefined : { failingSince: now.toISOString() },
-    );
-    return;
-  }
-  if (now.getTime() - Date.parse(since) >= DISABLE_AFTER_FAILING_SECONDS * 1000)
+  if (since && now.getTime() - Date.parse(since) >= DISABLE_AFTER_FAILING_SECONDS * 1000)
     await disable(deps, subscription, 'FAILING', now);
 }
 

@@ -1,4 +1,5 @@
 import { ALL_EVENTS, type EventType, FIRST_EVENT_TYPES } from '#shared/events/catalog';
+import type { LaneState } from './lanes.ts';
 
 /** What a subscription listens to: named types, or `["*"]` for every type, present and future (CONTRACT §12). */
 export type SubscribedEvents = EventType[] | [typeof ALL_EVENTS];
@@ -10,7 +11,7 @@ export interface SealedSecret {
   retiresAt?: string;
 }
 
-export interface Subscription {
+export interface Subscription extends LaneState {
   webhookId: string;
   orgId: string;
   url: string;
@@ -27,6 +28,9 @@ export interface Subscription {
 }
 
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+/** A subscription's receiver never holds more of the shared dispatcher than this many attempts at once (§18). */
+export const ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION = 2;
 export const DISABLE_AFTER_FAILING_SECONDS = 5 * 24 * 3600;
 
 /** Stores what was asked for: nothing, `[]` or a list holding `*` mean every type. */

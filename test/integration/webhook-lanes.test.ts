@@ -1,0 +1,198 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
+import { loadConfig } from '#shared/config/env';
+import { type AttemptJob, attemptDelivery, fanOutEvent } from '#shared/domain/webhooks/dispatch';
+import { createSubscription } from '#shared/domain/webhooks/subscriptions';
+import { ulidIds } from '#shared/ports/ids';
+import type { WebhookSendOutcome } from '#shared/ports/webhook-transport';
+import { useDynamo } from '#test/support/dynamo';
+
+const table = useDynamo();
+
+/**
+ * CONTRACT §18, webhook targets that cannot hold the pool: the dispatcher against real DynamoDB (dynalite), with a
+ * transport whose answers the test releases, a fake clock and a recording queue.
+ */
+function harness() {
+  const time = { now: new Date('2026-11-22T10:00:00.000Z') };
+  const sent: { url: string; timeoutMs?: number; answer: (outcome: WebhookSendOutcome) => void }[] = [];
+  const queued: { body: AttemptJob; delaySeconds?: number }[] = [];
+  const deps = {
+    config: loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
+    clock: { now: () => time.now },
+    ids: ulidIds(),
+    webhooks: new DynamoWebhookStore(table.db, table.tableName),
+    secretBox: {
+      seal: async (text: string) => `sealed:${text}`,
+      open: async (text: string) => text.replace(/^sealed:/, ''),
+    },
+    webhookTransport: {
+      validate: async (url: string) => new URL(url),
+      send: (url: string, _request: unknown, options?: { timeoutMs?: number }) =>
+        new Promise<WebhookSendOutcome>((answer) => sent.push({ url, timeoutMs: options?.timeoutMs, answer })),
+    },
+    queue: {
+      send: async (_: string, body: unknown, options?: { delaySeconds?: number }) =>
+        void queued.push({ body: body as AttemptJob, delaySeconds: options?.delaySeconds }),
+      retryAfter: async () => undefined,
+    },
+    random: () => 0.5,
+  };
+  const advance = (seconds: number) => {
+    time.now = new Date(time.now.getTime() + seconds * 1000);
+  };
+  return { deps, sent, queued, advance };
+}
+
+const ok: WebhookSendOutcome = { ok: true, statusCode: 200, latencyMs: 5, gone: false };
+const timedOut: WebhookSendOutcome = { ok: false, latencyMs: 10_000, gone: false, error: 'timeout' };
+const throttled = (retryAfterSeconds: number): WebhookSendOutcome => ({
+  ok: false,
+  statusCode: 429,
+  retryAfterSeconds,
+  latencyMs: 5,
+  gone: false,
+});
+
+/** Waits until the transport holds `count` requests (attempts run concurrently with the test). */
+async function requestsInFlight(h: ReturnType<typeof harness>, count: number) {
+  for (let round = 0; round < 200 && h.sent.length < count; round++) await new Promise((r) => setTimeout(r, 10));
+  expect(h.sent).toHaveLength(count);
+}
+
+/** A subscription with `events` deliveries, their attempt jobs taken off the recording queue. */
+async function subscriptionWithDeliveries(h: ReturnType<typeof harness>, events: number) {
+  const orgId = `org-${Math.random().toString(36).slice(2)}`;
+  const { webhookId } = await createSubscription(h.deps, { orgId, url: 'https://receiver.example/hook' });
+  for (let index = 0; index < events; index++) {
+    await fanOutEvent(h.deps, {
+      'detail-type': 'message.status',
+      detail: { event_id: `evt_${orgId}_${index}`, type: 'message.status', organisation_id: orgId },
+    });
+  }
+  const jobs = h.queued.splice(0).map((entry) => entry.body);
+  return { orgId, webhookId, jobs };
+}
+
+describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
+  let h: ReturnType<typeof harness>;
+  beforeEach(() => {
+    h = harness();
+  });
+
+  it('has at most 2 attempts in flight per subscription; a third delivery waits without spending an attempt', async () => {
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 3);
+    const first = attemptDelivery(h.deps, jobs[0]!);
+    const second = attemptDelivery(h.deps, jobs[1]!);
+    await requestsInFlight(h, 2);
+
+    await attemptDelivery(h.deps, jobs[2]!);
+
+    expect(h.sent).toHaveLength(2);
+    const waiting = await h.deps.webhooks.getDelivery(orgId, webhookId, jobs[2]!.deliveryId);
+    expect(waiting).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(h.queued).toEqual([{ body: jobs[2], delaySeconds: expect.any(Number) }]);
+    expect(h.queued[0]!.delaySeconds).toBeGreaterThanOrEqual(1);
+
+    for (const request of h.sent) request.answer(ok);
+    await Promise.all([first, second]);
+    h.advance(h.queued[0]!.delaySeconds!);
+    const third = attemptDelivery(h.deps, jobs[2]!);
+    await requestsInFlight(h, 3);
+    h.sent[2]!.answer(ok);
+    await third;
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, jobs[2]!.deliveryId)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
+  });
+
+  it('moves a subscription whose last 5 attempts timed out to the slow lane: once a minute, 3 s, until a success', async () => {
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 3);
+    const [job, other, third] = jobs as [AttemptJob, AttemptJob, AttemptJob];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const running = attemptDelivery(h.deps, job);
+      await requestsInFlight(h, attempt + 1);
+      h.sent[attempt]!.answer(timedOut);
+      await running;
+      if (attempt === 4) break;
+      const { nextAttemptAt } = (await h.deps.webhooks.getDelivery(orgId, webhookId, job.deliveryId))!;
+      h.advance((Date.parse(nextAttemptAt!) - h.deps.clock.now().getTime()) / 1000);
+    }
+    expect(h.sent.map((request) => request.timeoutMs)).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    expect(await h.deps.webhooks.getSubscription(orgId, webhookId)).toMatchObject({ recentFailures: 5 });
+
+    // Within the minute after the fifth failure: the other delivery waits for the lane, no request is made.
+    h.queued.length = 0;
+    await attemptDelivery(h.deps, other);
+    expect(h.sent).toHaveLength(5);
+    expect(h.queued[0]!.delaySeconds).toBeGreaterThanOrEqual(30);
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, other.deliveryId)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+    });
+
+    // When it is due again (a minute or more on): one attempt, with a 3 s timeout; another in the same minute waits.
+    h.advance(h.queued[0]!.delaySeconds!);
+    const slow = attemptDelivery(h.deps, other);
+    await requestsInFlight(h, 6);
+    expect(h.sent[5]!.timeoutMs).toBe(3_000);
+    h.queued.length = 0;
+    await attemptDelivery(h.deps, third);
+    expect(h.sent).toHaveLength(6);
+    expect(h.queued).toHaveLength(1);
+
+    // It succeeds: the subscription leaves the slow lane.
+    h.sent[5]!.answer(ok);
+    await slow;
+    expect(await h.deps.webhooks.getSubscription(orgId, webhookId)).toMatchObject({ recentFailures: 0 });
+    h.advance(h.queued[0]!.delaySeconds!);
+    const normal = attemptDelivery(h.deps, third);
+    await requestsInFlight(h, 7);
+    expect(h.sent[6]!.timeoutMs).toBe(10_000);
+    h.sent[6]!.answer(ok);
+    await normal;
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, third.deliveryId)).toMatchObject({
+      status: 'succeeded',
+    });
+  });
+
+  it('frees the slot of an attempt that died once its lease ends', async () => {
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 3);
+    // Two attempts that never come back (their function died): leases only.
+    void attemptDelivery(h.deps, jobs[0]!);
+    void attemptDelivery(h.deps, jobs[1]!);
+    await requestsInFlight(h, 2);
+    await attemptDelivery(h.deps, jobs[2]!);
+    expect(h.sent).toHaveLength(2);
+
+    h.advance(31);
+    const third = attemptDelivery(h.deps, jobs[2]!);
+    await requestsInFlight(h, 3);
+    h.sent[2]!.answer(ok);
+    await third;
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, jobs[2]!.deliveryId)).toMatchObject({
+      status: 'succeeded',
+    });
+  });
+
+  it('honours Retry-After up to 10 h; a longer or huge one (99999999999999999999) falls back to the schedule, never a throw', async () => {
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 3);
+    const answers = [throttled(36_000), throttled(36_001), throttled(Number('99999999999999999999'))];
+    const delays: number[] = [];
+    for (const [index, job] of jobs.entries()) {
+      h.queued.length = 0;
+      const running = attemptDelivery(h.deps, job);
+      await requestsInFlight(h, index + 1);
+      h.sent[index]!.answer(answers[index]!);
+      await running;
+      const delivery = await h.deps.webhooks.getDelivery(orgId, webhookId, job.deliveryId);
+      expect(delivery).toMatchObject({ status: 'retrying', attempts: 1 });
+      delays.push((Date.parse(delivery!.nextAttemptAt!) - h.deps.clock.now().getTime()) / 1000);
+    }
+
+    // 10 h is honoured (kept in the due index); beyond it the schedule's first step (5 s) applies.
+    expect(delays).toEqual([36_000, 5, 5]);
+    expect(h.queued.map((entry) => entry.delaySeconds)).toEqual([5]);
+  });
+});
