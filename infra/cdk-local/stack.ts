@@ -73,7 +73,8 @@ export interface CdkStackInfo {
   stackName: string;
   apiUrl: string;
   ports: { api: number; dynamodb: number; s3: number; simulator: number | null; aws: number };
-  endpoints: { dynamodb: string; s3: string; aws: string; graph: string };
+  /** `sqs`: the queues' own endpoint (no IAM), for operators' `wpcrm dlq …` as `npm start` has it. */
+  endpoints: { dynamodb: string; s3: string; aws: string; graph: string; sqs: string };
   tableName: string;
   startedAt: string;
 }
@@ -398,7 +399,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
       simulator: simulatorPort,
       aws: Number(new URL(awsEndpoint).port),
     },
-    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl },
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl, sqs: emulatorUrl },
     tableName,
     startedAt: new Date().toISOString(),
   };

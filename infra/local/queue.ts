@@ -16,6 +16,8 @@ interface StoredMessage {
   messageId: string;
   body: string;
   sentAt: number;
+  /** When the message first reached a queue: kept when it moves to the dead-letter queue, as SQS keeps it. */
+  enqueuedAt?: number;
   visibleAt: number;
   receiveCount: number;
   firstReceivedAt?: number;
@@ -62,8 +64,11 @@ export class LocalQueue {
     this.#duplication = probability > 0 ? { probability, random } : undefined;
   }
 
-  /** Receives up to `max` visible messages; those past maxReceiveCount move to the dead-letter queue instead. */
-  receive(max: number): SQSRecord[] {
+  /**
+   * Receives up to `max` visible messages; those past maxReceiveCount move to the dead-letter queue instead.
+   * `visibilitySeconds` overrides the queue's visibility timeout, as ReceiveMessage's VisibilityTimeout does.
+   */
+  receive(max: number, visibilitySeconds = this.options.visibilityTimeoutSeconds): SQSRecord[] {
     const now = this.#now();
     const records: SQSRecord[] = [];
     for (const message of this.#messages.values()) {
@@ -72,12 +77,12 @@ export class LocalQueue {
       const { maxReceiveCount, deadLetterQueue } = this.options;
       if (maxReceiveCount !== undefined && deadLetterQueue && message.receiveCount >= maxReceiveCount) {
         this.#messages.delete(message.messageId);
-        deadLetterQueue.send(message.body);
+        deadLetterQueue.#deadLetter(message);
         continue;
       }
       message.receiveCount += 1;
       message.firstReceivedAt ??= now;
-      message.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
+      message.visibleAt = now + visibilitySeconds * 1000;
       message.receiptHandle = `${message.messageId}:${randomUUID()}`;
       records.push(this.#toRecord(message));
       if (this.#duplication && this.#duplication.random() < this.#duplication.probability) {
@@ -116,6 +121,37 @@ export class LocalQueue {
 
   get size(): number {
     return this.#messages.size;
+  }
+
+  /** How many messages are visible now, and how many are in flight or delayed (SQS's approximate counts). */
+  counts(): { visible: number; notVisible: number } {
+    const now = this.#now();
+    let visible = 0;
+    for (const message of this.#messages.values()) if (message.visibleAt <= now) visible += 1;
+    return { visible, notVisible: this.#messages.size - visible };
+  }
+
+  /** When the oldest message held was first enqueued (epoch ms), or undefined when the queue is empty. */
+  oldestEnqueuedAt(): number | undefined {
+    let oldest: number | undefined;
+    for (const message of this.#messages.values())
+      oldest = Math.min(oldest ?? Infinity, message.enqueuedAt ?? message.sentAt);
+    return oldest;
+  }
+
+  /** A message that failed too often on its source queue, with its original timestamps and receive count. */
+  #deadLetter(message: StoredMessage) {
+    const messageId = randomUUID();
+    this.#messages.set(messageId, {
+      messageId,
+      body: message.body,
+      sentAt: message.sentAt,
+      enqueuedAt: message.enqueuedAt ?? message.sentAt,
+      visibleAt: this.#now(),
+      receiveCount: message.receiveCount,
+      firstReceivedAt: message.firstReceivedAt,
+    });
+    this.#notify();
   }
 
   /** Message bodies currently held (visible or not), oldest first; for tests and operators. */
