@@ -42,6 +42,7 @@ function harness() {
     limits: new DynamoLimits(table.db, table.tableName),
     events: { publish: async () => undefined },
     queue,
+    files: { upload: async () => ({ sizeBytes: 0 }), downloadUrl: async () => '', delete: async () => undefined },
   };
   const advance = (ms: number) => {
     time.now = new Date(time.now.getTime() + ms);

@@ -67,6 +67,10 @@ export class S3ReportFiles implements ReportFiles {
       expiresInSeconds,
     );
   }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send({ method: 'DELETE', key });
+  }
 }
 
 /** One multipart upload: parts sent in order of arrival, at most PARTS_IN_FLIGHT at a time. */
