@@ -58,9 +58,10 @@ describe('wpcrm stuck work, status and report expiry against the running stack',
     const credential = json<{ clientId: string; clientSecret: string }>(
       (await run('credential', 'create', '--org', org, '--roles', 'CRM_ADMIN')).stdout,
     );
-    const token = (
-      (await (await call('/token', { method: 'POST', json: credential })).json()) as { accessToken: string }
-    ).accessToken;
+    const { clientId, clientSecret } = credential;
+    const issued = await call('/token', { method: 'POST', json: { clientId, clientSecret } });
+    expect(issued.status).toBe(200);
+    const { accessToken: token } = (await issued.json()) as { accessToken: string };
     const requested = await call(`/reports/${org}`, { method: 'POST', token, json: { reportType: 'GOAL' } });
     const { reportId } = (await requested.json()) as { reportId: string };
     await eventually(
