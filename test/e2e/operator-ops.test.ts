@@ -63,6 +63,7 @@ describe('wpcrm stuck work, status and report expiry against the running stack',
     expect(issued.status).toBe(200);
     const { accessToken: token } = (await issued.json()) as { accessToken: string };
     const requested = await call(`/reports/${org}`, { method: 'POST', token, json: { reportType: 'GOAL' } });
+    expect(requested.status).toBe(202);
     const { reportId } = (await requested.json()) as { reportId: string };
     await eventually(
       async () => {
