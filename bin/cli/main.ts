@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '#shared/config/env';
 import { DomainError } from '#shared/errors';
-import { COMMANDS, type Command } from './commands.ts';
+import { COMMANDS as CORE_COMMANDS, type Command } from './commands.ts';
 import { CliError, invalid } from './errors.ts';
+import { OPS_COMMANDS } from './ops.ts';
 import { deployedTarget, localTarget, type Target } from './target.ts';
 
 export interface Io {
   out(line: string): void;
   err(line: string): void;
 }
+
+const COMMANDS: Record<string, Command> = { ...CORE_COMMANDS, ...OPS_COMMANDS };
 
 const stdio: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -23,7 +26,9 @@ const stdio: Io = {
 export async function main(argv: string[], io: Io = stdio, env = process.env): Promise<number> {
   let target: Target | undefined;
   try {
-    const name = argv.slice(0, 2).join(' ');
+    // `<noun> <verb>`, or one word (`status`).
+    const words = !COMMANDS[argv.slice(0, 2).join(' ')] && COMMANDS[argv[0] ?? ''] ? 1 : 2;
+    const name = argv.slice(0, words).join(' ');
     const command = COMMANDS[name];
     const wantsHelp = argv.includes('--help') || argv.includes('-h');
     if (argv.length === 0 || argv[0] === 'help' || (wantsHelp && !command)) {
@@ -35,7 +40,7 @@ export async function main(argv: string[], io: Io = stdio, env = process.env): P
       io.out(`Usage: ${usage(name, command)}\n  ${command.summary}`);
       return 0;
     }
-    const { stack, ...flags } = parseFlags(command, argv.slice(2));
+    const { stack, ...flags } = parseFlags(command, argv.slice(words));
     const connect = async () => {
       target = stack ? await deployedTarget(stack) : await localTarget(loadConfig(env), env);
       return target;

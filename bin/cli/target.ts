@@ -15,6 +15,10 @@ export interface Target {
   kind: 'local' | 'aws';
   db: DynamoDBDocumentClient;
   tableName: string;
+  /** The local stack's data dir (its stack.json, logs and metrics). */
+  dataDir?: string;
+  /** The deployed stack's name and region (`--stack`). */
+  stack?: { name: string; region: string };
 }
 
 /** The part of `StackInfo` (infra/local/stack-info.ts) the command line needs. */
@@ -41,7 +45,7 @@ export async function localTarget(config: Config, env: Record<string, string | u
   // npm start names its table TABLE_NAME; start:cdk runs the template's generated name. Both write it to stack.json.
   const tableName =
     described?.endpoint === endpoint ? described.tableName : await onlyTable(db, config.aws.tableName, endpoint);
-  return { kind: 'local', db, tableName };
+  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir) };
 }
 
 /** The table of a stack found by its port alone: the one table it serves (the service keeps one). */
@@ -108,7 +112,7 @@ export async function deployedTarget(
     });
     const tableName = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'TableName')?.OutputValue;
     if (!tableName) throw stackNotRunning(`stack ${stackName} in ${region} has no TableName output`);
-    return { kind: 'aws', db: createDocumentClient({ region }), tableName };
+    return { kind: 'aws', db: createDocumentClient({ region }), tableName, stack: { name: stackName, region } };
   } finally {
     cfn.destroy();
   }

@@ -5,6 +5,16 @@ import { EdgeStack } from './stacks/edge-stack.ts';
 import { ServiceStack } from './stacks/service-stack.ts';
 import { parseStage, type Stage } from './stage.ts';
 
+/** `-c reportRetentionSeconds=N`, else REPORT_RETENTION_SECONDS, else the default (7 days). */
+function retentionSeconds(value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) {
+    throw new Error(`reportRetentionSeconds must be a positive integer, not ${JSON.stringify(value)}`);
+  }
+  return seconds;
+}
+
 /**
  * Adds the service's stack for `stage` (default: the `stage` context, else dev) to `app`, and the edge stack in
  * us-east-1 when the edge is configured (always in prod; infra/aws/edge.ts), with the cdk-nag AwsSolutions checks as
@@ -18,6 +28,9 @@ export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetCont
     jwtIssuer: app.node.tryGetContext('jwtIssuer') ?? `https://wp-crm.${stage}`,
     jwtAudience: app.node.tryGetContext('jwtAudience') ?? 'wp-crm-api',
     edge,
+    reportRetentionSeconds: retentionSeconds(
+      app.node.tryGetContext('reportRetentionSeconds') ?? process.env.REPORT_RETENTION_SECONDS,
+    ),
   });
   if (edge) {
     new EdgeStack(app, `WpCrm-${stage}-Edge`, {

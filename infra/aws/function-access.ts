@@ -104,5 +104,12 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     publishesEvents: true,
     sendsTo: ['report-requests'],
   },
-  'report-sweeper': { table: 'readWrite', indexes: ['GSI1'], publishesEvents: true, sendsTo: ['report-requests'] },
+  // Deletes expired report files (GSI2's expiry list), under the reports' key pattern only.
+  'report-sweeper': {
+    table: 'readWrite',
+    indexes: ['GSI1', 'GSI2'],
+    reports: 'expire',
+    publishesEvents: true,
+    sendsTo: ['report-requests'],
+  },
 };

@@ -399,6 +399,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const info = cdkStackInfo(
     { apiUrl, apiPort, dynamo, s3, simulatorPort, awsEndpoint, graphUrl, tableName },
     stackName,
+    emulatorUrl,
   );
   const removeStackFile = await writeStackFile(dataDir, info, inMemory);
   if (removeStackFile) cleanups.push(removeStackFile);

@@ -11,7 +11,8 @@ import type { LocalQueue } from './queue.ts';
 /**
  * A loopback endpoint that speaks the AWS JSON protocol for the SQS and EventBridge calls the service makes
  * (SendMessage, SendMessageBatch, ChangeMessageVisibility, GetQueueAttributes, PutEvents), so the production SQS and
- * EventBridge adapters run unchanged against the in-process queues and bus.
+ * EventBridge adapters run unchanged against the in-process queues and bus; and those an operator's `wpcrm dlq …`
+ * makes (ListQueues, ReceiveMessage, DeleteMessage).
  */
 export class AwsEmulator {
   #server: Server;
@@ -59,6 +60,13 @@ export class AwsEmulator {
     if (service !== 'AmazonSQS') {
       return this.#reply(response, 400, '1.0', { __type: 'UnknownOperationException', message: target });
     }
+    if (operation === 'ListQueues') {
+      const prefix = String(input.QueueNamePrefix ?? '');
+      const QueueUrls = [...this.queues.keys()]
+        .filter((name) => name.startsWith(prefix))
+        .map((name) => this.queueUrl(name));
+      return this.#reply(response, 200, '1.0', { QueueUrls });
+    }
     const queue = this.queues.get(
       String(input.QueueUrl ?? '')
         .split('/')
@@ -93,12 +101,44 @@ export class AwsEmulator {
         queue.changeVisibility(String(input.ReceiptHandle), Number(input.VisibilityTimeout ?? 0));
         return this.#reply(response, 200, '1.0', {});
       case 'GetQueueAttributes':
-        return this.#reply(response, 200, '1.0', {
-          Attributes: { ApproximateNumberOfMessages: String(queue.size), QueueArn: queue.arn },
-        });
+        return this.#reply(response, 200, '1.0', { Attributes: this.#attributes(queue) });
+      case 'ReceiveMessage': {
+        const max = Math.min(10, Math.max(1, Number(input.MaxNumberOfMessages ?? 1)));
+        const visibility = input.VisibilityTimeout === undefined ? undefined : Number(input.VisibilityTimeout);
+        const Messages = queue.receive(max, visibility).map((record) => ({
+          MessageId: record.messageId,
+          ReceiptHandle: record.receiptHandle,
+          MD5OfBody: record.md5OfBody,
+          Body: record.body,
+          Attributes: record.attributes,
+        }));
+        return this.#reply(response, 200, '1.0', { Messages });
+      }
+      case 'DeleteMessage':
+        queue.delete(String(input.ReceiptHandle));
+        return this.#reply(response, 200, '1.0', {});
       default:
         return this.#reply(response, 400, '1.0', { __type: 'UnsupportedOperation', message: operation });
     }
+  }
+
+  /**
+   * SQS's attributes, plus ApproximateAgeOfOldestMessage (seconds): on AWS a CloudWatch metric of the queue, here
+   * read from the queue itself so that `wpcrm status` needs no metrics service.
+   */
+  #attributes(queue: LocalQueue): Record<string, string> {
+    const { visible, notVisible } = queue.counts();
+    const oldest = queue.oldestEnqueuedAt();
+    const { deadLetterQueue, maxReceiveCount } = queue.options;
+    return {
+      QueueArn: queue.arn,
+      ApproximateNumberOfMessages: String(visible),
+      ApproximateNumberOfMessagesNotVisible: String(notVisible),
+      ApproximateAgeOfOldestMessage: String(oldest === undefined ? 0 : Math.floor((Date.now() - oldest) / 1000)),
+      ...(deadLetterQueue
+        ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueue.arn, maxReceiveCount }) }
+        : {}),
+    };
   }
 
   #reply(response: ServerResponse, status: number, version: '1.0' | '1.1', body: unknown) {

@@ -48,6 +48,8 @@ interface StoredMessage {
   body: string;
   groupId?: string;
   sentAt: number;
+  /** When the message first reached a queue: kept when it moves to the dead-letter queue, as SQS keeps it. */
+  enqueuedAt?: number;
   visibleAt: number;
   receiveCount: number;
   firstReceivedAt?: number;
@@ -122,7 +124,7 @@ export class LocalQueue {
    * Receives up to `max` visible messages, quiet tenants' first (see FairQueueOptions); those past maxReceiveCount
    * move to the dead-letter queue instead.
    */
-  receive(max: number): SQSRecord[] {
+  receive(max: number, visibilitySeconds = this.options.visibilityTimeoutSeconds): SQSRecord[] {
     const now = this.#now();
     const { maxReceiveCount, deadLetterQueue } = this.options;
     const visible = new Map<string, StoredMessage[]>();
@@ -136,7 +138,7 @@ export class LocalQueue {
       if (message.processingSince !== undefined) this.#endProcessing(message, message.visibleAt);
       if (maxReceiveCount !== undefined && deadLetterQueue && message.receiveCount >= maxReceiveCount) {
         this.#messages.delete(message.messageId);
-        deadLetterQueue.send(message.body, 0, message.groupId);
+        deadLetterQueue.#deadLetter(message);
         continue;
       }
       const list = visible.get(tenant);
@@ -151,7 +153,7 @@ export class LocalQueue {
       inFlight.set(tenant, (inFlight.get(tenant) ?? 0) + 1);
       message.receiveCount += 1;
       message.firstReceivedAt ??= now;
-      message.visibleAt = now + this.options.visibilityTimeoutSeconds * 1000;
+      message.visibleAt = now + visibilitySeconds * 1000;
       message.receiptHandle = `${message.messageId}:${randomUUID()}`;
       message.processingSince = now;
       records.push(this.#toRecord(message));
@@ -313,6 +315,38 @@ export class LocalQueue {
 
   get size(): number {
     return this.#messages.size;
+  }
+
+  /** How many messages are visible now, and how many are in flight or delayed (SQS's approximate counts). */
+  counts(): { visible: number; notVisible: number } {
+    const now = this.#now();
+    let visible = 0;
+    for (const message of this.#messages.values()) if (message.visibleAt <= now) visible += 1;
+    return { visible, notVisible: this.#messages.size - visible };
+  }
+
+  /** When the oldest message held was first enqueued (epoch ms), or undefined when the queue is empty. */
+  oldestEnqueuedAt(): number | undefined {
+    let oldest: number | undefined;
+    for (const message of this.#messages.values())
+      oldest = Math.min(oldest ?? Infinity, message.enqueuedAt ?? message.sentAt);
+    return oldest;
+  }
+
+  /** A message that failed too often on its source queue, with its original timestamps, receive count and group. */
+  #deadLetter(message: StoredMessage) {
+    const messageId = randomUUID();
+    this.#messages.set(messageId, {
+      messageId,
+      body: message.body,
+      groupId: message.groupId,
+      sentAt: message.sentAt,
+      enqueuedAt: message.enqueuedAt ?? message.sentAt,
+      visibleAt: this.#now(),
+      receiveCount: message.receiveCount,
+      firstReceivedAt: message.firstReceivedAt,
+    });
+    this.#notify();
   }
 
   /** Message bodies currently held (visible or not), oldest first; for tests and operators. */

@@ -28,7 +28,8 @@ export interface LocalStackInfo extends StackInfoBase {
 export interface CdkStackInfo extends StackInfoBase {
   deployment: 'cdk';
   stackName: string;
-  endpoints: { dynamodb: string; s3: string; aws: string; graph: string };
+  /** `sqs`: the queues' own endpoint (no IAM), for operators' `wpcrm dlq …` as `npm start` has it. */
+  endpoints: { dynamodb: string; s3: string; aws: string; graph: string; sqs: string };
 }
 
 /** What a running stack writes to `<data dir>/stack.json` for the CLI, the tests and the benchmarks (README). */
@@ -79,7 +80,7 @@ export function localStackInfo(servers: RunningServers): LocalStackInfo {
   };
 }
 
-export function cdkStackInfo(servers: RunningServers, stackName: string): CdkStackInfo {
+export function cdkStackInfo(servers: RunningServers, stackName: string, sqsEndpoint: string): CdkStackInfo {
   const { ports, tableName, startedAt } = base(servers);
   const { dynamo, s3, awsEndpoint, graphUrl } = servers;
   return {
@@ -88,7 +89,7 @@ export function cdkStackInfo(servers: RunningServers, stackName: string): CdkSta
     stackName,
     apiUrl: servers.apiUrl,
     ports,
-    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl },
+    endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl, sqs: sqsEndpoint },
     tableName,
     startedAt,
   };

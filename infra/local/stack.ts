@@ -152,6 +152,8 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     JWT_KEYS_FILE: keysFile,
     WEBHOOK_SECRETS_KEY_FILE: webhookKeyFile,
     WPCRM_WEBHOOK_URL: `${apiUrl}/network/whatsapp/webhook`,
+    // The business counts' EMF records (shared/observability/metrics.ts), read by `wpcrm status`.
+    WPCRM_METRICS_FILE: join(dataDir, 'logs', 'metrics.log'),
   };
   for (const def of QUEUES) handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);
   const previousEnv = Object.fromEntries(Object.keys(handlerEnv).map((name) => [name, process.env[name]]));

@@ -46,6 +46,6 @@ export function reportWorkerDeps(): DepsOf<typeof processReportJob> {
 
 export function reportSweeperDeps(): DepsOf<typeof sweepReports> {
   return instance(reportSweeperDeps, () =>
-    lazyDeps({ config, clock, reports: reportStore, events: eventPublisher, queue: jobQueue }),
+    lazyDeps({ config, clock, reports: reportStore, events: eventPublisher, queue: jobQueue, files: reportFiles }),
   );
 }

@@ -7,4 +7,6 @@ export interface ReportFiles {
   upload(key: string, body: AsyncIterable<string | Uint8Array>): Promise<{ sizeBytes: number }>;
   /** A pre-signed GET URL with a download file name. */
   downloadUrl(key: string, fileName: string, expiresInSeconds: number): Promise<string>;
+  /** Deletes the object; deleting one that is gone is no error. */
+  delete(key: string): Promise<void>;
 }

@@ -65,4 +65,8 @@ export interface ReportStore {
   markPublished(orgId: string, reportId: string, now: string): Promise<void>;
   listOpen(limit: number): Promise<Report[]>;
   listUnpublished(limit: number): Promise<Report[]>;
+  /** Completed reports whose file is past its expiresAt and not yet deleted, soonest expiry first. */
+  listExpired(now: string, limit: number): Promise<Report[]>;
+  /** Records that the file is gone and takes the report off the expiry list; false when it was already. */
+  markFileDeleted(orgId: string, reportId: string, now: string): Promise<boolean>;
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
 import { loadConfig } from '#shared/config/env';
+import { reportDownload } from '#shared/domain/reports/read-reports';
+import { reportObjectKey } from '#shared/domain/reports/report';
 import { requestReport } from '#shared/domain/reports/request-report';
 import { processReportJob, runReport } from '#shared/domain/reports/run-report';
 import { sweepReports } from '#shared/domain/reports/sweep-reports';
@@ -16,6 +18,8 @@ const TIMEOUT_SECONDS = 900;
 function harness() {
   const time = { now: new Date('2026-11-23T10:00:00.000Z') };
   const uploads: string[] = [];
+  const deleted: string[] = [];
+  const signed: number[] = [];
   const queued: unknown[] = [];
   const published: DomainEvent[] = [];
   const uploadGate = { hold: undefined as Promise<void> | undefined, fail: 0 };
@@ -39,8 +43,11 @@ function harness() {
         for await (const chunk of body) sizeBytes += Buffer.byteLength(chunk);
         return { sizeBytes };
       },
-      downloadUrl: async () => 'https://example.invalid',
-      delete: async () => undefined,
+      downloadUrl: async (_key: string, _name: string, expiresInSeconds: number) => {
+        signed.push(expiresInSeconds);
+        return 'https://example.invalid';
+      },
+      delete: async (key: string) => void deleted.push(key),
     },
   };
   const advance = (seconds: number) => {
@@ -52,7 +59,7 @@ function harness() {
     queued.length = 0;
     return { orgId, reportId: report.reportId };
   };
-  return { deps, uploads, queued, published, uploadGate, advance, request };
+  return { deps, uploads, deleted, signed, queued, published, uploadGate, advance, request };
 }
 
 describe('report runs', () => {
@@ -158,5 +165,40 @@ describe('report runs', () => {
     expect(counts).toEqual([0, 1, 1, 2]);
     expect(later).toEqual([2, 2, 3]);
     expect(h.queued.every((body) => JSON.stringify(body) === JSON.stringify(job))).toBe(true);
+  });
+
+  it('deletes a completed report’s file at its expiresAt, not before, and once', async () => {
+    const h = harness();
+    const job = await h.request();
+    await runReport(h.deps, job);
+    const retention = h.deps.config.reports.retentionSeconds;
+
+    h.advance(retention - 1);
+    const early = await sweepReports(h.deps);
+    h.advance(1);
+    await sweepReports(h.deps);
+    const afterDue = [...h.deleted];
+    await sweepReports(h.deps);
+
+    expect(early.deleted).toBe(0);
+    expect(afterDue).toContain(reportObjectKey(job.orgId, job.reportId));
+    expect(h.deleted.filter((key) => key === reportObjectKey(job.orgId, job.reportId))).toHaveLength(1);
+    expect((await h.deps.reports.get(job.orgId, job.reportId))?.fileDeletedAt).toBeDefined();
+  });
+
+  it('signs a download URL that never outlives the report’s expiresAt', async () => {
+    const h = harness();
+    const job = await h.request();
+    await runReport(h.deps, job);
+    const { expiresAt } = (await h.deps.reports.get(job.orgId, job.reportId))!;
+    const ttl = h.deps.config.reports.downloadUrlTtlSeconds;
+
+    const fresh = await reportDownload(h.deps, job);
+    h.advance(h.deps.config.reports.retentionSeconds - 100);
+    const late = await reportDownload(h.deps, job);
+
+    expect(h.signed).toEqual([ttl, 100]);
+    expect(Date.parse(fresh.expiresAt)).toBeLessThan(Date.parse(expiresAt!));
+    expect(late.expiresAt).toBe(expiresAt);
   });
 });

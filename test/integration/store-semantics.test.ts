@@ -50,6 +50,7 @@ function harness() {
     channelCredentials: new SecretsManagerChannelCredentials(() => {
       throw new Error('no secrets in tests');
     }),
+    files: { upload: async () => ({ sizeBytes: 0 }), downloadUrl: async () => '', delete: async () => undefined },
   };
   const advance = (ms: number) => {
     time.now = new Date(time.now.getTime() + ms);

@@ -13,6 +13,7 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
 import type { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
+import { REPORT_OBJECT_PATTERN } from '#shared/domain/reports/report';
 
 /** The repository root: entries, package-lock.json and tsconfig live there, wherever cdk or vitest runs from. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -41,7 +42,8 @@ export const FUNCTION_BUNDLING = {
 
 export type TableAccess = 'read' | 'readWrite';
 export type IndexName = (typeof TABLE_INDEXES)[number]['indexName'];
-export type BucketAccess = 'read' | 'write';
+/** `expire`: deletes report files, and only those (the report sweeper at expiresAt, CONTRACT §17). */
+export type BucketAccess = 'read' | 'write' | 'expire';
 
 // Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no streams, no ConditionCheckItem (the service
 // uses no transactions), no batch writes (only the operator's import makes them). Item actions name the table only;
@@ -56,6 +58,7 @@ const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
   // The worker streams files up (PutObject and the multipart calls, which S3 authorizes as PutObject) and aborts a
   // failed upload; it never reads one back.
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
+  expire: ['s3:DeleteObject'],
 };
 
 /** A file the function reads at run time from beside its bundle (`new URL(name, import.meta.url)`). */
@@ -210,10 +213,13 @@ export class AppFunction extends Construct {
   bindReportsBucket(bucket: IBucket, access: BucketAccess): this {
     this.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
     this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: BUCKET_ACTIONS[access], resources: [bucket.arnForObjects('*')] }),
+      new iam.PolicyStatement({
+        actions: BUCKET_ACTIONS[access],
+        resources: [bucket.arnForObjects(access === 'expire' ? REPORT_OBJECT_PATTERN : '*')],
+      }),
     );
     this.acknowledgeWildcard(
-      `Resource::<${this.logicalIdOf(bucket.node.defaultChild)}.Arn>/*`,
+      `Resource::<${this.logicalIdOf(bucket.node.defaultChild)}.Arn>/${access === 'expire' ? REPORT_OBJECT_PATTERN : '*'}`,
       'Report objects are created at run time under generated keys.',
     );
     return this;

@@ -12,7 +12,16 @@ export interface DataStoreProps {
    * @default RemovalPolicy.RETAIN
    */
   removalPolicy?: RemovalPolicy;
+  /**
+   * How long reports are kept (REPORT_RETENTION_SECONDS): the sweeper deletes each file at its expiresAt; the
+   * bucket's lifecycle rule, a day later, is the backstop.
+   * @default 604800 (7 days)
+   */
+  reportRetentionSeconds?: number;
 }
+
+/** Whole days for the bucket's expiration rule: the retention rounded up, and a day on top. */
+export const reportExpirationDays = (retentionSeconds: number) => Math.ceil(retentionSeconds / 86_400) + 1;
 
 /** The service's state: the single table (shared/adapters/dynamodb/table.ts), the reports bucket and the bus. */
 export class DataStore extends Construct {
@@ -45,8 +54,13 @@ export class DataStore extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      // Reports are kept 7 days (REPORT_RETENTION_SECONDS); the day on top covers a download started at the end.
-      lifecycleRules: [{ expiration: Duration.days(8), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        {
+          id: 'ExpiredReports',
+          expiration: Duration.days(reportExpirationDays(props.reportRetentionSeconds ?? 604_800)),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
       removalPolicy,
       autoDeleteObjects: disposable,
     });

@@ -15,6 +15,7 @@ import { JwtKeys } from '../constructs/jwt-keys.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi } from '../constructs/service-api.ts';
+import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import type { EdgeConfig } from '../edge.ts';
 import { FUNCTION_ACCESS } from '../function-access.ts';
 import { FUNCTION_FILES } from '../function-files.ts';
@@ -42,6 +43,11 @@ export interface ServiceStackProps extends StackProps {
    * @default - none (dev only)
    */
   edge?: EdgeConfig;
+  /**
+   * How long reports are kept (REPORT_RETENTION_SECONDS): the report functions' setting and the bucket's rule.
+   * @default 604800
+   */
+  reportRetentionSeconds?: number;
 }
 
 const FALLBACK_FN = 'route-not-found';
@@ -58,6 +64,7 @@ export class ServiceStack extends Stack {
   readonly webhookSecretsKey: Key;
   readonly alarmTopic: Topic;
   readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
   readonly api: ServiceApi;
   readonly workers: ReadonlyMap<string, QueueWorker>;
   /** Every function running service code, by its `functions/` folder. */
@@ -66,7 +73,8 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     const removalPolicy = removalPolicyFor(props.stage);
-    this.data = new DataStore(this, 'Data', { removalPolicy });
+    const reportRetentionSeconds = props.reportRetentionSeconds ?? 604_800;
+    this.data = new DataStore(this, 'Data', { removalPolicy, reportRetentionSeconds });
     this.jwtKeys = new JwtKeys(this, 'JwtKeys', {
       removalPolicy,
       parameterName: `/wp-crm/${props.stage}/jwt/public-keys`,
@@ -160,7 +168,10 @@ export class ServiceStack extends Stack {
       if (fn === 'create-webhook') {
         appFunction.addEnvironment('WEBHOOK_SUBSCRIPTION_LIMIT', String(props.webhookSubscriptionLimit ?? 20));
       }
-      if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
+      if (access.reports) {
+        appFunction.bindReportsBucket(this.data.reports, access.reports);
+        appFunction.addEnvironment('REPORT_RETENTION_SECONDS', String(reportRetentionSeconds));
+      }
       if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
       if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);
       if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
@@ -203,6 +214,12 @@ export class ServiceStack extends Stack {
       removalPolicy,
     });
     this.alarmTopic = this.alarms.topic;
+    this.dashboard = new ServiceDashboard(this, 'Operations', {
+      functions,
+      workers: workers.values(),
+      api: this.api.api,
+      table: this.data.table,
+    });
     for (const construct of this.node.findAll()) if (construct instanceof Alarm) this.alarms.notify(construct);
 
     const output = (id: string, value: string, description: string, exported = false) =>
@@ -227,6 +244,11 @@ export class ServiceStack extends Stack {
       'JwtSigningSecretArn',
       this.jwtKeys.secret.secretArn,
       'Secrets Manager secret holding the private JWT key set',
+    );
+    output(
+      'DashboardUrl',
+      this.dashboard.url,
+      'CloudWatch dashboard: API, functions, queues, DLQs, DynamoDB, business counts',
     );
   }
 }

@@ -163,6 +163,12 @@ export const reportKeys = {
     GSI1PK: 'RPT#UNPUBLISHED',
     GSI1SK: `${at}#${orgId}#${reportId}`,
   }),
+  /** A completed report's file, in GSI2 by its expiry until the sweeper deleted it (CONTRACT §17). */
+  expiringPartition: 'RPT#EXPIRING',
+  expiring: (expiresAt: string, orgId: string, reportId: string) => ({
+    GSI2PK: 'RPT#EXPIRING',
+    GSI2SK: `${expiresAt}#${orgId}#${reportId}`,
+  }),
 };
 
 export const webhookKeys = {

@@ -3,6 +3,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Report, ReportStatus, StoredReportStatus } from '#shared/domain/reports/report';
@@ -156,10 +157,13 @@ export class DynamoReportStore implements ReportStore {
     changes: Parameters<ReportStore['transition']>[4],
   ): Promise<Report | undefined> {
     const { now, ...fields } = changes;
+    // A completed report's file waits in the expiry index for the sweeper, which deletes it at expiresAt.
+    const expiring =
+      to === 'COMPLETED' && fields.expiresAt ? reportKeys.expiring(fields.expiresAt, orgId, reportId) : undefined;
     return transitionItem<Report>(this.db, this.tableName, reportKeys.report(orgId, reportId), {
       from,
       to,
-      fields,
+      fields: { ...fields, ...expiring },
       index: OPEN_REPORT_STATUSES.includes(to) ? undefined : reportKeys.unpublished(now, orgId, reportId),
     });
   }
@@ -278,5 +282,31 @@ export class DynamoReportStore implements ReportStore {
 
   listUnpublished(limit: number): Promise<Report[]> {
     return sparseIndexItems(this.db, this.tableName, reportKeys.unpublishedPartition, limit);
+  }
+  async listExpired(now: string, limit: number): Promise<Report[]> {
+    const result = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+        ExpressionAttributeValues: { ':pk': reportKeys.expiringPartition, ':now': `${now}#~` },
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map((item) => withoutKeys<Report>(item));
+  }
+
+  async markFileDeleted(orgId: string, reportId: string, now: string): Promise<boolean> {
+    return applied(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: reportKeys.report(orgId, reportId),
+          UpdateExpression: 'SET fileDeletedAt = :now REMOVE GSI2PK, GSI2SK',
+          ConditionExpression: 'attribute_exists(GSI2PK) AND expiresAt <= :now',
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      ),
+    );
   }
 }

@@ -106,6 +106,10 @@ export class S3ReportFiles implements ReportFiles {
       expiresInSeconds,
     );
   }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send({ method: 'DELETE', key });
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { newChat } from '#shared/domain/chats/chat';
 import { eventIdFor } from '#shared/events/domain-event';
 import { logger } from '#shared/observability/logger';
+import { countBusiness } from '#shared/observability/metrics';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { EventPublisher } from '#shared/ports/event-publisher';
@@ -108,6 +109,7 @@ export async function completeGroup(
     inviteLink: group.inviteLink,
   });
   if (created) {
+    countBusiness('groupsCreated');
     await announce(deps, created);
     return;
   }
@@ -125,7 +127,10 @@ export async function failGroup(
     now: deps.clock.now().toISOString(),
     error,
   });
-  if (failed) await announce(deps, failed);
+  if (failed) {
+    countBusiness('groupsFailed');
+    await announce(deps, failed);
+  }
   return failed;
 }
 

@@ -62,7 +62,11 @@ export async function reportDownload(
   if (status !== 'COMPLETED') {
     throw new DomainError('REPORT_NOT_READY', `report ${input.reportId} is ${status}`, { retryAfterSeconds: 5 });
   }
-  const ttl = deps.config.reports.downloadUrlTtlSeconds;
+  // A URL never outlives the report: at most until expiresAt (CONTRACT §17), when the sweeper deletes the file.
+  const untilExpiry = report.expiresAt
+    ? Math.floor((Date.parse(report.expiresAt) - now.getTime()) / 1000)
+    : Number.POSITIVE_INFINITY;
+  const ttl = Math.max(1, Math.min(deps.config.reports.downloadUrlTtlSeconds, untilExpiry));
   const date = (report.completedAt ?? report.requestedAt).slice(0, 10);
   const fileName = `${report.reportType.toLowerCase()}-report-${date}-${report.reportId}.csv`;
   const url = await deps.files.downloadUrl(reportObjectKey(input.orgId, input.reportId), fileName, ttl);

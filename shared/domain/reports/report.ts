@@ -22,6 +22,8 @@ export interface Report {
   /** Internal: where the file is, and when the final state was announced. */
   objectKey?: string;
   publishedAt?: string;
+  /** Internal: when the sweeper deleted the file, at or after expiresAt. */
+  fileDeletedAt?: string;
   /** Internal: the run holding the report PROCESSING (and renewing its lease) may run until then. */
   leaseUntil?: string;
   leaseOwner?: string;
@@ -38,9 +40,11 @@ export function effectiveStatus(report: Report, now: Date): ReportStatus {
 }
 
 export function reportView(report: Report, now: Date) {
-  const { objectKey, publishedAt, leaseUntil, leaseOwner, requeues, requeuedAt, ...view } = report;
+  const { objectKey, publishedAt, leaseUntil, leaseOwner, requeues, requeuedAt, fileDeletedAt, ...view } = report;
   return { ...view, status: effectiveStatus(report, now) };
 }
 
 /** The S3 key of a report's file: derived only from the organisation and report ids. */
 export const reportObjectKey = (orgId: string, reportId: string) => `org/${orgId}/reports/${reportId}.csv`;
+/** Every report file's key matches this (an IAM resource pattern: the sweeper may delete these and nothing else). */
+export const REPORT_OBJECT_PATTERN = 'org/*/reports/*';

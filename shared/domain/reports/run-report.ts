@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { Config } from '#shared/config/env';
 import { eventIdFor } from '#shared/events/domain-event';
 import { logger } from '#shared/observability/logger';
+import { countBusiness } from '#shared/observability/metrics';
 import type { Clock } from '#shared/ports/clock';
 import type { CrmStore } from '#shared/ports/crm-store';
 import type { EventPublisher } from '#shared/ports/event-publisher';
@@ -140,6 +141,7 @@ async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId
     expiresAt: new Date(completedAt.getTime() + deps.config.reports.retentionSeconds * 1000).toISOString(),
   });
   if (!completed) return;
+  countBusiness('reportsCompleted');
   logger.info('report completed', { reportId: job.reportId, reportType: type, rowCount, sizeBytes });
   await deps.reports.settleWindow(job.orgId, type, job.reportId);
   await announceReport(deps, completed);
@@ -157,6 +159,7 @@ export async function failReport(
     error,
   });
   if (!failed) return undefined;
+  countBusiness('reportsFailed');
   await deps.reports.settleWindow(report.organisationId, report.reportType, report.reportId);
   await announceReport(deps, failed);
   return failed;

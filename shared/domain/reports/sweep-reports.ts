@@ -1,5 +1,7 @@
 import { logger } from '#shared/observability/logger';
 import type { JobQueue } from '#shared/ports/job-queue';
+import type { ReportFiles } from '#shared/ports/report-files';
+import { reportObjectKey } from './report.ts';
 import { REPORT_REQUESTS_QUEUE } from './request-report.ts';
 import { announceReport, failReport, type RunReportDeps } from './run-report.ts';
 
@@ -18,9 +20,11 @@ const REPUBLISH_AFTER_SECONDS = 30;
  *    interval per report, so that a backlog the workers are still draining does not multiply itself; the worker's
  *    lease makes an extra message harmless.
  * 3. Final reports whose event was not published → published and stamped.
+ * 4. Completed reports past expiresAt → their file deleted, then marked deleted (a failed delete is tried again on
+ *    the next run; the bucket's lifecycle rule is only the backstop).
  */
 export async function sweepReports(
-  deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & { queue: JobQueue },
+  deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & { queue: JobQueue; files: ReportFiles },
 ) {
   const now = deps.clock.now();
   const timeoutMs = deps.config.reports.processingTimeoutSeconds * 1000;
@@ -61,7 +65,12 @@ export async function sweepReports(
     (report) => now.getTime() - Date.parse(report.completedAt ?? report.requestedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
   );
   for (const report of unpublished) await announceReport(deps, report);
-  if (timedOut + requeued + unpublished.length > 0)
-    logger.info('report sweep', { timedOut, requeued, republished: unpublished.length });
-  return { timedOut, requeued, republished: unpublished.length };
+  let deleted = 0;
+  for (const report of await deps.reports.listExpired(now.toISOString(), BATCH)) {
+    await deps.files.delete(reportObjectKey(report.organisationId, report.reportId));
+    if (await deps.reports.markFileDeleted(report.organisationId, report.reportId, now.toISOString())) deleted += 1;
+  }
+  if (timedOut + requeued + unpublished.length + deleted > 0)
+    logger.info('report sweep', { timedOut, requeued, republished: unpublished.length, deleted });
+  return { timedOut, requeued, republished: unpublished.length, deleted };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '#shared/config/env';
 import type { EventType } from '#shared/events/catalog';
 import { logger } from '#shared/observability/logger';
+import { countBusiness } from '#shared/observability/metrics';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
@@ -116,10 +117,11 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
   const subscription = await deps.webhooks.getSubscription(job.orgId, job.webhookId);
   if (subscription?.status !== 'active') {
     const lastError = subscription ? 'subscription_disabled' : 'subscription_deleted';
-    await deps.webhooks.saveDelivery(
+    const saved = await deps.webhooks.saveDelivery(
       { ...delivery, status: 'failed', lastError, nextAttemptAt: undefined, updatedAt: now.toISOString() },
       delivery.updatedAt,
     );
+    if (saved) countBusiness('deliveriesFailed');
     return;
   }
   const leaseId = `${delivery.deliveryId}:${deps.ids.next('att')}`;
@@ -223,18 +225,21 @@ async function attemptWithLease(
     updatedAt: done.toISOString(),
   };
   if (result.ok) {
-    await deps.webhooks.saveDelivery({ ...next, status: 'succeeded', nextAttemptAt: undefined }, claimed.updatedAt);
+    if (await deps.webhooks.saveDelivery({ ...next, status: 'succeeded', nextAttemptAt: undefined }, claimed.updatedAt))
+      countBusiness('deliveriesSucceeded');
     return 'succeeded';
   }
   if (result.gone) {
-    await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt);
+    if (await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt))
+      countBusiness('deliveriesFailed');
     await disable(deps, subscription, 'GONE', done);
     return 'failed';
   }
   const schedule = deps.config.webhooks.retryScheduleSeconds;
   const step = schedule[next.cycleAttempts - 1];
   if (step === undefined) {
-    await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt);
+    if (await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt))
+      countBusiness('deliveriesFailed');
   } else {
     const jittered = step * (0.9 + (deps.random ?? Math.random)() * 0.2);
     // A Retry-After beyond 10 h (or not a number at all) is ignored: the schedule decides (CONTRACT §18).

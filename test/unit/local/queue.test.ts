@@ -179,3 +179,36 @@ describe('QueueConsumer', () => {
     );
   });
 });
+
+describe('LocalQueue dead letters', () => {
+  it('keeps a dead letter’s first enqueue time, first receive and receive count, and counts visible and in flight', () => {
+    const clock = clockAt();
+    const dlq = new LocalQueue('q-dlq', { visibilityTimeoutSeconds: 30 }, clock.now);
+    const queue = new LocalQueue(
+      'q',
+      { visibilityTimeoutSeconds: 1, maxReceiveCount: 2, deadLetterQueue: dlq },
+      clock.now,
+    );
+    queue.send('poison');
+    const sentAt = clock.now();
+    queue.receive(1);
+    clock.advance(1_000);
+    queue.receive(1);
+    clock.advance(1_000);
+    queue.receive(1);
+    clock.advance(5_000);
+
+    const counts = dlq.counts();
+    const [dead] = dlq.receive(1, 0);
+    const afterLook = dlq.counts();
+
+    expect(queue.size).toBe(0);
+    expect(counts).toEqual({ visible: 1, notVisible: 0 });
+    expect(dlq.oldestEnqueuedAt()).toBe(sentAt);
+    expect(dead?.body).toBe('poison');
+    expect(dead?.attributes.SentTimestamp).toBe(String(sentAt));
+    expect(dead?.attributes.ApproximateFirstReceiveTimestamp).toBe(String(sentAt));
+    expect(dead?.attributes.ApproximateReceiveCount).toBe('3');
+    expect(afterLook).toEqual({ visible: 1, notVisible: 0 });
+  });
+});

@@ -1,0 +1,76 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '#infra/aws/build-app';
+import type { ServiceStack } from '#infra/aws/stacks/service-stack';
+import { QUEUES } from '#shared/events/catalog';
+import { BUSINESS_METRICS, METRICS_NAMESPACE } from '#shared/observability/metric-names';
+import { asArray, logicalId, statements, testApp } from './support.ts';
+
+/** The operators' view of the deployed stack (CONTRACT §17): dashboard, its output, metrics, report expiry. */
+describe('ServiceStack operations', () => {
+  let stack: ServiceStack;
+  let template: Template;
+  let body: string;
+
+  beforeAll(() => {
+    stack = buildApp(testApp(), 'dev');
+    template = Template.fromStack(stack);
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as {
+      Properties: { DashboardBody: unknown };
+    }[];
+    body = JSON.stringify(dashboard!.Properties.DashboardBody);
+  });
+
+  it('has one CloudWatch dashboard and outputs its console address as DashboardUrl', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasOutput('DashboardUrl', {
+      Description: Match.stringLikeRegexp('dashboard'),
+      Value: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('#dashboards:name=')])] },
+    });
+  });
+
+  it('charts the API, every function, every queue and DLQ, DynamoDB throttles and the business counts', () => {
+    for (const metric of ['Count', '4xx', '5xx', 'Latency']) expect(body).toContain(`"AWS/ApiGateway\\",\\"${metric}`);
+    for (const metric of ['Errors', 'Throttles', 'Duration']) expect(body).toContain(`"AWS/Lambda\\",\\"${metric}`);
+    for (const metric of ['ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible'])
+      expect(body).toContain(`"AWS/SQS\\",\\"${metric}`);
+    for (const metric of ['ReadThrottleEvents', 'WriteThrottleEvents'])
+      expect(body).toContain(`"AWS/DynamoDB\\",\\"${metric}`);
+    for (const [name, fn] of stack.functions) expect(body, name).toContain(logicalId(fn.fn));
+    for (const def of QUEUES) expect(body, def.name).toContain(`\\"label\\":\\"${def.name}\\"`);
+  });
+
+  it('reads the business counts from the namespace the functions emit to', () => {
+    for (const name of Object.values(BUSINESS_METRICS)) {
+      expect(body).toContain(`"${METRICS_NAMESPACE}\\",\\"${name}\\",\\"service\\",\\"wp-crm\\"`);
+    }
+  });
+
+  it('derives the reports bucket’s expiration rule from REPORT_RETENTION_SECONDS, a day on top', () => {
+    const oneDay = Template.fromStack(buildApp(testApp({ reportRetentionSeconds: '86400' }), 'dev'));
+
+    oneDay.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 2 })]) },
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 8 })]) },
+    });
+    expect(() => buildApp(testApp({ reportRetentionSeconds: 'week' }), 'dev')).toThrow(/positive integer/);
+  });
+
+  it('lets only the report sweeper delete objects, and only report files', () => {
+    const deleters = statements(template).filter(({ statement }) =>
+      asArray(statement.Action).some((action) => String(action).startsWith('s3:Delete')),
+    );
+    const sweeperRole = logicalId(stack.functions.get('report-sweeper')!.role);
+    const ourDeleters = deleters.filter(({ roles }) => roles.some((role) => role !== undefined));
+
+    const roles = new Set(ourDeleters.flatMap(({ roles: r }) => r));
+    expect(
+      [...roles].filter((role) => [...stack.functions.values()].some((fn) => logicalId(fn.role) === role)),
+    ).toEqual([sweeperRole]);
+    const sweeper = ourDeleters.find(({ roles: r }) => r.includes(sweeperRole))!;
+    expect(sweeper.statement.Action).toBe('s3:DeleteObject');
+    expect(JSON.stringify(sweeper.statement.Resource)).toMatch(/\/org\/\*\/reports\/\*"/);
+  });
+});
