@@ -36,7 +36,9 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'TOO_MANY_ATTEMPTS'
   | 'INTERNAL'
-  | 'NETWORK_UNAVAILABLE';
+  | 'NETWORK_UNAVAILABLE'
+  | 'ORG_SUSPENDED'
+  | 'CHANNEL_DISABLED';
 
 /** One validation problem: a JSON Pointer into the body, or `#/query/<name>`, `#/path/<name>`, `#/header/<name>`. */
 export interface FieldError {
@@ -192,5 +194,17 @@ export class NetworkRejectedError extends DomainError {
 export class NetworkUnavailableError extends DomainError {
   constructor(retryAfterSeconds = 30) {
     super('NETWORK_UNAVAILABLE', 'the messaging network is unavailable', { retryAfterSeconds });
+  }
+}
+
+export class OrgSuspendedError extends DomainError {
+  constructor() {
+    super('ORG_SUSPENDED', 'the organisation is suspended; contact the operator of this service');
+  }
+}
+
+export class ChannelDisabledError extends DomainError {
+  constructor(channelId: string) {
+    super('CHANNEL_DISABLED', `channel ${channelId} is disabled`);
   }
 }

@@ -144,6 +144,7 @@ export class ServiceStack extends Stack {
           batchGets: access.batchGets,
         });
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
+      if (verifiesTokens.has(fn)) appFunction.bindAccessStatus(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
       // Behind the edge the caller's origin is the edge's, and its address the one CloudFront saw (shared/http/edge.ts).

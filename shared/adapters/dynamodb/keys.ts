@@ -12,6 +12,11 @@ export const keys = {
     GSI1SK: `CHANNEL#${channelId}`,
   }),
   channelByPhoneNumberIdPartition: (phoneNumberId: string) => `WAPHONE#${phoneNumberId}`,
+  /**
+   * A copy of the organisation's status in a partition of its own (written after the organisation item), so that the
+   * token function can read it without reaching the organisation's partition.
+   */
+  orgStatus: (orgId: string) => ({ PK: `ORGSTATUS#${orgId}`, SK: 'STATUS' }),
 };
 
 /**
@@ -33,7 +38,9 @@ const ORG_PATTERN = 'ORG#????????-????-????-????-????????????';
  */
 export const LEADING_KEY_PATTERNS = {
   /** Credentials and the token attempt counters (per client id, per address). */
-  issueToken: ['CLIENT#*', 'LOGINADDR#*'],
+  issueToken: ['CLIENT#*', 'LOGINADDR#*', 'ORGSTATUS#*'],
+  /** What every token verifier reads besides the JWKS: the token's credential and its organisation's status. */
+  accessStatus: ['CLIENT#*', 'ORGSTATUS#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
    * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox.
