@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '#bin/cli/main';
-import { useLocalStack } from '#test/support/local-stack';
+import { eventually, useLocalStack } from '#test/support/local-stack';
 
 type Json = Record<string, unknown>;
 
@@ -85,6 +85,27 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
     expect(otherOrg.status).toBe(200);
     expect(resumed).toMatchObject({ orgId, status: 'active' });
     expect(again.status).toBe(200);
+  });
+
+  it("leaves a suspended organisation's queued work waiting in its queue, put back with a delay", async () => {
+    const { orgId } = await newOrg('Waiting');
+    await ok('org', 'suspend', '--org', orgId);
+    const queue = api.stack.queues.get('report-requests')!;
+    const job = JSON.stringify({ orgId, reportId: 'rpt_01JWAITINGWAITINGWAITING01' });
+    const startedAt = Date.now();
+
+    queue.send(job);
+
+    const waiting = await eventually(() => {
+      const held = queue.held().filter((message) => message.body === job);
+      const [only] = held;
+      if (held.length !== 1 || only!.receiveCount > 0 || only!.visibleAt < startedAt + 250_000) {
+        throw new Error('not put back yet');
+      }
+      return held[0]!;
+    });
+
+    expect(waiting.receiveCount).toBe(0);
   });
 
   it('lists credentials without secrets, revokes one (token 401, POST /token 401 INVALID_CLIENT)', async () => {
