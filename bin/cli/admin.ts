@@ -1,6 +1,10 @@
-import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DeleteSecretCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
+import { S3OrgFiles } from '#shared/adapters/s3/org-files';
+import { S3Rest } from '#shared/adapters/s3/s3-rest';
+import { eraseOrg } from '#shared/domain/orgs/erase-org';
 import type { Channel } from '#shared/domain/orgs/model';
 import {
   listChannels,
@@ -89,6 +93,37 @@ const operateDeps = (target: Target): OperateDeps => ({
 
 const ORG = { value: '<orgId>', required: true } as const;
 
+/** What `org delete` erases through besides the table: the reports bucket, and on AWS the channels' token secrets. */
+function eraseDeps(target: Target) {
+  if (!target.reports) throw invalid('the target names no reports bucket (its ReportsBucketName output is missing)');
+  const { credentials, ...location } = target.reports;
+  const s3 = new S3Rest(location, {
+    credentials: credentials ? async () => credentials : defaultProvider(),
+    requestTimeoutMs: 10_000,
+  });
+  const secrets =
+    target.kind === 'aws'
+      ? {
+          async delete(secretId: string) {
+            const client = new SecretsManagerClient({ maxAttempts: 3 });
+            try {
+              await client.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
+            } catch (error) {
+              if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+            } finally {
+              client.destroy();
+            }
+          },
+        }
+      : undefined;
+  return {
+    clock: systemClock,
+    store: new DynamoOrgAdminStore(target.db, target.tableName),
+    files: new S3OrgFiles(s3),
+    secrets,
+  };
+}
+
 /** The operator's day-two commands (CONTRACT §17): organisations, credentials and channels. */
 export const ADMIN_COMMANDS: Record<string, Command> = {
   'org list': command({
@@ -122,6 +157,17 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
     run: async (flags, connect) => {
       const org = orgId(flags.org);
       return setOrgStatus(operateDeps(await connect()), { orgId: org, status: 'active' });
+    },
+  }),
+
+  'org delete': command({
+    summary:
+      'Erase an organisation and everything of it (records, chats, messages, groups, requests, reports and their files, subscriptions and their secrets, credentials, channels and their tokens). --confirm repeats the id. Run it again after an interruption: it goes on. Prints {"orgId","erased":{<kind>: n}}.',
+    flags: { org: ORG, confirm: { value: '<orgId>', required: true } },
+    run: async (flags, connect) => {
+      const org = orgId(flags.org);
+      if (flags.confirm !== org) throw invalid('--confirm must repeat the --org id exactly');
+      return eraseOrg(eraseDeps(await connect()), { orgId: org });
     },
   }),
 

@@ -76,6 +76,8 @@ export interface CdkStackInfo {
   endpoints: { dynamodb: string; s3: string; aws: string; graph: string };
   tableName: string;
   startedAt: string;
+  /** The template's reports bucket (wpcrm org delete erases files there). */
+  reportsBucket: string;
 }
 
 export interface CdkStack {
@@ -401,6 +403,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl },
     tableName,
     startedAt: new Date().toISOString(),
+    reportsBucket: bucketName,
   };
   const stackFile = join(dataDir, 'stack.json');
   await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);

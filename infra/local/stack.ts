@@ -36,6 +36,8 @@ export interface StackInfo {
   endpoints: { dynamodb: string; s3: string; sqs: string; eventbridge: string; graph: string };
   tableName: string;
   startedAt: string;
+  /** The reports bucket (wpcrm org delete erases files there). */
+  reportsBucket: string;
 }
 
 export interface LocalStack {
@@ -242,6 +244,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     },
     tableName: cfg.aws.tableName,
     startedAt: new Date().toISOString(),
+    reportsBucket: cfg.aws.reportsBucket,
   };
   const stackFile = join(dataDir, 'stack.json');
   await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);

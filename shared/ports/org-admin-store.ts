@@ -50,6 +50,10 @@ export interface OrgItem {
   key: Record<string, unknown>;
   /** What it is, for the per-kind counts. */
   kind: string;
+  /** The client or channel id a defining item stands for. */
+  id?: string;
+  /** A channel's token secret (Secrets Manager id), erased with it. */
+  secretId?: string;
 }
 
 /**
@@ -69,6 +73,13 @@ export interface OrgEraseStore {
 
 /** The organisation's files (report CSVs, under one prefix). */
 export interface OrgFiles {
+  /** Every key under `prefix`. */
   list(prefix: string): Promise<string[]>;
   delete(key: string): Promise<void>;
+}
+
+/** Secrets the service holds for an organisation outside the table (channel tokens on AWS). */
+export interface OrgSecrets {
+  /** Deletes the secret at once, without a recovery window; an already missing one is fine. */
+  delete(secretId: string): Promise<void>;
 }

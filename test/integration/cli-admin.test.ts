@@ -1,5 +1,14 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { main } from '#bin/cli/main';
+import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
+import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
+import { S3OrgFiles } from '#shared/adapters/s3/org-files';
+import { S3Rest } from '#shared/adapters/s3/s3-rest';
+import { eraseOrg } from '#shared/domain/orgs/erase-org';
+import { systemClock } from '#shared/ports/clock';
+import type { OrgEraseStore } from '#shared/ports/org-admin-store';
 import { eventually, useLocalStack } from '#test/support/local-stack';
 
 type Json = Record<string, unknown>;
@@ -199,5 +208,168 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(error(result.stderr).message).toMatch(message);
+  });
+
+  describe('org delete', () => {
+    const table = () => {
+      const { endpoints, tableName } = api.stack.info;
+      return {
+        db: createDocumentClient({
+          region: 'eu-west-1',
+          endpoint: endpoints.dynamodb,
+          credentials: LOCAL_AWS_CREDENTIALS,
+        }),
+        tableName,
+      };
+    };
+    const files = () =>
+      new S3OrgFiles(
+        new S3Rest(
+          { bucket: api.stack.info.reportsBucket, region: 'eu-west-1', endpoint: api.stack.info.endpoints.s3 },
+          { credentials: async () => LOCAL_AWS_CREDENTIALS, requestTimeoutMs: 5_000 },
+        ),
+      );
+
+    async function everyItem(): Promise<string[]> {
+      const { db, tableName } = table();
+      const items: string[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey }));
+        for (const item of page.Items ?? []) items.push(JSON.stringify(item));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      db.destroy();
+      return items;
+    }
+
+    const traces = async (ids: string[]) => {
+      const items = await everyItem();
+      const keys = await files().list('');
+      return {
+        items: items.filter((item) => ids.some((id) => item.includes(id))),
+        files: keys.filter((key) => ids.some((id) => key.includes(id))),
+      };
+    };
+
+    /** An organisation with a bit of everything: records, a subscription, a completed report with its file. */
+    async function populatedOrg(name: string) {
+      const org = await newOrg(name);
+      await ok('data', 'generate', '--org', org.orgId, '--scale', '3');
+      const token = await accessToken(org.clientId, org.clientSecret);
+      const webhook = await api.call(`/webhooks/${org.orgId}`, {
+        method: 'POST',
+        token,
+        json: { url: 'http://127.0.0.1:9/hooks', events: ['report.completed'] },
+      });
+      const { webhookId } = (await webhook.json()) as { webhookId: string };
+      const requested = await api.call(`/reports/${org.orgId}`, {
+        method: 'POST',
+        token,
+        json: { reportType: 'CHAT' },
+      });
+      const { reportId } = (await requested.json()) as { reportId: string };
+      await eventually(
+        async () => {
+          const report = (await (await api.call(`/reports/${org.orgId}/${reportId}`, { token })).json()) as Json;
+          expect(report.status).toBe('COMPLETED');
+        },
+        { timeoutMs: 30_000 },
+      );
+      const group = await api.call(`/groups/${org.orgId}`, {
+        method: 'POST',
+        token,
+        headers: { 'idempotency-key': `group-${name}` },
+        json: { channelId: org.channelId, subject: `${name} crew` },
+      });
+      const { requestId } = (await group.json()) as { requestId: string };
+      const created = await eventually(
+        async () => {
+          const status = (await (
+            await api.call(`/groups/${org.orgId}/creation-status/${requestId}`, { token })
+          ).json()) as Json;
+          expect(status.status).toBe('created');
+          return status as { chatId: string };
+        },
+        { timeoutMs: 30_000 },
+      );
+      return { ...org, token, webhookId, reportId, requestId, chatId: created.chatId };
+    }
+
+    it('erases everything of the organisation from table and bucket, prints counts, and leaves another intact', async () => {
+      const doomed = await populatedOrg('Doomed');
+      const kept = await populatedOrg('Kept');
+      const keptBefore = await ok('org', 'show', '--org', kept.orgId);
+      const doomedIds = [
+        ...[doomed.orgId, doomed.clientId, doomed.channelId, doomed.webhookId, doomed.reportId],
+        ...[doomed.requestId, doomed.chatId],
+      ];
+      expect((await traces(doomedIds)).files).toHaveLength(1);
+
+      const deleted = await ok('org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId);
+
+      expect(deleted).toEqual({
+        orgId: doomed.orgId,
+        erased: expect.objectContaining({
+          organisation: 1,
+          credentials: 1,
+          channels: 1,
+          reports: 1,
+          reportFiles: 1,
+          subscriptions: 2,
+          groups: expect.any(Number),
+          groupRequests: 1,
+          networkLinks: expect.any(Number),
+          records: expect.any(Number),
+        }),
+      });
+      expect(await traces(doomedIds)).toEqual({ items: [], files: [] });
+      expect((await api.call(`/channels/${doomed.orgId}`, { token: doomed.token })).status).toBe(401);
+      expect((await tokenFor(doomed.clientId, doomed.clientSecret)).status).toBe(401);
+      expect((await run('org', 'show', '--org', doomed.orgId)).status).toBe(1);
+      expect(await ok('org', 'show', '--org', kept.orgId)).toEqual(keptBefore);
+      expect((await traces([kept.reportId])).files).toHaveLength(1);
+      expect((await api.call(`/channels/${kept.orgId}`, { token: kept.token })).status).toBe(200);
+    });
+
+    it('finishes an interrupted erasure when run again', async () => {
+      const doomed = await populatedOrg('Interrupted');
+      const { db, tableName } = table();
+      const store = new DynamoOrgAdminStore(db, tableName);
+      let deletes = 0;
+      const failing: OrgEraseStore = {
+        markDeleting: (orgId, at) => store.markDeleting(orgId, at),
+        definingItems: (orgId) => store.definingItems(orgId),
+        findItems: (orgId, ids, onPage) => store.findItems(orgId, ids, onPage),
+        deleteItems: async (keys) => {
+          deletes += 1;
+          if (deletes === 2) throw new Error('interrupted');
+          return store.deleteItems(keys);
+        },
+      };
+
+      const interrupted = eraseOrg({ clock: systemClock, store: failing, files: files() }, { orgId: doomed.orgId });
+      await expect(interrupted).rejects.toThrow('interrupted');
+      const midway = await traces([doomed.orgId]);
+      const resumed = await ok('org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId);
+      db.destroy();
+
+      expect(midway.items.length).toBeGreaterThan(0);
+      expect(resumed).toMatchObject({ orgId: doomed.orgId, erased: expect.objectContaining({ organisation: 1 }) });
+      expect(await traces([doomed.orgId, doomed.clientId, doomed.channelId, doomed.webhookId])).toEqual({
+        items: [],
+        files: [],
+      });
+    });
+
+    it('refuses a --confirm that does not repeat the id, and changes nothing', async () => {
+      const { orgId } = await newOrg('Unconfirmed');
+
+      const refused = await run('org', 'delete', '--org', orgId, '--confirm', api.orgId);
+
+      expect(refused.status).toBe(1);
+      expect(error(refused.stderr).message).toMatch(/--confirm/);
+      expect(await ok('org', 'show', '--org', orgId)).toMatchObject({ orgId, status: 'active' });
+    });
   });
 });

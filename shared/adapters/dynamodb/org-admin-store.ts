@@ -252,12 +252,14 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
 
   async definingItems(orgId: string): Promise<{ credentials: OrgItem[]; channels: OrgItem[]; org: OrgItem[] }> {
     const credentials = (await this.listCredentials(orgId)).flatMap((credential) => [
-      { key: keys.loginAttempts('client', credential.clientId), kind: 'loginAttempts' },
-      { key: keys.credential(credential.clientId), kind: 'credentials' },
+      { key: keys.loginAttempts('client', credential.clientId), kind: 'loginAttempts', id: credential.clientId },
+      { key: keys.credential(credential.clientId), kind: 'credentials', id: credential.clientId },
     ]);
     const channels = (await this.listChannels(orgId)).map((channel) => ({
       key: keys.channel(orgId, channel.channelId),
       kind: 'channels',
+      id: channel.channelId,
+      secretId: channel.accessTokenSecretId,
     }));
     const org = [
       { key: keys.orgStatus(orgId), kind: 'orgStatus' },
