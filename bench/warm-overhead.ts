@@ -6,10 +6,12 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { lambdaContext } from '#infra/local/lambda';
 import { signAccessToken } from '#shared/auth/access-token';
 import { newKeySet } from '#shared/auth/key-set';
+import { accessStatus } from '#shared/config/access';
 import { groupRequestStore, identityStore, limits } from '#shared/config/dynamodb';
 import { config, resetConfig } from '#shared/config/env';
 import { provide, resetDeps } from '#shared/config/instances';
 import { jobQueue } from '#shared/config/sqs';
+import { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { createGroup } from '#shared/domain/groups/create-group';
 import { getCreationStatus } from '#shared/domain/groups/get-creation-status';
 import type { GroupRequest } from '#shared/domain/groups/group-request';
@@ -73,6 +75,18 @@ export async function warmOverheadBenchmark(calls = 10_000) {
     provide(groupRequestStore, fakes.groups as never);
     provide(limits, fakes.limits as never);
     provide(jobQueue, fakes.queue as never);
+    // The credential and organisation status a token check reads, as a warm function holds them (cached).
+    const credential = {
+      clientId: 'cli_bench',
+      orgId: ORG,
+      roles: ['CRM_ADMIN' as const],
+      secretHash: '',
+      createdAt: '',
+    };
+    provide(
+      accessStatus,
+      new AccessStatusCache({ getCredential: async () => credential, getOrgStatus: async () => undefined }, 30_000),
+    );
     const bareDeps = {
       config: config(),
       clock: systemClock,

@@ -37,7 +37,9 @@ export type ErrorCode =
   | 'TOO_MANY_ATTEMPTS'
   | 'INTERNAL'
   | 'NETWORK_UNAVAILABLE'
-  | 'MESSAGE_NOT_FOUND';
+  | 'MESSAGE_NOT_FOUND'
+  | 'ORG_SUSPENDED'
+  | 'CHANNEL_DISABLED';
 
 /** One validation problem: a JSON Pointer into the body, or `#/query/<name>`, `#/path/<name>`, `#/header/<name>`. */
 export interface FieldError {
@@ -199,5 +201,17 @@ export class NetworkUnavailableError extends DomainError {
 export class MessageNotFoundError extends DomainError {
   constructor(messageId: string) {
     super('MESSAGE_NOT_FOUND', `message ${messageId} does not exist in this chat`);
+  }
+}
+
+export class OrgSuspendedError extends DomainError {
+  constructor() {
+    super('ORG_SUSPENDED', 'the organisation is suspended; contact the operator of this service');
+  }
+}
+
+export class ChannelDisabledError extends DomainError {
+  constructor(channelId: string) {
+    super('CHANNEL_DISABLED', `channel ${channelId} is disabled`);
   }
 }

@@ -18,6 +18,7 @@ import {
 import type { CrmRecord } from '#shared/domain/reports/records';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
+import { ADMIN_COMMANDS } from './admin.ts';
 import { CliError, invalid } from './errors.ts';
 import type { Target } from './target.ts';
 
@@ -240,4 +241,5 @@ export const COMMANDS: Record<string, Command> = {
       return { generated, byType };
     },
   }),
+  ...ADMIN_COMMANDS,
 };

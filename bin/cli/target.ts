@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import type { S3Location } from '#shared/adapters/s3/s3-rest';
 import type { Config } from '#shared/config/env';
 import { invalid, stackNotRunning } from './errors.ts';
 
@@ -19,12 +20,15 @@ export interface Target {
   dataDir?: string;
   /** The deployed stack's name and region (`--stack`). */
   stack?: { name: string; region: string };
+  /** The reports bucket, for the commands that touch files (`org delete`). */
+  reports?: S3Location & { credentials?: { accessKeyId: string; secretAccessKey: string } };
 }
 
 /** The part of `StackInfo` (infra/local/stack-info.ts) the command line needs. */
 const StackFile = v.object({
-  endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()) }),
+  endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()), s3: v.optional(v.pipe(v.string(), v.url())) }),
   tableName: v.pipe(v.string(), v.minLength(1)),
+  reportsBucket: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 /**
@@ -45,7 +49,13 @@ export async function localTarget(config: Config, env: Record<string, string | u
   // npm start names its table TABLE_NAME; start:cdk runs the template's generated name. Both write it to stack.json.
   const tableName =
     described?.endpoint === endpoint ? described.tableName : await onlyTable(db, config.aws.tableName, endpoint);
-  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir) };
+  const reports = {
+    bucket: (described?.endpoint === endpoint && described.reportsBucket) || config.aws.reportsBucket,
+    region: config.aws.region,
+    endpoint: (described?.endpoint === endpoint && described.s3) || `http://127.0.0.1:${config.local.s3Port}`,
+    credentials,
+  };
+  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports };
 }
 
 /** The table of a stack found by its port alone: the one table it serves (the service keeps one). */
@@ -65,7 +75,8 @@ async function readStackFile(file: string) {
   });
   const parsed = v.safeParse(StackFile, parseJson(text));
   if (!parsed.success) throw stackNotRunning(`no local stack: ${file} is not a stack description`);
-  return { endpoint: parsed.output.endpoints.dynamodb, tableName: parsed.output.tableName };
+  const { endpoints, tableName, reportsBucket } = parsed.output;
+  return { endpoint: endpoints.dynamodb, s3: endpoints.s3, tableName, reportsBucket };
 }
 
 function parseJson(text: string): unknown {
@@ -112,7 +123,14 @@ export async function deployedTarget(
     });
     const tableName = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'TableName')?.OutputValue;
     if (!tableName) throw stackNotRunning(`stack ${stackName} in ${region} has no TableName output`);
-    return { kind: 'aws', db: createDocumentClient({ region }), tableName, stack: { name: stackName, region } };
+    const bucket = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'ReportsBucketName')?.OutputValue;
+    return {
+      kind: 'aws',
+      db: createDocumentClient({ region }),
+      tableName,
+      stack: { name: stackName, region },
+      reports: bucket ? { bucket, region } : undefined,
+    };
   } finally {
     cfn.destroy();
   }

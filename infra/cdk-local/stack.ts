@@ -397,7 +397,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
 
   const apiUrl = `${apiOrigin}${BASE_PATH}`;
   const info = cdkStackInfo(
-    { apiUrl, apiPort, dynamo, s3, simulatorPort, awsEndpoint, graphUrl, tableName },
+    { apiUrl, apiPort, dynamo, s3, simulatorPort, awsEndpoint, graphUrl, tableName, reportsBucket: bucketName },
     stackName,
     emulatorUrl,
   );

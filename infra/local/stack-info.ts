@@ -17,6 +17,8 @@ interface StackInfoBase {
   ports: StackPorts;
   tableName: string;
   startedAt: string;
+  /** The reports bucket (wpcrm org delete erases files there). */
+  reportsBucket: string;
 }
 
 /** `npm start`: the queues and the bus answer at the AWS-protocol endpoint under their own names. */
@@ -45,6 +47,8 @@ export interface RunningServers {
   awsEndpoint: string;
   graphUrl: string;
   tableName: string;
+  /** The reports bucket (wpcrm org delete erases files there). */
+  reportsBucket: string;
 }
 
 function base(servers: RunningServers) {
@@ -58,11 +62,12 @@ function base(servers: RunningServers) {
     },
     tableName: servers.tableName,
     startedAt: new Date().toISOString(),
+    reportsBucket: servers.reportsBucket,
   };
 }
 
 export function localStackInfo(servers: RunningServers): LocalStackInfo {
-  const { ports, tableName, startedAt } = base(servers);
+  const { ports, tableName, startedAt, reportsBucket } = base(servers);
   const { dynamo, s3, awsEndpoint, graphUrl } = servers;
   return {
     pid: process.pid,
@@ -77,11 +82,12 @@ export function localStackInfo(servers: RunningServers): LocalStackInfo {
     },
     tableName,
     startedAt,
+    reportsBucket,
   };
 }
 
 export function cdkStackInfo(servers: RunningServers, stackName: string, sqsEndpoint: string): CdkStackInfo {
-  const { ports, tableName, startedAt } = base(servers);
+  const { ports, tableName, startedAt, reportsBucket } = base(servers);
   const { dynamo, s3, awsEndpoint, graphUrl } = servers;
   return {
     pid: process.pid,
@@ -92,6 +98,7 @@ export function cdkStackInfo(servers: RunningServers, stackName: string, sqsEndp
     endpoints: { dynamodb: dynamo.endpoint, s3: s3.endpoint, aws: awsEndpoint, graph: graphUrl, sqs: sqsEndpoint },
     tableName,
     startedAt,
+    reportsBucket,
   };
 }
 

@@ -226,6 +226,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     awsEndpoint,
     graphUrl,
     tableName: cfg.aws.tableName,
+    reportsBucket: cfg.aws.reportsBucket,
   });
   const removeStackFile = await writeStackFile(dataDir, info, inMemory);
   if (removeStackFile) cleanups.push(removeStackFile);

@@ -66,6 +66,8 @@ const EnvSchema = v.object({
   /** First backoff of a retried network call; doubles per attempt, capped at 15 minutes, ±20 % jitter. */
   NETWORK_RETRY_BASE_SECONDS: int(5, 1),
   REPORT_WINDOW_SECONDS: int(300),
+  /** How long token verifiers and workers reuse an organisation's status and a credential's (CONTRACT §17: ≤ 60 s). */
+  ACCESS_STATUS_CACHE_SECONDS: int(30, 0, 60),
   REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
   REPORT_RETENTION_SECONDS: int(604800, 1),
   /**
@@ -138,6 +140,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       signingSecretId: env.JWT_SIGNING_SECRET_ID,
       publicKeysParameter: env.JWT_PUBLIC_KEYS_PARAMETER,
     },
+    access: { statusCacheSeconds: env.ACCESS_STATUS_CACHE_SECONDS },
     messaging: { sendRateLimit: env.MESSAGE_SEND_RATE_LIMIT },
     cursors: { keySecretId: env.CURSOR_KEY_SECRET_ID, signingKey: env.CURSOR_SIGNING_KEY },
     groups: {

@@ -1,7 +1,9 @@
 import { decodeJwt } from 'jose';
 import { verifyAccessToken } from '#shared/auth/access-token';
+import { accessStatus } from '#shared/config/access';
 import { clock, config } from '#shared/config/core';
 import { verificationKeyStore } from '#shared/config/keys';
+import { checkAccess } from '#shared/domain/auth/access-status';
 import type { Principal } from '#shared/domain/auth/roles';
 import { UnauthorizedError } from '#shared/errors';
 
@@ -18,8 +20,18 @@ const verified = new Map<string, { principal: Principal; untilMs: number }>();
 const VERIFIED_FOR_MS = 60_000;
 const MAX_VERIFIED = 1_000;
 
-/** `Authorization: Bearer <access token>` → the token's principal (CONTRACT §2), or 401 UNAUTHORIZED. */
+/**
+ * `Authorization: Bearer <access token>` → the token's principal (CONTRACT §2), or 401 UNAUTHORIZED; a token of a
+ * revoked credential → 401, of a suspended organisation → 403 ORG_SUSPENDED (CONTRACT §17, through a cache of at
+ * most a minute).
+ */
 export async function authenticateBearer(header: string | undefined): Promise<Principal> {
+  const principal = await verifyBearer(header);
+  await checkAccess(accessStatus(), principal);
+  return principal;
+}
+
+async function verifyBearer(header: string | undefined): Promise<Principal> {
   const token = header ? BEARER.exec(header)?.[1] : undefined;
   if (!token) throw new UnauthorizedError();
   const nowMs = clock().now().getTime();

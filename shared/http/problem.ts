@@ -38,6 +38,8 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string }> = {
   TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts' },
   INTERNAL: { status: 500, title: 'Internal error' },
   NETWORK_UNAVAILABLE: { status: 503, title: 'Network unavailable' },
+  ORG_SUSPENDED: { status: 403, title: 'Organisation suspended' },
+  CHANNEL_DISABLED: { status: 422, title: 'Channel disabled' },
 };
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -3,12 +3,23 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
+import { accessStatus } from '#shared/config/access';
 import { jobQueue } from '#shared/config/sqs';
 import { logger } from '#shared/observability/logger';
 import { backoffSeconds, RetryLater } from './retry.ts';
 
 /** First retry delay of a record that failed unexpectedly; it doubles per receive (10 s, 20 s, 40 s … 15 min). */
 const FAILURE_BACKOFF_BASE_SECONDS = 10;
+
+/** How long the work of a suspended organisation waits before it is looked at again (CONTRACT §17). */
+export const SUSPENDED_WORK_DELAY_SECONDS = 300;
+
+/** The organisation a job is for: `orgId` of the service's jobs, `organisation_id` of a bus event's detail. */
+function orgOf(body: unknown): string | undefined {
+  const job = body as { orgId?: unknown; detail?: { organisation_id?: unknown } } | null;
+  const orgId = job?.orgId ?? job?.detail?.organisation_id;
+  return typeof orgId === 'string' ? orgId : undefined;
+}
 
 /**
  * A Lambda handler for one of the service's queues: Powertools batch processing with partial batch failures,
@@ -35,6 +46,15 @@ export function sqsConsumer<S extends v.GenericSchema>(
       });
       await jobQueue().retryAfter(queue, record.receiptHandle, 0);
       throw new Error(`poison message ${record.messageId}`);
+    }
+    const orgId = orgOf(body.output);
+    if (orgId && (await accessStatus().isSuspended(orgId))) {
+      // Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new
+      // message (its receive count starts again, so a long suspension never moves it to the DLQ) before this one is
+      // deleted. A duplicate after a failed delete is harmless: every consumer is idempotent.
+      await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
+      logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
+      return;
     }
     try {
       await work(body.output, receiveCount);

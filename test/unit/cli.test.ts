@@ -120,7 +120,7 @@ describe('wpcrm', () => {
   });
 
   it.for<[string, string[], RegExp]>([
-    ['an unknown command', ['org', 'delete'], /unknown command "org delete"/],
+    ['an unknown command', ['org', 'explode'], /unknown command "org explode"/],
     ['an unknown flag', ['org', 'create', '--name', 'A', '--colour', 'red'], /--colour/],
     ['a blank value', ['org', 'create', '--name', ' '], /--name must not be empty/],
     ['an organisation id that is no UUID', ['credential', 'create', '--org', 'ACME', '--roles', 'CRM_BOT'], /--org/],

@@ -11,7 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
+import { LEADING_KEY_PATTERNS, PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
 import type { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { REPORT_OBJECT_PATTERN } from '#shared/domain/reports/report';
 
@@ -258,6 +258,21 @@ export class AppFunction extends Construct {
         actions: access === 'write' ? ['dynamodb:PutItem', 'dynamodb:DeleteItem'] : ['dynamodb:GetItem'],
         resources: [table.tableArn],
         conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [PUBLIC_KEYS_PARTITION] } },
+      }),
+    );
+    return this;
+  }
+
+  /**
+   * GetItem on the items a token check reads besides the JWKS: the token's credential and its organisation's status
+   * copy (CONTRACT §17), and nothing else of the table through this grant (`dynamodb:LeadingKeys`).
+   */
+  bindAccessStatus(table: ITableV2): this {
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...LEADING_KEY_PATTERNS.accessStatus] } },
       }),
     );
     return this;

@@ -21,6 +21,11 @@ export const keys = {
     GSI1SK: `CHANNEL#${channelId}`,
   }),
   channelByPhoneNumberIdPartition: (phoneNumberId: string) => `WAPHONE#${phoneNumberId}`,
+  /**
+   * A copy of the organisation's status in a partition of its own (written after the organisation item), so that the
+   * token function can read it without reaching the organisation's partition.
+   */
+  orgStatus: (orgId: string) => ({ PK: `ORGSTATUS#${orgId}`, SK: 'STATUS' }),
 };
 
 /**
@@ -41,8 +46,10 @@ const ORG_PATTERN = 'ORG#????????-????-????-????-????????????';
  * out of their reach even if their code were made to ask for it.
  */
 export const LEADING_KEY_PATTERNS = {
-  /** Credentials and the token attempt counters (per client id, per address, per pair). */
-  issueToken: ['CLIENT#*', 'LOGINADDR#*', 'LOGINPAIR#*'],
+  /** Credentials, the token attempt counters (per client id, per address, per pair) and the organisation's status. */
+  issueToken: ['CLIENT#*', 'LOGINADDR#*', 'LOGINPAIR#*', 'ORGSTATUS#*'],
+  /** What every token verifier reads besides the JWKS: the token's credential and its organisation's status. */
+  accessStatus: ['CLIENT#*', 'ORGSTATUS#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
    * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox.

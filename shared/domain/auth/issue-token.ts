@@ -1,7 +1,8 @@
 import { signAccessToken } from '#shared/auth/access-token';
 import { DECOY_HASH, verifyClientSecret } from '#shared/auth/client-secret';
 import type { Config } from '#shared/config/env';
-import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
+import type { OrgStatus } from '#shared/domain/orgs/model';
+import { InvalidClientError, OrgSuspendedError, TooManyAttemptsError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import type { KeyStore } from '#shared/ports/key-store';
@@ -21,6 +22,8 @@ export interface IssueTokenDeps {
   clock: Clock;
   identity: CredentialStore & LoginAttemptStore;
   keys: KeyStore;
+  /** The organisation's status (CONTRACT §17); absent in deployments without suspension. */
+  orgStatus?: (orgId: string) => Promise<OrgStatus | undefined>;
 }
 
 export interface IssuedToken {
@@ -40,7 +43,9 @@ export interface IssuedToken {
  *    not the client: its correct secret from an address without failures still gets a token.
  * 2. Verify the secret against the stored scrypt hash (against a decoy hash when the client is unknown, so both
  *    cases take the same time and give the same 401).
- * 3. A failure stays counted and answers INVALID_CLIENT; a success takes its attempts back and signs an access token.
+ *    A revoked credential never matches; after a rotation the previous secret matches until its overlap ends.
+ * 3. A failure stays counted and answers INVALID_CLIENT; a success takes its attempts back and, unless the
+ *    organisation is suspended (403 ORG_SUSPENDED), signs an access token.
  * The source address is the connection's (API Gateway's `sourceIp`, shared/http/edge.ts), never `X-Forwarded-For`.
  */
 export async function issueToken(
@@ -63,11 +68,17 @@ export async function issueToken(
     claimed.push({ counter, windowStartedAt: claim.windowStartedAt });
   }
 
-  const credential = await deps.identity.getCredential(input.clientId);
-  const valid = await verifyClientSecret(input.clientSecret, credential?.secretHash ?? DECOY_HASH);
+  const stored = await deps.identity.getCredential(input.clientId);
+  const credential = stored?.revokedAt ? undefined : stored;
+  let valid = await verifyClientSecret(input.clientSecret, credential?.secretHash ?? DECOY_HASH);
+  const previousUntil = credential?.previousSecretExpiresAt;
+  if (!valid && credential?.previousSecretHash && previousUntil && now.toISOString() < previousUntil) {
+    valid = await verifyClientSecret(input.clientSecret, credential.previousSecretHash);
+  }
   if (!credential || !valid) throw new InvalidClientError();
 
   await refund(deps, claimed);
+  if ((await deps.orgStatus?.(credential.orgId)) === 'suspended') throw new OrgSuspendedError();
   const accessToken = await signAccessToken(
     deps.keys,
     deps.config.jwt,

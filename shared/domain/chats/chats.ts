@@ -3,6 +3,7 @@ import { senderRole } from '#shared/domain/auth/credential-id';
 import { ADMINS_AND_BOTS, type Role } from '#shared/domain/auth/roles';
 import { decodeCursor, encodeCursor } from '#shared/domain/cursor';
 import {
+  ChannelDisabledError,
   ChannelNotSupportedError,
   ChatNotFoundError,
   DomainError,
@@ -99,7 +100,7 @@ export async function listReceipts(
 /**
  * Queues a text message to a chat.
  * 1. The chat must exist (404), not be a deleted group (422 GROUP_DELETED), and be on a channel that sends through
- *    the network (422 CHANNEL_NOT_SUPPORTED).
+ *    the network (422 CHANNEL_NOT_SUPPORTED) and not disabled by an operator (422 CHANNEL_DISABLED).
  * 2. Count it against the organisation's MESSAGE_SEND_RATE_LIMIT (429 RATE_LIMITED with Retry-After).
  * 3. Store the message `queued`, queue it for the sender, and mark the chat as last written by us.
  */
@@ -113,6 +114,7 @@ export async function sendMessage(
   if (channel?.type !== 'MESSAGING_OFFICIAL' || !channel.phoneNumberId || !chat.externalChatId) {
     throw new ChannelNotSupportedError(chat.channelId);
   }
+  if (channel.disabledAt) throw new ChannelDisabledError(chat.channelId);
   await takeMessageQuota(deps, input.orgId, 1);
   const now = deps.clock.now().toISOString();
   const messageId = deps.ids.next('msg');

@@ -1,6 +1,6 @@
 import type { Config } from '#shared/config/env';
 import type { Channel } from '#shared/domain/orgs/model';
-import { ChannelNotFoundError, DomainError, RateLimitedError } from '#shared/errors';
+import { ChannelDisabledError, ChannelNotFoundError, DomainError, RateLimitedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { Clock } from '#shared/ports/clock';
 import type { GroupRequestStore } from '#shared/ports/group-request-store';
@@ -42,7 +42,8 @@ export function ineligibility(channel: Channel) {
 
 /**
  * Accepts a group creation request.
- * 1. The channel must exist in this organisation (404) and be able to host groups (422 with a reason).
+ * 1. The channel must exist in this organisation (404), not be disabled (422 CHANNEL_DISABLED) and be able to host
+ *    groups (422 with a reason).
  * 2. Count it against the organisation's rate limit (429 with Retry-After).
  * 3. Store the request `pending`, then queue it for the group worker. If queueing fails the request is still
  *    stored, and the sweeper queues pending requests that were not picked up, so a 202 is never lost.
@@ -50,6 +51,7 @@ export function ineligibility(channel: Channel) {
 export async function createGroup(deps: CreateGroupDeps, input: CreateGroupInput) {
   const channel = await deps.identity.getChannel(input.orgId, input.channelId);
   if (!channel) throw new ChannelNotFoundError(input.channelId);
+  if (channel.disabledAt) throw new ChannelDisabledError(input.channelId);
   const reason = ineligibility(channel);
   if (reason) {
     throw new DomainError('CHANNEL_NOT_ELIGIBLE', `channel ${input.channelId} cannot host groups: ${reason}`, {

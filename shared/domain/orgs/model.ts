@@ -4,7 +4,14 @@ export interface Organisation {
   orgId: string;
   name: string;
   createdAt: string;
+  /** Absent means active. Suspended: its tokens are refused (403 ORG_SUSPENDED) and its queued work waits. */
+  status?: OrgStatus;
+  /** Set by `org delete`: the organisation is being erased; its tokens are refused (401). */
+  deletingAt?: string;
 }
+
+export const ORG_STATUSES = ['active', 'suspended'] as const;
+export type OrgStatus = (typeof ORG_STATUSES)[number];
 
 export interface ClientCredential {
   clientId: string;
@@ -18,6 +25,12 @@ export interface ClientCredential {
   /** `scrypt$N$r$p$<salt>$<hash>`; the secret itself is never stored. */
   secretHash: string;
   createdAt: string;
+  /** Set by `credential revoke`: /token refuses it and its tokens are refused (401). */
+  revokedAt?: string;
+  /** The hash replaced by `credential rotate`, accepted until `previousSecretExpiresAt`. */
+  previousSecretHash?: string;
+  previousSecretExpiresAt?: string;
+  rotatedAt?: string;
 }
 
 export const CHANNEL_TYPES = ['MESSAGING_OFFICIAL', 'MESSAGING_UNOFFICIAL', 'INSTAGRAM', 'EMAIL'] as const;
@@ -39,6 +52,9 @@ export interface Channel {
   createdAt: string;
   /** The business's copy of Meta's group invite-link template (CONTRACT §16); absent → DEFAULT_INVITE_TEMPLATE. */
   inviteTemplate?: InviteTemplate;
+  /** Set by `channel disable`: creating groups or sending on it → 422 CHANNEL_DISABLED. */
+  disabledAt?: string;
+  updatedAt?: string;
 }
 
 /** A message template by the name and language the business gave it in its WhatsApp account. */

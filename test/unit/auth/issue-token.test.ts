@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashClientSecret } from '#shared/auth/client-secret';
 import { issueToken } from '#shared/domain/auth/issue-token';
 import type { ClientCredential } from '#shared/domain/orgs/model';
-import { InvalidClientError, TooManyAttemptsError } from '#shared/errors';
+import { InvalidClientError, OrgSuspendedError, TooManyAttemptsError } from '#shared/errors';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
 import { MemoryKeyStore } from '#test/support/memory-key-store';
 
@@ -211,5 +211,50 @@ describe('issueToken', () => {
 
     expect(locked).toBeInstanceOf(TooManyAttemptsError);
     expect(deps.identity.attempts.get('pair#198.51.100.61#cli_good')?.count ?? 0).toBe(0);
+  });
+
+  it('refuses a revoked credential with INVALID_CLIENT, its right secret included', async () => {
+    await deps.identity.createCredential({
+      clientId: 'cli_revoked',
+      orgId: ORG,
+      roles: ['CRM_ADMIN'],
+      secretHash: await hashClientSecret('right'),
+      createdAt: time.toISOString(),
+      revokedAt: time.toISOString(),
+    });
+
+    const attempt = issueToken(deps, { clientId: 'cli_revoked', clientSecret: 'right', sourceIp: '192.0.2.10' });
+
+    await expect(attempt).rejects.toBeInstanceOf(InvalidClientError);
+  });
+
+  it('accepts the previous secret of a rotated credential until its overlap ends, then only the new one', async () => {
+    await deps.identity.createCredential({
+      clientId: 'cli_rotated',
+      orgId: ORG,
+      roles: ['CRM_ADMIN'],
+      secretHash: await hashClientSecret('new'),
+      previousSecretHash: await hashClientSecret('old'),
+      previousSecretExpiresAt: new Date(time.getTime() + 60_000).toISOString(),
+      createdAt: time.toISOString(),
+    });
+    const later = { ...deps, clock: { now: () => new Date(time.getTime() + 61_000) } };
+
+    const during = await issueToken(deps, { clientId: 'cli_rotated', clientSecret: 'old', sourceIp: '192.0.2.10' });
+    const after = issueToken(later, { clientId: 'cli_rotated', clientSecret: 'old', sourceIp: '192.0.2.10' });
+    const fresh = await issueToken(later, { clientId: 'cli_rotated', clientSecret: 'new', sourceIp: '192.0.2.10' });
+
+    expect(during.org).toBe(ORG);
+    await expect(after).rejects.toBeInstanceOf(InvalidClientError);
+    expect(fresh.org).toBe(ORG);
+  });
+
+  it("refuses a suspended organisation's credential with ORG_SUSPENDED, and does not count it as a failure", async () => {
+    const suspended = { ...deps, orgStatus: async () => 'suspended' as const };
+
+    const attempt = issueToken(suspended, { clientId: 'cli_good', clientSecret: 'right', sourceIp: '192.0.2.10' });
+
+    await expect(attempt).rejects.toBeInstanceOf(OrgSuspendedError);
+    expect(deps.identity.attempts.get('client#cli_good')?.count ?? 0).toBe(0);
   });
 });

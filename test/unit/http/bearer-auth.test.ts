@@ -1,10 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signAccessToken } from '#shared/auth/access-token';
 import { activateKey, addKey, retireKey } from '#shared/auth/key-set';
+import { accessStatus } from '#shared/config/access';
 import { clock, config } from '#shared/config/core';
 import { provide, resetDeps } from '#shared/config/instances';
 import { verificationKeyStore } from '#shared/config/keys';
-import { UnauthorizedError } from '#shared/errors';
+import { AccessStatusCache } from '#shared/domain/auth/access-status';
+import type { ClientCredential, OrgStatus } from '#shared/domain/orgs/model';
+import { OrgSuspendedError, UnauthorizedError } from '#shared/errors';
 import { authenticateBearer } from '#shared/http/bearer-auth';
 import { MemoryKeyStore } from '#test/support/memory-key-store';
 
@@ -13,6 +16,8 @@ const subject = { clientId: 'cli_1', orgId: ORG, roles: ['CRM_ADMIN' as const] }
 
 describe('authenticateBearer', () => {
   let keys: MemoryKeyStore;
+  let credential: ClientCredential | undefined;
+  let orgStatus: OrgStatus | undefined;
   const time = { now: new Date('2026-11-22T10:00:00Z') };
   const advance = (seconds: number) => {
     time.now = new Date(time.now.getTime() + seconds * 1000);
@@ -23,6 +28,10 @@ describe('authenticateBearer', () => {
     time.now = new Date('2026-11-22T10:00:00Z');
     provide(verificationKeyStore, keys);
     provide(clock, { now: () => time.now });
+    credential = { ...subject, secretHash: 'scrypt$x', createdAt: '2026-11-01T00:00:00Z' };
+    orgStatus = undefined;
+    const store = { getCredential: async () => credential, getOrgStatus: async () => orgStatus };
+    provide(accessStatus, new AccessStatusCache(store, 30_000, () => time.now.getTime()));
   });
 
   afterEach(() => {
@@ -74,5 +83,30 @@ describe('authenticateBearer', () => {
   it('refuses a missing or non-bearer Authorization header', async () => {
     await expect(authenticateBearer(undefined)).rejects.toBeInstanceOf(UnauthorizedError);
     await expect(authenticateBearer('Basic abc')).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it('refuses a token of a suspended organisation with ORG_SUSPENDED once the status cache has expired', async () => {
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+    await authenticateBearer(`Bearer ${token}`);
+    orgStatus = 'suspended';
+
+    const cached = await authenticateBearer(`Bearer ${token}`);
+    advance(31);
+
+    expect(cached).toMatchObject({ orgId: ORG });
+    await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(OrgSuspendedError);
+  });
+
+  it('refuses a token of a revoked or deleted credential with 401 within the minute', async () => {
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+    await authenticateBearer(`Bearer ${token}`);
+    credential = { ...credential!, revokedAt: time.now.toISOString() };
+    advance(31);
+    const revoked = authenticateBearer(`Bearer ${token}`);
+    credential = undefined;
+    advance(31);
+
+    await expect(revoked).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });

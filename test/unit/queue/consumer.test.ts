@@ -1,8 +1,10 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
+import { accessStatus } from '#shared/config/access';
 import { provide, resetDeps } from '#shared/config/instances';
 import { jobQueue } from '#shared/config/sqs';
+import { AccessStatusCache } from '#shared/domain/auth/access-status';
 import type { JobQueue } from '#shared/ports/job-queue';
 import { sqsConsumer } from '#shared/queue/consumer';
 import { RetryLater } from '#shared/queue/retry';
@@ -58,5 +60,36 @@ describe('sqsConsumer', () => {
     await expect(run([record('m1', { id: 'a' })])).rejects.toThrow(/All records failed/);
 
     expect(delays).toEqual([{ handle: 'handle-m1', seconds: 42 }]);
+  });
+
+  it("puts a suspended organisation's jobs back on their queue with a delay instead of working on them", async () => {
+    const SUSPENDED = '0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55';
+    const worked: unknown[] = [];
+    const sent: { queue: string; body: unknown; delaySeconds?: number }[] = [];
+    provide(jobQueue, {
+      send: async (queue, body, options) => void sent.push({ queue, body, ...options }),
+      retryAfter: async () => undefined,
+    });
+    const store = {
+      getOrgStatus: async (orgId: string) => (orgId === SUSPENDED ? ('suspended' as const) : undefined),
+      getCredential: async () => undefined,
+    };
+    provide(accessStatus, new AccessStatusCache(store, 30_000));
+    const handler = sqsConsumer('jobs', v.looseObject({}), async (body) => void worked.push(body));
+    const suspendedJob = { orgId: SUSPENDED, reportId: 'rpt_1' };
+    const suspendedEvent = { 'detail-type': 'report.completed', detail: { organisation_id: SUSPENDED } };
+    const activeJob = { orgId: '1c9d7a52-6f0e-4b0a-8a55-3d2b1e0f9a77', reportId: 'rpt_2' };
+
+    const result = await handler(
+      { Records: [record('m1', suspendedJob), record('m2', suspendedEvent), record('m3', activeJob)] } as SQSEvent,
+      { functionName: 'test', awsRequestId: 'r' } as Context,
+    );
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(worked).toEqual([activeJob]);
+    expect(sent).toEqual([
+      { queue: 'jobs', body: suspendedJob, delaySeconds: 300 },
+      { queue: 'jobs', body: suspendedEvent, delaySeconds: 300 },
+    ]);
   });
 });

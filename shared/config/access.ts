@@ -1,0 +1,17 @@
+import { DynamoAccessStatusStore } from '#shared/adapters/dynamodb/access-status-store';
+import { AccessStatusCache } from '#shared/domain/auth/access-status';
+import { config } from './core.ts';
+import { documentClient } from './dynamodb.ts';
+import { instance } from './instances.ts';
+
+export function accessStatusStore(): DynamoAccessStatusStore {
+  return instance(accessStatusStore, () => new DynamoAccessStatusStore(documentClient(), config().aws.tableName));
+}
+
+/** The statuses that token checks and workers read, cached per process (CONTRACT §17). */
+export function accessStatus(): AccessStatusCache {
+  return instance(
+    accessStatus,
+    () => new AccessStatusCache(accessStatusStore(), config().access.statusCacheSeconds * 1000),
+  );
+}

@@ -1,0 +1,66 @@
+import type { ClientCredential, OrgStatus } from '#shared/domain/orgs/model';
+import { OrgSuspendedError, UnauthorizedError } from '#shared/errors';
+import type { Principal } from './roles.ts';
+
+/** Reads what decides whether a valid token still grants access (CONTRACT §17). */
+export interface AccessStatusStore {
+  /** Absent: active (or an organisation that no longer exists; its credentials are gone then). */
+  getOrgStatus(orgId: string): Promise<OrgStatus | undefined>;
+  getCredential(clientId: string): Promise<ClientCredential | undefined>;
+}
+
+const MAX_ENTRIES = 5_000;
+
+/**
+ * The statuses of organisations and credentials, each reused for `ttlMs` (at most a minute, CONTRACT §17: a
+ * suspension or revocation reaches warm functions within it). A failed read is never kept.
+ */
+export class AccessStatusCache {
+  readonly #orgs = new Map<string, { value: OrgStatus | undefined; untilMs: number }>();
+  readonly #credentials = new Map<string, { value: ClientCredential | undefined; untilMs: number }>();
+
+  constructor(
+    private readonly store: AccessStatusStore,
+    private readonly ttlMs: number,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  orgStatus(orgId: string): Promise<OrgStatus | undefined> {
+    return this.#cached(this.#orgs, orgId, () => this.store.getOrgStatus(orgId));
+  }
+
+  credential(clientId: string): Promise<ClientCredential | undefined> {
+    return this.#cached(this.#credentials, clientId, () => this.store.getCredential(clientId));
+  }
+
+  /** True when the organisation's work must wait (suspended, or being deleted). */
+  async isSuspended(orgId: string): Promise<boolean> {
+    return (await this.orgStatus(orgId)) === 'suspended';
+  }
+
+  async #cached<T>(map: Map<string, { value: T; untilMs: number }>, id: string, read: () => Promise<T>): Promise<T> {
+    const now = this.nowMs();
+    const hit = map.get(id);
+    if (hit && now < hit.untilMs) return hit.value;
+    const value = await read();
+    if (map.size >= MAX_ENTRIES) map.clear();
+    if (this.ttlMs > 0) map.set(id, { value, untilMs: now + this.ttlMs });
+    return value;
+  }
+}
+
+/**
+ * A verified token grants access only while its credential exists, is not revoked and belongs to the token's
+ * organisation (else 401 UNAUTHORIZED: a deleted organisation's tokens too), and its organisation is not suspended
+ * (403 ORG_SUSPENDED).
+ */
+export async function checkAccess(cache: AccessStatusCache, principal: Principal): Promise<void> {
+  const [credential, status] = await Promise.all([
+    cache.credential(principal.clientId),
+    cache.orgStatus(principal.orgId),
+  ]);
+  if (!credential || credential.revokedAt || credential.orgId !== principal.orgId) {
+    throw new UnauthorizedError('the token was issued to a credential that is no longer valid');
+  }
+  if (status === 'suspended') throw new OrgSuspendedError();
+}

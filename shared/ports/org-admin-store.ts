@@ -1,0 +1,85 @@
+import type { Channel, ClientCredential, Organisation, OrgStatus } from '#shared/domain/orgs/model';
+
+/** How many of each thing an organisation holds (`org show`). */
+export interface OrgCounts {
+  channels: number;
+  credentials: number;
+  groups: number;
+  reports: number;
+  subscriptions: number;
+}
+
+/** The channel fields an operator may change (`channel update`). */
+export type ChannelChanges = Partial<
+  Pick<Channel, 'name' | 'groupsEligible' | 'accessToken' | 'accessTokenSecretId' | 'inviteTemplate' | 'disabledAt'>
+>;
+
+/** Changes to apply: undefined leaves a field, `null` removes it. */
+export type ChannelPatch = { [K in keyof ChannelChanges]?: ChannelChanges[K] | null };
+
+/**
+ * What the operator commands (CONTRACT §17) read and change. Listings across organisations scan the table: they are
+ * operator tools, run rarely, never on a request path.
+ */
+export interface OrgAdminStore {
+  listOrgs(): Promise<Organisation[]>;
+  /** Sets the status on the organisation, then its status copy; undefined when it does not exist. */
+  setOrgStatus(orgId: string, status: OrgStatus, at: string): Promise<Organisation | undefined>;
+  /** The status copy that token checks read (absent: active, or no such organisation). */
+  getOrgStatus(orgId: string): Promise<OrgStatus | undefined>;
+  countOrg(orgId: string): Promise<OrgCounts>;
+  listCredentials(orgId: string): Promise<ClientCredential[]>;
+  /** Revokes once; false when the credential does not exist. */
+  revokeCredential(clientId: string, at: string): Promise<boolean>;
+  /** Replaces the secret's hash if it is still `expectedHash` and the credential is not revoked. */
+  rotateCredential(
+    clientId: string,
+    expectedHash: string,
+    change: { secretHash: string; previousSecretExpiresAt?: string; at: string },
+  ): Promise<boolean>;
+  listChannels(orgId: string): Promise<Channel[]>;
+  /** A channel by its id alone, whatever its organisation. */
+  findChannel(channelId: string): Promise<Channel | undefined>;
+  /** Applies `changes` to an existing channel; returns the result, or undefined when it does not exist. */
+  updateChannel(orgId: string, channelId: string, changes: ChannelPatch, at: string): Promise<Channel | undefined>;
+}
+
+/** One stored item that belongs to an organisation, as the erasure sees it. */
+export interface OrgItem {
+  /** The store's key of the item, opaque to the domain. */
+  key: Record<string, unknown>;
+  /** What it is, for the per-kind counts. */
+  kind: string;
+  /** The client or channel id a defining item stands for. */
+  id?: string;
+  /** A channel's token secret (Secrets Manager id), erased with it. */
+  secretId?: string;
+}
+
+/**
+ * The organisation's traces in the table, for `org delete`. `findItems` reports every item whose key or content names
+ * the organisation or one of `identifiers` (its client and channel ids), except the items that define those
+ * identifiers (the organisation, its credentials and channels), which the erasure removes last so that an interrupted
+ * run can find everything again.
+ */
+export interface OrgEraseStore {
+  findItems(orgId: string, identifiers: readonly string[], onPage: (items: OrgItem[]) => Promise<void>): Promise<void>;
+  /** The defining items: the credentials (with their attempt counters), channels, the status copy, the organisation. */
+  definingItems(orgId: string): Promise<{ credentials: OrgItem[]; channels: OrgItem[]; org: OrgItem[] }>;
+  deleteItems(keys: Record<string, unknown>[]): Promise<void>;
+  /** Marks the organisation as being erased (tokens refused, work skipped); false when it does not exist. */
+  markDeleting(orgId: string, at: string): Promise<boolean>;
+}
+
+/** The organisation's files (report CSVs, under one prefix). */
+export interface OrgFiles {
+  /** Every key under `prefix`. */
+  list(prefix: string): Promise<string[]>;
+  delete(key: string): Promise<void>;
+}
+
+/** Secrets the service holds for an organisation outside the table (channel tokens on AWS). */
+export interface OrgSecrets {
+  /** Deletes the secret at once, without a recovery window; an already missing one is fine. */
+  delete(secretId: string): Promise<void>;
+}
