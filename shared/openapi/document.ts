@@ -181,17 +181,22 @@ function shapeErrors(route: RouteDef): Record<string, ReturnType<typeof problem>
   if (route.body || route.rawBody) errors['413'] = problem('PAYLOAD_TOO_LARGE: the body is over 256 KiB', 413);
   if (route.body) errors['415'] = problem('UNSUPPORTED_MEDIA_TYPE: the body is not application/json', 415);
   const invalid = [
-    route.body && 'the body',
+    (route.body || route.rawBodySchema) && 'the body',
     route.query && '#/query/…',
     route.params && '#/path/…',
     route.idempotent && '#/header/idempotency-key',
   ].filter(Boolean);
   if (invalid.length > 0) {
     errors['400'] = problem(
-      `VALIDATION_FAILED: errors[] points into ${invalid.join(', ')}${route.body ? '; MALFORMED_JSON' : ''}`,
+      `VALIDATION_FAILED: errors[] points into ${invalid.join(', ')}${route.body || route.rawBodySchema ? '; MALFORMED_JSON' : ''}`,
       400,
     );
   }
+  // Like API Gateway's throttling: answered by the HTTP front before the service runs, so no problem document.
+  errors['431'] = {
+    description: "The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body",
+  } as ReturnType<typeof problem>;
+  errors['500'] = problem('INTERNAL: an unexpected failure; the body names only the code and the request id', 500);
   return errors;
 }
 

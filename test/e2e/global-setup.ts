@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { CdkStack } from '#infra/cdk-local/stack';
+import { clearExchanges, summariseExchanges } from '#test/support/openapi-recorder';
 
 let stack: CdkStack | undefined;
 let dataDir: string | undefined;
@@ -12,6 +13,7 @@ let dataDir: string | undefined;
  * on free ports and a throwaway data dir; afterwards every function's calls must have been allowed.
  */
 export async function setup(project: TestProject) {
+  clearExchanges('test/e2e/');
   // BASE_URL as the user set it (vitest.config.ts keeps it; Vite replaces BASE_URL itself with '/').
   const external = process.env.E2E_BASE_URL;
   if (external) {
@@ -36,6 +38,7 @@ export async function setup(project: TestProject) {
 }
 
 export async function teardown() {
+  summariseExchanges('test/e2e/', 'e2e');
   if (!stack) return;
   const report = stack.iamReport();
   await stack.close();

@@ -38,6 +38,8 @@ export interface Exchange {
   status: number;
   responseHeaders: Record<string, string>;
   responseBody: string;
+  /** fetch followed a redirect: `status` and the rest are the target's; only a declared 3XX can be checked. */
+  redirected?: boolean;
 }
 
 export interface Verdict {
@@ -223,6 +225,11 @@ export class OpenApiValidator {
   }
 
   #responseProblems(operation: Operation, exchange: Exchange): string[] {
+    if (exchange.redirected) {
+      return Object.keys(operation.responses).some((status) => status.startsWith('3'))
+        ? []
+        : ['the answer redirected, but the operation declares no 3XX'];
+    }
     const status = String(exchange.status);
     const response = operation.responses[status] ?? operation.responses[`${status[0]}XX`];
     if (!response) return [`status ${status} is not declared`];

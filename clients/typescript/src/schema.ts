@@ -921,6 +921,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listChannels: {
@@ -1064,6 +1092,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1304,6 +1360,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getChat: {
@@ -1535,6 +1619,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMessages: {
@@ -1708,6 +1820,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getDocs: {
@@ -1743,6 +1883,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1804,6 +1972,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1958,6 +2154,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2231,6 +2455,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGroupCreationStatus: {
@@ -2393,6 +2645,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2580,6 +2860,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteGroup: {
@@ -2745,6 +3053,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
@@ -2991,6 +3327,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
             503: {
                 headers: {
@@ -3180,6 +3544,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
             503: {
                 headers: {
@@ -3367,6 +3759,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
@@ -3572,6 +3992,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
@@ -3824,6 +4272,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
@@ -4084,6 +4560,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
             503: {
                 headers: {
@@ -4287,6 +4791,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
@@ -4571,6 +5103,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
             503: {
                 headers: {
@@ -4821,6 +5381,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NETWORK_UNAVAILABLE (Retry-After) */
             503: {
                 headers: {
@@ -4886,6 +5474,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5118,6 +5734,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     verifyNetworkWebhook: {
@@ -5207,6 +5851,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     receiveNetworkWebhook: {
@@ -5293,6 +5965,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or wrong signature; nothing changed */
             401: {
                 headers: {
@@ -5349,6 +6048,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description INTERNAL: the webhook is not configured (Retry-After); Meta retries */
@@ -5432,6 +6159,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5740,6 +6495,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -6278,6 +7061,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReport: {
@@ -6596,6 +7407,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     downloadReport: {
@@ -6805,6 +7644,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     issueToken: {
@@ -6983,6 +7850,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -7131,6 +8026,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7362,6 +8285,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -7494,6 +8445,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7738,6 +8717,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listDeliveries: {
@@ -7911,6 +8918,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listDeliveryAttempts: {
@@ -8082,6 +9117,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     redeliver: {
@@ -8251,6 +9314,34 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -8394,6 +9485,34 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
