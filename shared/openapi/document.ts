@@ -163,6 +163,23 @@ const problem = (description: string, status: number, extraHeaders: readonly Hea
 const GATEWAY_THROTTLING =
   'On AWS, API Gateway\'s stage throttling answers `{"message":"Too Many Requests"}` (not a problem document)';
 
+/** What API Gateway answers itself, before or instead of the function, as `{"message": …}` (not a problem). */
+const GATEWAY_ANSWERS: Record<string, { message: string; description: string }> = {
+  '413': {
+    message: 'Request Entity Too Large',
+    description: 'On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}`',
+  },
+  '429': { message: 'Too Many Requests', description: GATEWAY_THROTTLING },
+  '500': {
+    message: 'Internal Server Error',
+    description: 'When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}`',
+  },
+  '503': {
+    message: 'Service Unavailable',
+    description: 'When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}`',
+  },
+};
+
 /**
  * The 4XX answers a route gives by its shape alone, in the contract's order of checks (CONTRACT §1): token and
  * organisation, role, then media type, size and input. A status the route describes itself keeps its description.
@@ -255,19 +272,24 @@ function operation(route: RouteDef) {
     };
   }
   for (const [status, error] of Object.entries(shapeErrors(route))) responses[status] ??= error;
-  const own429 = responses['429'] as { description: string; content?: Record<string, unknown> } | undefined;
-  responses['429'] = {
-    description: own429 ? `${own429.description}. ${GATEWAY_THROTTLING}` : GATEWAY_THROTTLING,
-    // API Gateway's own 429 carries neither header; the service's problem carries both.
-    ...(own429 ? { headers: responseHeaders(['Retry-After', 'X-Request-Id'], new Set()) } : {}),
-    content: {
-      ...own429?.content,
-      'application/json': {
-        schema: { $ref: '#/components/schemas/GatewayError' },
-        example: { message: 'Too Many Requests' },
+  for (const [status, answer] of Object.entries(GATEWAY_ANSWERS)) {
+    if (status === '413' && !responses['413']) continue;
+    const own = responses[status] as
+      | { description: string; headers?: Record<string, object>; content?: Record<string, unknown> }
+      | undefined;
+    responses[status] = {
+      description: own ? `${own.description}. ${answer.description}` : answer.description,
+      // API Gateway's own answer carries none of the service's headers; the service's problem carries them.
+      ...(own?.headers ? { headers: responseHeaders(Object.keys(own.headers) as HeaderName[], new Set()) } : {}),
+      content: {
+        ...own?.content,
+        'application/json': {
+          schema: { $ref: '#/components/schemas/GatewayError' },
+          example: { message: answer.message },
+        },
       },
-    },
-  };
+    };
+  }
   const body = route.body ?? route.rawBodySchema;
   return {
     operationId: route.operationId,

@@ -928,11 +928,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -947,6 +947,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -1101,11 +1121,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1120,6 +1140,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -1282,11 +1322,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1301,6 +1341,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -1367,11 +1413,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1386,6 +1432,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -1626,11 +1692,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1645,6 +1711,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -1827,11 +1913,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1846,6 +1932,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -1892,11 +1998,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,6 +2017,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -1981,11 +2107,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2000,6 +2126,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2163,11 +2309,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,6 +2328,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2361,11 +2527,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2380,6 +2546,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -2428,10 +2600,10 @@ export interface operations {
             /** @description RATE_LIMITED (Retry-After). On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: number;
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2462,11 +2634,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2653,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2654,11 +2846,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2673,6 +2865,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2867,11 +3079,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2886,6 +3098,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3062,11 +3294,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,15 +3313,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3104,6 +3342,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3250,11 +3494,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +3513,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -3334,11 +3584,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,15 +3603,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3376,6 +3632,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3551,11 +3813,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,15 +3832,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3593,6 +3861,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3768,11 +4042,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3787,15 +4061,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3810,6 +4090,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4001,11 +4287,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4020,15 +4306,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4335,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4197,11 +4495,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4216,6 +4514,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -4281,11 +4585,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4300,15 +4604,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4323,6 +4633,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4483,11 +4799,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4502,6 +4818,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -4567,11 +4889,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4586,15 +4908,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4609,6 +4937,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4800,11 +5134,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4819,15 +5153,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4842,6 +5182,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5010,11 +5356,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5029,6 +5375,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -5076,10 +5428,10 @@ export interface operations {
             /** @description RATE_LIMITED (Retry-After): each number counts against MESSAGE_SEND_RATE_LIMIT. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: number;
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5110,11 +5462,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5129,15 +5481,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5152,6 +5510,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5304,11 +5668,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,6 +5687,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -5388,11 +5758,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5407,15 +5777,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description NETWORK_UNAVAILABLE (Retry-After) */
+            /** @description NETWORK_UNAVAILABLE (Retry-After). When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5430,6 +5806,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5483,11 +5865,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,6 +5884,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5641,11 +6043,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5660,6 +6062,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -5707,10 +6115,10 @@ export interface operations {
             /** @description RATE_LIMITED (Retry-After): MESSAGE_SEND_RATE_LIMIT per organisation, 600/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: number;
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5741,11 +6149,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5760,6 +6168,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5858,11 +6286,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,6 +6305,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6015,11 +6463,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6034,6 +6482,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
@@ -6057,11 +6511,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6076,15 +6530,21 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description INTERNAL: the webhook is not configured (Retry-After); Meta retries */
+            /** @description INTERNAL: the webhook is not configured (Retry-After); Meta retries. When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
             503: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
-                    "Retry-After": number;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6099,6 +6559,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6168,11 +6634,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +6653,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6504,11 +6990,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6523,6 +7009,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6984,11 +7490,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7003,6 +7509,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -7068,11 +7580,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7087,6 +7599,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7414,11 +7946,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7433,6 +7965,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7651,11 +8203,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,6 +8222,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7778,11 +8350,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7797,6 +8369,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -7823,10 +8401,10 @@ export interface operations {
             /** @description TOO_MANY_ATTEMPTS: more than 10 failures for this client id within 15 minutes. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
-                    /** @description Seconds to wait before trying again */
-                    "Retry-After"?: number;
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7857,11 +8435,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7876,6 +8454,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -8035,11 +8633,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8054,6 +8652,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -8207,11 +8825,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8226,6 +8844,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -8292,11 +8916,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8311,6 +8935,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -8454,11 +9098,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8473,6 +9117,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -8639,11 +9303,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB */
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8658,6 +9322,12 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
@@ -8724,11 +9394,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8743,6 +9413,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -8925,11 +9615,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8944,6 +9634,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9124,11 +9834,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9143,6 +9853,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9321,11 +10051,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9340,6 +10070,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9494,11 +10244,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id */
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
-                    "X-Request-Id": string;
+                    "X-Request-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9513,6 +10263,26 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
                 };
             };
         };
