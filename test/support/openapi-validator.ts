@@ -149,7 +149,9 @@ export class OpenApiValidator {
 
   validate(exchange: Exchange): Verdict {
     const url = new URL(exchange.url, 'http://validator.invalid');
-    const matched = this.match(exchange.method, url.pathname);
+    // HEAD is GET without the body (RFC 9110): the same operation, headers and status.
+    const head = exchange.method.toUpperCase() === 'HEAD';
+    const matched = this.match(head ? 'GET' : exchange.method, url.pathname);
     const verdict: Verdict = {
       operationId: matched?.operation.operationId,
       status: exchange.status,
@@ -166,7 +168,7 @@ export class OpenApiValidator {
     }
     const { operation, params } = matched;
     verdict.requestInvalid = this.#requestProblems(operation, params, url, exchange);
-    verdict.violations = this.#responseProblems(operation, exchange);
+    verdict.violations = this.#responseProblems(operation, exchange, head);
     if (verdict.requestInvalid.length > 0 && (exchange.status < 400 || exchange.status >= 500)) {
       verdict.violations.push(
         `the request breaks the document (${verdict.requestInvalid.join('; ')}) yet was answered ${exchange.status}`,
@@ -198,18 +200,18 @@ export class OpenApiValidator {
         ),
       );
     }
+    // An operation with a query refuses what it does not know (strict schemas); one without ignores any query.
+    // Meta's handshake (hub.*) is the one open query.
     const known = new Set(
       parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
     );
-    const openQuery = parameters.some((parameter) => parameter.in === 'query' && parameter.name.includes('.'));
+    const strictQuery = known.size > 0 && ![...known].some((name) => name.startsWith('hub.'));
     for (const name of url.searchParams.keys()) {
-      if (!known.has(name) && !openQuery) problems.push(`query ${name} is not declared`);
+      if (strictQuery && !known.has(name)) problems.push(`query ${name} is not declared`);
     }
     const body = exchange.requestBody;
-    if (!operation.requestBody) {
-      if (body) problems.push('the operation takes no body');
-      return problems;
-    }
+    // A body sent to an operation that takes none is ignored, as HTTP allows.
+    if (!operation.requestBody) return problems;
     if (!body) {
       if (operation.requestBody.required) problems.push('the body is required');
       return problems;
@@ -224,7 +226,7 @@ export class OpenApiValidator {
     return [...problems, ...this.#check(mediaType.schema, parsed.value, 'request body')];
   }
 
-  #responseProblems(operation: Operation, exchange: Exchange): string[] {
+  #responseProblems(operation: Operation, exchange: Exchange, head = false): string[] {
     if (exchange.redirected) {
       return Object.keys(operation.responses).some((status) => status.startsWith('3'))
         ? []
@@ -247,6 +249,7 @@ export class OpenApiValidator {
       if (exchange.responseBody.length > 0) problems.push(`status ${status} declares no body, yet one came`);
       return problems;
     }
+    if (head) return problems;
     const contentType = mediaTypeOf(headers['content-type']);
     const mediaType = response.content[contentType];
     if (!mediaType) return [...problems, `content type ${contentType || '(none)'} is not declared for ${status}`];
