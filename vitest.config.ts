@@ -24,7 +24,16 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          // Every exchange with the API is checked against openapi.json (CONTRACT §19).
+          setupFiles: ['test/support/openapi-setup.ts'],
+          globalSetup: ['test/support/openapi-global.ts'],
+        },
+      },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
       {
         extends: true,
@@ -32,6 +41,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: ['test/e2e/global-setup.ts'],
+          setupFiles: ['test/support/openapi-setup.ts'],
           // Cold starts of the deployed functions' processes and the synth on a fresh clone take their time.
           testTimeout: 60_000,
           hookTimeout: 600_000,

@@ -1,5 +1,5 @@
 import { ANY_ROLE } from '#shared/domain/auth/roles';
-import { Health, Jwks, TokenRequest, TokenResponse } from '#shared/schemas/auth';
+import { Health, Jwks, OpenApiDocument, TokenRequest, TokenResponse } from '#shared/schemas/auth';
 import { ChannelList } from '#shared/schemas/channels';
 import { ListQuery } from '#shared/schemas/common';
 import { defineRoute } from './route.ts';
@@ -14,7 +14,11 @@ export const issueToken = defineRoute({
   auth: 'public',
   body: TokenRequest,
   responses: {
-    200: { description: 'An ES256 access token bound to one organisation', schema: TokenResponse },
+    200: {
+      description: 'An ES256 access token bound to one organisation',
+      schema: TokenResponse,
+      headers: ['Cache-Control'],
+    },
     401: { description: 'INVALID_CLIENT: unknown client or wrong secret (the same answer for both)' },
     429: {
       description:
@@ -53,7 +57,7 @@ export const getOpenApi = defineRoute({
   summary: 'This API as an OpenAPI 3.1 document',
   tag: 'ops',
   auth: 'public',
-  responses: { 200: { description: 'OpenAPI 3.1 document' } },
+  responses: { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocument } },
 });
 
 export const getDocs = defineRoute({

@@ -21,8 +21,11 @@ import {
   MessageList,
   MessageParams,
   MessageQueued,
+  NetworkNotification,
+  NetworkReceived,
   ParticipantList,
   ReceiptList,
+  RemovalAccepted,
   RemoveParticipantsBody,
   RequestParams,
   SendMessageBody,
@@ -55,7 +58,7 @@ export const createGroup = defineRoute({
   idempotent: true,
   headers: [IDEMPOTENCY_HEADER],
   responses: {
-    202: { description: 'Accepted; poll statusUrl (also in Location)', schema: GroupAccepted },
+    202: { description: 'Accepted; poll statusUrl (also in Location)', schema: GroupAccepted, headers: ['Location'] },
     404: { description: 'CHANNEL_NOT_FOUND' },
     409: { description: 'IDEMPOTENCY_KEY_IN_USE' },
     422: { description: 'CHANNEL_NOT_ELIGIBLE (reason) or IDEMPOTENCY_KEY_REUSED' },
@@ -166,6 +169,7 @@ export const receiveNetworkWebhook = defineRoute({
   tag: 'network',
   auth: 'public',
   rawBody: true,
+  rawBodySchema: NetworkNotification,
   headers: [
     {
       name: 'X-Hub-Signature-256',
@@ -174,7 +178,8 @@ export const receiveNetworkWebhook = defineRoute({
     },
   ],
   responses: {
-    200: { description: 'Stored' },
+    200: { description: 'Stored', schema: NetworkReceived },
+    503: { description: 'INTERNAL: the webhook is not configured (Retry-After); Meta retries' },
     401: { description: 'UNAUTHORIZED: missing or wrong signature; nothing changed' },
   },
 });
@@ -189,7 +194,10 @@ export const getChat = defineRoute({
   auth: ANY_ROLE,
   orgParam: 'orgId',
   params: ChatParams,
-  responses: { 200: { description: 'The chat', schema: ChatView }, 404: { description: 'CHAT_NOT_FOUND' } },
+  responses: {
+    200: { description: 'The chat', schema: ChatView, headers: ['Cache-Control'] },
+    404: { description: 'CHAT_NOT_FOUND' },
+  },
 });
 
 export const listMessages = defineRoute({
@@ -285,7 +293,10 @@ export const removeParticipants = defineRoute({
   orgParam: 'orgId',
   params: ChatParams,
   body: RemoveParticipantsBody,
-  responses: { 202: { description: 'Removal requested; the participant list follows the network' }, ...MEMBER_ERRORS },
+  responses: {
+    202: { description: 'Removal requested; the participant list follows the network', schema: RemovalAccepted },
+    ...MEMBER_ERRORS,
+  },
 });
 
 export const getInviteLink = defineRoute({
@@ -299,7 +310,7 @@ export const getInviteLink = defineRoute({
   auth: ADMINS_AND_BOTS,
   orgParam: 'orgId',
   params: ChatParams,
-  responses: { 200: { description: 'Invite link', schema: InviteLink }, ...MEMBER_ERRORS },
+  responses: { 200: { description: 'Invite link', schema: InviteLink, headers: ['Cache-Control'] }, ...MEMBER_ERRORS },
 });
 
 export const resetInviteLink = defineRoute({
@@ -313,7 +324,10 @@ export const resetInviteLink = defineRoute({
   auth: ADMINS_AND_BOTS,
   orgParam: 'orgId',
   params: ChatParams,
-  responses: { 200: { description: 'The new invite link', schema: InviteLink }, ...MEMBER_ERRORS },
+  responses: {
+    200: { description: 'The new invite link', schema: InviteLink, headers: ['Cache-Control'] },
+    ...MEMBER_ERRORS,
+  },
 });
 
 export const listJoinRequests = defineRoute({

@@ -2,23 +2,11 @@ import * as v from 'valibot';
 import { ADMINS } from '#shared/domain/auth/roles';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
 import { REPORT_STATUSES } from '#shared/domain/reports/report';
-import { BooleanQuery, ListQuery, NextCursor } from '#shared/schemas/common';
-import { ReportRequestBody } from '#shared/schemas/reports';
+import { BooleanQuery, ListQuery } from '#shared/schemas/common';
+import { ReportDownload, ReportList, ReportRequestBody, ReportView } from '#shared/schemas/reports';
 import { defineRoute } from './route.ts';
 
 export const ReportParams = v.object({ reportId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)) });
-const ReportList = v.object({ reports: v.array(v.looseObject({ reportId: v.string() })), nextCursor: NextCursor });
-const ReportView = v.looseObject({
-  reportId: v.string(),
-  organisationId: v.string(),
-  reportType: v.picklist(REPORT_TYPES),
-  status: v.picklist(REPORT_STATUSES),
-  filters: v.looseObject({}),
-  requestedAt: v.string(),
-  requestedBy: v.string(),
-  format: v.literal('text/csv'),
-});
-
 export const requestReport = defineRoute({
   operationId: 'requestReport',
   method: 'POST',
@@ -34,9 +22,10 @@ export const requestReport = defineRoute({
     { name: 'Idempotency-Key', description: '1–255 printable ASCII characters; a retry replays the first answer' },
   ],
   responses: {
-    202: { description: 'The report, PENDING (Location: the report)', schema: ReportView },
+    202: { description: 'The report, PENDING (Location: the report)', schema: ReportView, headers: ['Location'] },
     409: {
       description: 'REPORT_RATE_LIMITED with the blocking reportId and retryAfterSeconds; IDEMPOTENCY_KEY_IN_USE',
+      headers: ['Retry-After'],
     },
     422: { description: 'IDEMPOTENCY_KEY_REUSED' },
   },
@@ -84,8 +73,11 @@ export const downloadReport = defineRoute({
   params: ReportParams,
   query: v.strictObject({ redirect: v.optional(BooleanQuery) }),
   responses: {
-    200: { description: 'With redirect=false', schema: v.object({ url: v.string(), expiresAt: v.string() }) },
-    303: { description: 'Location: a pre-signed URL valid REPORT_DOWNLOAD_URL_TTL_SECONDS' },
+    200: { description: 'With redirect=false', schema: ReportDownload, headers: ['Cache-Control'] },
+    303: {
+      description: 'Location: a pre-signed URL valid REPORT_DOWNLOAD_URL_TTL_SECONDS',
+      headers: ['Location', 'Cache-Control'],
+    },
     404: { description: 'REPORT_NOT_FOUND' },
     409: { description: 'REPORT_NOT_READY or REPORT_FAILED' },
     410: { description: 'REPORT_EXPIRED' },

@@ -34,8 +34,19 @@ export interface RouteDef {
   callsNetwork?: boolean;
   /** Request headers the route reads, for the OpenAPI document. */
   headers?: { name: string; description: string; required?: boolean }[];
-  responses: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
+  /** The documented body of a `rawBody` route (the handler reads the raw text, e.g. to check a signature). */
+  rawBodySchema?: GenericSchema;
+  responses: Record<
+    number,
+    { description: string; schema?: GenericSchema; contentType?: string; headers?: readonly ResponseHeader[] }
+  >;
 }
+
+/**
+ * Response headers a route sets itself, for the OpenAPI document. `X-Request-Id` (every answer), `WWW-Authenticate`
+ * (401), `Retry-After` (429, 503) and `Idempotent-Replayed` (idempotent routes) are added by the generator.
+ */
+export type ResponseHeader = 'Location' | 'Cache-Control' | 'Retry-After';
 
 // Marked free of side effects, so a function's bundle keeps only the routes (and schemas) it imports.
 export const defineRoute = /* @__NO_SIDE_EFFECTS__ */ <R extends RouteDef>(route: R): R => route;

@@ -28,7 +28,11 @@ export const createWebhook = defineRoute({
   orgParam: 'orgId',
   body: CreateWebhookBody,
   responses: {
-    201: { description: 'The subscription and its secret', schema: WebhookCreated },
+    201: {
+      description: 'The subscription and its secret (Location: the subscription)',
+      schema: WebhookCreated,
+      headers: ['Location', 'Cache-Control'],
+    },
     422: {
       description:
         'WEBHOOK_URL_NOT_ALLOWED (not https, or a private, loopback or metadata address); WEBHOOK_LIMIT_REACHED ' +
@@ -91,7 +95,10 @@ export const rotateWebhookSecret = defineRoute({
   auth: ADMINS,
   orgParam: 'orgId',
   params: WebhookParams,
-  responses: { 200: { description: 'The new secret', schema: RotatedSecret }, ...NOT_FOUND },
+  responses: {
+    200: { description: 'The new secret', schema: RotatedSecret, headers: ['Cache-Control'] },
+    ...NOT_FOUND,
+  },
 });
 
 export const listDeliveries = defineRoute({

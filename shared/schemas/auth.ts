@@ -10,15 +10,30 @@ export type TokenRequest = v.InferOutput<typeof TokenRequest>;
 export const TokenResponse = v.object({
   accessToken: v.string(),
   tokenType: v.literal('Bearer'),
-  expiresIn: v.number(),
+  expiresIn: v.pipe(v.number(), v.integer(), v.description('Seconds until the token expires')),
   org: v.string(),
   roles: v.array(v.picklist(ROLES)),
 });
 
 export const Jwks = v.object({
   keys: v.array(
-    v.object({ kty: v.string(), crv: v.string(), x: v.string(), y: v.string(), kid: v.string(), alg: v.string() }),
+    v.object({
+      kty: v.literal('EC'),
+      crv: v.literal('P-256'),
+      x: v.string(),
+      y: v.string(),
+      kid: v.string(),
+      alg: v.literal('ES256'),
+      use: v.literal('sig'),
+    }),
   ),
 });
 
 export const Health = v.object({ status: v.literal('ok') });
+
+/** This document itself, as an open object. */
+export const OpenApiDocument = v.looseObject({
+  openapi: v.literal('3.1.0'),
+  info: v.looseObject({ title: v.string(), version: v.string() }),
+  paths: v.looseObject({}),
+});

@@ -41,7 +41,7 @@ export const EVENT_BODIES = {
     ...envelope('report.completed'),
     report_id: v.string(),
     report_type: v.string(),
-    row_count: v.number(),
+    row_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
   }),
   'report.failed': v.object({
     ...envelope('report.failed'),

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ListQuery, NextCursor, Timestamp } from './common.ts';
+import { Count, ListQuery, NextCursor, Timestamp } from './common.ts';
 
 const codePoints = (value: string) => [...value].length;
 
@@ -47,18 +47,45 @@ export const ChatParams = v.object({ chatId: v.pipe(v.string(), v.minLength(1), 
 const E164 = v.pipe(v.string(), v.regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +4915112345678'));
 const Id = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
 
-export const ChatView = v.looseObject({
+const ParticipantView = v.object({
+  phoneNumber: v.pipe(v.nullable(v.string()), v.description('E.164; null when the network shows only a user id')),
+  userId: v.pipe(v.nullable(v.string()), v.description("The network's user id; null when it shows only a number")),
+  joinedAt: Timestamp,
+});
+
+/**
+ * A chat (the CHAT record of CONTRACT §9) plus the group fields. `inviteLink` and `participants` are shown only to
+ * ACCOUNT_OWNER, CRM_ADMIN and CRM_BOT.
+ */
+export const ChatView = v.object({
   chatId: v.string(),
-  name: v.string(),
+  name: v.pipe(v.string(), v.description('For a group, its subject')),
   chatType: v.picklist(['INDIVIDUAL', 'GROUP']),
   channelId: v.string(),
-  externalChatId: v.optional(v.string()),
+  externalChatId: v.optional(v.pipe(v.string(), v.description("The network's id of the chat (a group's id)"))),
+  isArchived: v.boolean(),
+  isResolved: v.boolean(),
+  isHighPriority: v.boolean(),
+  autopilot: v.boolean(),
+  botJourneyStatus: v.optional(v.picklist(['ACTIVE', 'AGENT_TRANSFERRED', 'CLOSED', 'COMPLETED'])),
+  lastMessageFrom: v.optional(v.picklist(['GUEST', 'AGENT', 'BOT'])),
   assignedUserIds: v.array(v.string()),
   assignedTeamIds: v.array(v.string()),
   primaryAssigneeUserId: v.optional(v.string()),
-  inviteLink: v.optional(v.string()),
+  contactIds: v.array(v.string()),
+  stateMachineIds: v.array(v.string()),
+  currentStateIds: v.array(v.string()),
+  labelIds: v.array(v.string()),
+  externalItems: v.array(v.string()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  inviteLink: v.optional(v.pipe(v.string(), v.description('Groups; works as a secret'))),
+  participants: v.optional(v.array(ParticipantView)),
+  requireJoinApproval: v.optional(v.boolean()),
+  description: v.optional(v.pipe(v.string(), v.description("Groups: the group's description"))),
+  groupStatus: v.optional(
+    v.pipe(v.picklist(['active', 'suspended', 'deleted']), v.description('Groups; absent on groups created before it')),
+  ),
 });
 
 export const MessageView = v.object({
@@ -118,11 +145,7 @@ export const AssignmentView = v.object({
   primaryAssigneeUserId: v.nullable(v.string()),
 });
 
-export const ParticipantList = v.object({
-  participants: v.array(
-    v.object({ phoneNumber: v.nullable(v.string()), userId: v.nullable(v.string()), joinedAt: Timestamp }),
-  ),
-});
+export const ParticipantList = v.object({ participants: v.array(ParticipantView) });
 export const InviteParticipantsBody = v.strictObject({
   phoneNumbers: v.pipe(v.array(E164), v.minLength(1, 'must hold 1–8 numbers'), v.maxLength(8, 'must hold 1–8 numbers')),
 });
@@ -143,6 +166,11 @@ export const RemoveParticipantsBody = v.pipe(
     return count >= 1 && count <= 8;
   }, 'phoneNumbers and userIds must hold 1–8 entries in all'),
 );
+export const RemovalAccepted = v.object({
+  status: v.literal('pending'),
+  phoneNumbers: v.array(v.string()),
+  userIds: v.array(v.string()),
+});
 export const InviteLink = v.object({ inviteLink: v.string() });
 export const JoinRequestList = v.object({
   joinRequests: v.array(
@@ -179,7 +207,7 @@ export const GroupView = v.object({
   description: v.nullable(v.string()),
   groupStatus: v.picklist(GROUP_STATUSES),
   joinApprovalRequired: v.boolean(),
-  participantCount: v.number(),
+  participantCount: Count,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -196,3 +224,15 @@ export const WebhookVerifyQuery = v.looseObject({
   'hub.verify_token': v.optional(v.string()),
   'hub.challenge': v.optional(v.pipe(v.string(), v.maxLength(1024))),
 });
+
+/** Meta's notification envelope (CONTRACT §5, §16), as an open object: the service reads what it knows of it. */
+export const NetworkNotification = v.looseObject({
+  object: v.pipe(v.string(), v.description('whatsapp_business_account')),
+  entry: v.array(
+    v.looseObject({
+      id: v.string(),
+      changes: v.array(v.looseObject({ field: v.string(), value: v.looseObject({}) })),
+    }),
+  ),
+});
+export const NetworkReceived = v.object({ received: v.literal(true) });

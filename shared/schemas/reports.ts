@@ -15,6 +15,7 @@ import {
   SURVEY_STATUSES,
   TICKET_PRIORITIES,
 } from '#shared/domain/reports/records';
+import { REPORT_STATUSES } from '#shared/domain/reports/report';
 import { isDateFilterText } from '#shared/domain/reports/time';
 
 const codePoints = (value: string) => [...value].length;
@@ -278,3 +279,44 @@ export function normaliseReportFilters<B extends ReportRequestBody>(body: B): Re
 export function reportRequestOf(body: ReportRequestBody): { reportType: string; filters: Record<string, unknown> } {
   return { reportType: body.reportType, filters: normaliseReportFilters(body) as Record<string, unknown> };
 }
+
+/** The filters as a report shows them: those of its type, as given, defaults included (`normaliseReportFilters`). */
+export const StoredReportFilters = v.union(
+  [
+    ChatReportFilters,
+    ContactReportFilters,
+    TicketReportFilters,
+    CallLogReportFilters,
+    GoalReportFilters,
+    BookingReportFilters,
+    FollowUpReportFilters,
+    SurveyResponseReportFilters,
+    FlowResponseReportFilters,
+  ].map((schema) => v.omit(schema, ['reportType'])),
+);
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+
+/** A report as the API shows it (CONTRACT §6). */
+export const ReportView = v.object({
+  reportId: v.string(),
+  organisationId: v.string(),
+  reportType: v.picklist(REPORT_TYPES),
+  status: v.picklist(REPORT_STATUSES),
+  filters: StoredReportFilters,
+  requestedAt: Timestamp,
+  requestedBy: v.pipe(v.string(), v.description('The client id of the token that requested it')),
+  startedAt: v.optional(v.pipe(Timestamp, v.description('When a worker started it'))),
+  completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
+  rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
+  sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
+  format: v.literal('text/csv'),
+  expiresAt: v.optional(v.pipe(Timestamp, v.description('When the file is deleted (COMPLETED); EXPIRED after'))),
+  error: v.optional(v.object({ code: v.string(), message: v.string() })),
+});
+export const ReportList = v.object({ reports: v.array(ReportView), nextCursor: v.nullable(v.string()) });
+export const ReportDownload = v.object({
+  url: v.pipe(v.string(), v.url(), v.description('Pre-signed GET URL of the CSV file')),
+  expiresAt: Timestamp,
+});

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ALL_EVENTS, EVENT_TYPES } from '#shared/events/catalog';
-import { NextCursor, Timestamp } from './common.ts';
+import { Count, NextCursor, Timestamp } from './common.ts';
 
 const Url = v.pipe(v.string(), v.minLength(1), v.maxLength(2048));
 const EventName = v.picklist([...EVENT_TYPES, ALL_EVENTS], 'must be one of the event types, or *');
@@ -51,8 +51,8 @@ export const DeliveryList = v.object({
       eventId: v.string(),
       type: v.picklist(EVENT_TYPES),
       status: v.picklist(['pending', 'retrying', 'succeeded', 'failed']),
-      attempts: v.number(),
-      lastStatusCode: v.nullable(v.number()),
+      attempts: Count,
+      lastStatusCode: v.nullable(v.pipe(v.number(), v.integer())),
       lastError: v.nullable(v.string()),
       nextAttemptAt: v.nullable(Timestamp),
       createdAt: Timestamp,
@@ -64,10 +64,10 @@ export const Redelivered = v.object({ deliveryId: v.string(), status: v.literal(
 export const AttemptList = v.object({
   attempts: v.array(
     v.object({
-      attempt: v.number(),
+      attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
       at: Timestamp,
-      statusCode: v.nullable(v.number()),
-      durationMs: v.number(),
+      statusCode: v.nullable(v.pipe(v.number(), v.integer())),
+      durationMs: Count,
       error: v.nullable(v.string()),
       responseBody: v.pipe(v.nullable(v.string()), v.description("The first 1 KiB of the receiver's answer, as text")),
     }),

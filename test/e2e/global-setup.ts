@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { CdkStack } from '#infra/cdk-local/stack';
+import { clearExchanges, summariseExchanges } from '#test/support/openapi-recorder';
 import { stackEnv } from '#test/support/stack-harness';
 
 let stack: CdkStack | undefined;
@@ -13,6 +14,7 @@ let dataDir: string | undefined;
  * on free ports and a throwaway data dir; afterwards every function's calls must have been allowed.
  */
 export async function setup(project: TestProject) {
+  clearExchanges('test/e2e/');
   // BASE_URL as the user set it (vitest.config.ts keeps it; Vite replaces BASE_URL itself with '/').
   const external = process.env.E2E_BASE_URL;
   if (external) {
@@ -28,6 +30,7 @@ export async function setup(project: TestProject) {
 }
 
 export async function teardown() {
+  summariseExchanges('test/e2e/', 'e2e');
   if (!stack) return;
   const report = stack.iamReport();
   await stack.close();

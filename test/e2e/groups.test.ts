@@ -1,28 +1,23 @@
-import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '#clients/typescript/src/index';
 import { eventually } from '#test/support/eventually';
 import { useReceiver } from '#test/support/receiver';
-import { call, localDeployment } from './target.ts';
-
-interface Status {
-  status: string;
-  chatId?: string;
-  inviteLink?: string;
-}
+import { client, localDeployment } from './target.ts';
 
 // One group's life through the deployment, in order: each step uses what the one before made.
 describe('a group chat from request to conversation', () => {
   const deployment = localDeployment();
   const { orgId } = deployment;
   const receiver = useReceiver();
-  let admin: string;
+  let admin: ReturnType<typeof client>;
   let secret: string;
   let chatId: string;
   let groupId: string;
 
   beforeAll(async () => {
-    admin = await deployment.token('CRM_ADMIN');
+    admin = client(await deployment.token('CRM_ADMIN'));
   });
+  const chat = () => ({ path: { orgId, chatId } });
 
   /** The first signed delivery of `type` that `matches`, verified with the subscription's secret. */
   const eventOf = (type: string, matches: (event: Record<string, unknown>) => boolean) =>
@@ -30,13 +25,7 @@ describe('a group chat from request to conversation', () => {
       () => {
         const events = receiver
           .requestsTo('/groups')
-          .map(
-            (request) =>
-              new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Record<
-                string,
-                unknown
-              >,
-          )
+          .map((request) => verifyWebhook(secret, request.body, request.headers) as Record<string, unknown>)
           .filter((event) => event.type === type && matches(event));
         expect(events).toHaveLength(1);
         return events[0]!;
@@ -45,34 +34,34 @@ describe('a group chat from request to conversation', () => {
     );
 
   it('subscribes a receiver to every event', async () => {
-    const created = await call(`/webhooks/${orgId}`, {
-      method: 'POST',
-      token: admin,
-      json: { url: `${receiver.url}/groups`, description: 'e2e groups' },
+    const created = await admin.POST('/api/wp-crm/webhooks/{orgId}', {
+      params: { path: { orgId } },
+      body: { url: `${receiver.url}/groups`, description: 'e2e groups' },
     });
 
-    expect(created.status).toBe(201);
-    secret = ((await created.json()) as { secret: string }).secret;
+    expect(created.response.status).toBe(201);
+    secret = created.data!.secret;
     expect(secret).toMatch(/^whsec_/);
   });
 
   it('creates a group that Meta confirms: polling shows it created, then a signed group.created arrives', async () => {
-    const bot = await deployment.token('CRM_BOT');
+    const bot = client(await deployment.token('CRM_BOT'));
 
-    const accepted = await call(`/groups/${orgId}`, {
-      method: 'POST',
-      token: bot,
-      headers: { 'idempotency-key': `e2e-${Date.now()}` },
-      json: { channelId: deployment.demo.channels.eligible, subject: 'E2E crew', description: 'made by the e2e suite' },
+    const accepted = await bot.POST('/api/wp-crm/groups/{orgId}', {
+      params: { path: { orgId }, header: { 'Idempotency-Key': `e2e-${Date.now()}` } },
+      body: { channelId: deployment.demo.channels.eligible, subject: 'E2E crew', description: 'made by the e2e suite' },
     });
 
-    expect(accepted.status).toBe(202);
-    const { requestId, statusUrl } = (await accepted.json()) as { requestId: string; statusUrl: string };
+    expect(accepted.response.status).toBe(202);
+    const { requestId, statusUrl } = accepted.data!;
+    expect(accepted.response.headers.get('location')).toBe(statusUrl);
     const final = await eventually(
       async () => {
-        const status = (await (await call(statusUrl.replace('/api/wp-crm', ''), { token: bot })).json()) as Status;
-        expect(status.status).toBe('created');
-        return status;
+        const { data: status } = await bot.GET('/api/wp-crm/groups/{orgId}/creation-status/{requestId}', {
+          params: { path: { orgId, requestId } },
+        });
+        expect(status?.status).toBe('created');
+        return status!;
       },
       { timeoutMs: 30_000 },
     );
@@ -86,20 +75,16 @@ describe('a group chat from request to conversation', () => {
       },
       { timeoutMs: 30_000 },
     );
-    const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as {
-      type: string;
-      chat_id: string;
-    };
+    const event = verifyWebhook(secret, delivery.body, delivery.headers);
     expect(event).toMatchObject({ type: 'group.created', chat_id: chatId });
   });
 
   it('reads the group as a chat', async () => {
-    const response = await call(`/chats/${orgId}/${chatId}`, { token: admin });
+    const { data, response } = await admin.GET('/api/wp-crm/chats/{orgId}/{chatId}', { params: chat() });
 
     expect(response.status).toBe(200);
-    const chat = (await response.json()) as { chatType: string; externalChatId: string; requireJoinApproval: boolean };
-    expect(chat).toMatchObject({ chatType: 'GROUP', requireJoinApproval: true });
-    groupId = chat.externalChatId;
+    expect(data).toMatchObject({ chatType: 'GROUP', requireJoinApproval: true });
+    groupId = data!.externalChatId!;
   });
 
   it('follows members who join through the invite link', async () => {
@@ -107,29 +92,25 @@ describe('a group chat from request to conversation', () => {
     await deployment.simulator('/flush', {});
 
     await eventually(async () => {
-      const response = await call(`/groups/${orgId}/${chatId}/participants`, { token: admin });
+      const { data, response } = await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}/participants', {
+        params: chat(),
+      });
       expect(response.status).toBe(200);
-      const { participants } = (await response.json()) as { participants: { phoneNumber: string }[] };
-      expect(participants.map((participant) => participant.phoneNumber)).toEqual(['+4915100000071']);
+      expect(data!.participants.map((participant) => participant.phoneNumber)).toEqual(['+4915100000071']);
     });
   });
 
   it('sends a message that the network delivers, and stores a member reply', async () => {
-    const agent = await deployment.token('CRM_AGENT');
+    const agent = client(await deployment.token('CRM_AGENT'));
 
-    const sent = await call('/messaging/send-message', {
-      method: 'POST',
-      token: agent,
-      json: { chatId, text: 'Welcome aboard' },
-    });
+    const sent = await agent.POST('/api/wp-crm/messaging/send-message', { body: { chatId, text: 'Welcome aboard' } });
     await deployment.simulator(`/groups/${groupId}/messages`, { from: '4915100000071', text: 'Thanks!' });
 
-    expect(sent.status).toBe(202);
+    expect(sent.response.status).toBe(202);
     await eventually(
       async () => {
-        const { messages } = (await (await call(`/chats/${orgId}/${chatId}/messages`, { token: agent })).json()) as {
-          messages: { direction: string; text: string; status: string }[];
-        };
+        const { data } = await agent.GET('/api/wp-crm/chats/{orgId}/{chatId}/messages', { params: chat() });
+        const messages = data!.messages;
         expect(messages.map((message) => [message.direction, message.text])).toEqual([
           ['OUTBOUND', 'Welcome aboard'],
           ['INBOUND', 'Thanks!'],
@@ -143,14 +124,13 @@ describe('a group chat from request to conversation', () => {
   });
 
   it('assigns users and teams', async () => {
-    const response = await call(`/chat-assignments/${orgId}/${chatId}`, {
-      method: 'POST',
-      token: admin,
-      json: { userIds: ['u1', 'u2'], teamIds: ['t1'], primaryUserId: 'u2' },
+    const { data, response } = await admin.POST('/api/wp-crm/chat-assignments/{orgId}/{chatId}', {
+      params: chat(),
+      body: { userIds: ['u1', 'u2'], teamIds: ['t1'], primaryUserId: 'u2' },
     });
 
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
+    expect(data).toEqual({
       chatId,
       assignedUserIds: ['u1', 'u2'],
       assignedTeamIds: ['t1'],
@@ -159,39 +139,35 @@ describe('a group chat from request to conversation', () => {
   });
 
   it('invites numbers with the invite link, and removes a member', async () => {
-    const invited = await call(`/groups/${orgId}/${chatId}/participants`, {
-      method: 'POST',
-      token: admin,
-      json: { phoneNumbers: ['+4915100000072'] },
+    const invited = await admin.POST('/api/wp-crm/groups/{orgId}/{chatId}/participants', {
+      params: chat(),
+      body: { phoneNumbers: ['+4915100000072'] },
     });
-    const removed = await call(`/groups/${orgId}/${chatId}/participants`, {
-      method: 'DELETE',
-      token: admin,
-      json: { phoneNumbers: ['+4915100000071'] },
+    const removed = await admin.DELETE('/api/wp-crm/groups/{orgId}/{chatId}/participants', {
+      params: chat(),
+      body: { phoneNumbers: ['+4915100000071'] },
     });
 
-    expect(invited.status).toBe(202);
-    expect(((await invited.json()) as { invitations: { status: string }[] }).invitations).toMatchObject([
-      { status: 'sent' },
-    ]);
-    expect(removed.status).toBe(202);
+    expect(invited.response.status).toBe(202);
+    expect(invited.data!.invitations).toMatchObject([{ status: 'sent' }]);
+    expect(removed.response.status).toBe(202);
+    expect(removed.data).toEqual({ status: 'pending', phoneNumbers: ['+4915100000071'], userIds: [] });
     await deployment.simulator('/flush', {});
     await eventually(async () => {
-      const { participants } = (await (
-        await call(`/groups/${orgId}/${chatId}/participants`, { token: admin })
-      ).json()) as { participants: unknown[] };
-      expect(participants).toEqual([]);
+      const { data } = await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}/participants', { params: chat() });
+      expect(data!.participants).toEqual([]);
     });
   });
 
   it('reads and resets the invite link', async () => {
-    const current = await call(`/groups/${orgId}/${chatId}/invite-link`, { token: admin });
-    const reset = await call(`/groups/${orgId}/${chatId}/invite-link/reset`, { method: 'POST', token: admin });
+    const current = await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}/invite-link', { params: chat() });
+    const reset = await admin.POST('/api/wp-crm/groups/{orgId}/{chatId}/invite-link/reset', { params: chat() });
 
-    expect(current.status).toBe(200);
-    expect(reset.status).toBe(200);
-    const before = ((await current.json()) as { inviteLink: string }).inviteLink;
-    const after = ((await reset.json()) as { inviteLink: string }).inviteLink;
+    expect(current.response.status).toBe(200);
+    expect(reset.response.status).toBe(200);
+    expect(reset.response.headers.get('cache-control')).toBe('no-store');
+    const before = current.data!.inviteLink;
+    const after = reset.data!.inviteLink;
     expect(after).toMatch(/^https:\/\/chat\.whatsapp\.com\//);
     expect(after).not.toBe(before);
   });
@@ -208,39 +184,34 @@ describe('a group chat from request to conversation', () => {
     await deployment.simulator('/flush', {});
 
     const listed = await eventually(async () => {
-      const body = (await (await call(`/groups/${orgId}/${chatId}/join-requests`, { token: admin })).json()) as {
-        joinRequests: { joinRequestId: string }[];
-      };
-      expect(body.joinRequests).toHaveLength(2);
-      return body;
+      const { data } = await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}/join-requests', { params: chat() });
+      expect(data!.joinRequests).toHaveLength(2);
+      return data!;
     });
-    const approved = await call(`/groups/${orgId}/${chatId}/join-requests/approve`, {
-      method: 'POST',
-      token: admin,
-      json: { joinRequestIds: [approveId] },
+    const approved = await admin.POST('/api/wp-crm/groups/{orgId}/{chatId}/join-requests/approve', {
+      params: chat(),
+      body: { joinRequestIds: [approveId] },
     });
-    const rejected = await call(`/groups/${orgId}/${chatId}/join-requests/reject`, {
-      method: 'POST',
-      token: admin,
-      json: { joinRequestIds: [rejectId] },
+    const rejected = await admin.POST('/api/wp-crm/groups/{orgId}/{chatId}/join-requests/reject', {
+      params: chat(),
+      body: { joinRequestIds: [rejectId] },
     });
 
     expect(listed.joinRequests.map((request) => request.joinRequestId).sort()).toEqual([approveId, rejectId].sort());
-    expect(await approved.json()).toEqual({ succeeded: [approveId], failed: [] });
-    expect(await rejected.json()).toEqual({ succeeded: [rejectId], failed: [] });
+    expect(approved.data).toEqual({ succeeded: [approveId], failed: [] });
+    expect(rejected.data).toEqual({ succeeded: [rejectId], failed: [] });
   });
 
   it('lists the group and reads it', async () => {
-    const listed = await call(`/groups/${orgId}?channelId=${deployment.demo.channels.eligible}&limit=100`, {
-      token: admin,
+    const listed = await admin.GET('/api/wp-crm/groups/{orgId}', {
+      params: { path: { orgId }, query: { channelId: deployment.demo.channels.eligible, limit: 100 } },
     });
-    const read = await call(`/groups/${orgId}/${chatId}`, { token: admin });
+    const read = await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}', { params: chat() });
 
-    expect(listed.status).toBe(200);
-    const { groups } = (await listed.json()) as { groups: { chatId: string }[] };
-    expect(groups.map((group) => group.chatId)).toContain(chatId);
-    expect(read.status).toBe(200);
-    expect(await read.json()).toMatchObject({
+    expect(listed.response.status).toBe(200);
+    expect(listed.data!.groups.map((group) => group.chatId)).toContain(chatId);
+    expect(read.response.status).toBe(200);
+    expect(read.data).toMatchObject({
       chatId,
       externalChatId: groupId,
       subject: 'E2E crew',
@@ -249,42 +220,42 @@ describe('a group chat from request to conversation', () => {
   });
 
   it('renames the group: Meta applies it, and a signed group.updated arrives', async () => {
-    const response = await call(`/groups/${orgId}/${chatId}`, {
-      method: 'PATCH',
-      token: admin,
-      json: { subject: 'E2E crew, renamed', description: 'still made by the e2e suite' },
+    const { response } = await admin.PATCH('/api/wp-crm/groups/{orgId}/{chatId}', {
+      params: chat(),
+      body: { subject: 'E2E crew, renamed', description: 'still made by the e2e suite' },
     });
 
     expect(response.status).toBe(202);
     const event = await eventOf('group.updated', (candidate) => candidate.chat_id === chatId);
     expect(event).toMatchObject({ subject: 'E2E crew, renamed', group_status: 'active', errors: [] });
-    expect(await (await call(`/groups/${orgId}/${chatId}`, { token: admin })).json()).toMatchObject({
+    expect((await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}', { params: chat() })).data).toMatchObject({
       subject: 'E2E crew, renamed',
       description: 'still made by the e2e suite',
     });
   });
 
   it('deletes the group: group.deleted arrives, it stays readable and refuses messages', async () => {
-    const response = await call(`/groups/${orgId}/${chatId}`, { method: 'DELETE', token: admin });
+    const { response } = await admin.DELETE('/api/wp-crm/groups/{orgId}/{chatId}', { params: chat() });
 
     expect(response.status).toBe(202);
     await eventOf('group.deleted', (event) => event.chat_id === chatId);
-    expect(await (await call(`/groups/${orgId}/${chatId}`, { token: admin })).json()).toMatchObject({
+    expect((await admin.GET('/api/wp-crm/groups/{orgId}/{chatId}', { params: chat() })).data).toMatchObject({
       groupStatus: 'deleted',
     });
-    const send = await call('/messaging/send-message', { method: 'POST', token: admin, json: { chatId, text: 'hi' } });
-    expect(send.status).toBe(422);
-    expect(((await send.json()) as { code: string }).code).toBe('GROUP_DELETED');
+    const send = await admin.POST('/api/wp-crm/messaging/send-message', { body: { chatId, text: 'hi' } });
+    expect(send.response.status).toBe(422);
+    expect(send.error).toMatchObject({ code: 'GROUP_DELETED' });
   });
 
   it("answers Meta's verification handshake", async () => {
     const verifyToken = process.env.E2E_VERIFY_TOKEN ?? 'local-whatsapp-verify-token';
 
-    const response = await call(
-      `/network/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=4711`,
-    );
+    const { data, response } = await client().GET('/api/wp-crm/network/whatsapp/webhook', {
+      params: { query: { 'hub.mode': 'subscribe', 'hub.verify_token': verifyToken, 'hub.challenge': '4711' } },
+      parseAs: 'text',
+    });
 
     expect(response.status).toBe(200);
-    expect(await response.text()).toBe('4711');
+    expect(data).toBe('4711');
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killCliProcesses, wpcrm } from '#test/support/cli';
-import { baseUrl, dataDir } from './target.ts';
+import { client, dataDir } from './target.ts';
 
 /** The operator's command line against the deployment under test (CONTRACT §10, §14: the same under both stacks). */
 describe('wpcrm against the running stack', () => {
@@ -22,11 +22,7 @@ describe('wpcrm against the running stack', () => {
     const { orgId } = JSON.parse(org.stdout) as { orgId: string };
     const credential = await run(['credential', 'create', '--org', orgId, '--roles', 'CRM_ADMIN']);
     const { clientId, clientSecret } = JSON.parse(credential.stdout) as { clientId: string; clientSecret: string };
-    const token = await fetch(`${baseUrl}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ clientId, clientSecret }),
-    });
+    const { response: token } = await client().POST('/api/wp-crm/token', { body: { clientId, clientSecret } });
     return { orgId, token };
   }
 

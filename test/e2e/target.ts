@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { createWpCrmClient, type WpCrmClient } from '#clients/typescript/src/index';
 import type { DemoSeed } from '#infra/local/seed';
 import type { Role } from '#shared/domain/auth/roles';
 
@@ -24,6 +25,14 @@ function target() {
 
 export const { baseUrl, dataDir } = target();
 
+/** The origin (and any stage path) in front of /api/wp-crm: the client's paths carry /api/wp-crm themselves. */
+const clientBaseUrl = baseUrl.replace(/\/api\/wp-crm\/?$/, '');
+
+/** The generated client (@wp-crm/client) against the deployment, with a bearer token when given. */
+export function client(token?: string): WpCrmClient {
+  return createWpCrmClient({ baseUrl: clientBaseUrl, ...(token ? { token } : {}) });
+}
+
 /** The demo organisation and the simulator of a local deployment (npm start or npm run start:cdk). */
 export function localDeployment() {
   const read = (file: string) => {
@@ -41,9 +50,9 @@ export function localDeployment() {
     demo,
     orgId: demo.orgId,
     async token(role: Role): Promise<string> {
-      const response = await call('/token', { method: 'POST', json: demo.credentials[role] });
-      if (response.status !== 200) throw new Error(`token for ${role}: ${response.status} ${await response.text()}`);
-      return ((await response.json()) as { accessToken: string }).accessToken;
+      const { data, error, response } = await client().POST('/api/wp-crm/token', { body: demo.credentials[role] });
+      if (!data) throw new Error(`token for ${role}: ${response.status} ${JSON.stringify(error)}`);
+      return data.accessToken;
     },
     /** The simulator's control API (infra/local/simulator/README.md). */
     async simulator<T = unknown>(path: string, body?: unknown): Promise<T> {

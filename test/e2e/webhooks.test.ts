@@ -1,54 +1,50 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '#test/support/eventually';
 import { useReceiver } from '#test/support/receiver';
-import { call, localDeployment } from './target.ts';
-
-interface Delivery {
-  deliveryId: string;
-  status: string;
-  type: string;
-}
+import { client, localDeployment } from './target.ts';
 
 describe('webhook subscriptions and deliveries', () => {
   const deployment = localDeployment();
   const { orgId } = deployment;
   const receiver = useReceiver();
-  let admin: string;
+  let admin: ReturnType<typeof client>;
   let webhookId: string;
 
   beforeAll(async () => {
-    admin = await deployment.token('CRM_ADMIN');
+    admin = client(await deployment.token('CRM_ADMIN'));
   });
+  const subscription = () => ({ path: { orgId, webhookId } });
 
   it('creates, lists, updates and rotates a subscription', async () => {
-    const created = await call(`/webhooks/${orgId}`, {
-      method: 'POST',
-      token: admin,
-      json: { url: `${receiver.url}/reports`, events: ['report.completed'] },
+    const created = await admin.POST('/api/wp-crm/webhooks/{orgId}', {
+      params: { path: { orgId } },
+      body: { url: `${receiver.url}/reports`, events: ['report.completed'] },
     });
-    webhookId = ((await created.json()) as { webhookId: string }).webhookId;
+    webhookId = created.data!.webhookId;
 
-    const listed = (await (await call(`/webhooks/${orgId}`, { token: admin })).json()) as {
-      webhooks: { webhookId: string }[];
-    };
-    const updated = await call(`/webhooks/${orgId}/${webhookId}`, {
-      method: 'PATCH',
-      token: admin,
-      json: { events: ['report.completed', 'report.failed'], description: 'reports' },
+    const { data: listed } = await admin.GET('/api/wp-crm/webhooks/{orgId}', {
+      params: { path: { orgId }, query: { limit: 100 } },
     });
-    const rotated = await call(`/webhooks/${orgId}/${webhookId}/rotate-secret`, { method: 'POST', token: admin });
+    const updated = await admin.PATCH('/api/wp-crm/webhooks/{orgId}/{webhookId}', {
+      params: subscription(),
+      body: { events: ['report.completed', 'report.failed'], description: 'reports' },
+    });
+    const rotated = await admin.POST('/api/wp-crm/webhooks/{orgId}/{webhookId}/rotate-secret', {
+      params: subscription(),
+    });
 
-    expect(created.status).toBe(201);
-    expect(listed.webhooks.map((webhook) => webhook.webhookId)).toContain(webhookId);
-    expect(updated.status).toBe(200);
-    expect(await updated.json()).toMatchObject({ events: ['report.completed', 'report.failed'] });
-    expect(rotated.status).toBe(200);
-    expect(((await rotated.json()) as { secret: string }).secret).toMatch(/^whsec_/);
+    expect(created.response.status).toBe(201);
+    expect(created.response.headers.get('location')).toBe(`/api/wp-crm/webhooks/${orgId}/${webhookId}`);
+    expect(listed!.webhooks.map((webhook) => webhook.webhookId)).toContain(webhookId);
+    expect(updated.response.status).toBe(200);
+    expect(updated.data).toMatchObject({ events: ['report.completed', 'report.failed'] });
+    expect(rotated.response.status).toBe(200);
+    expect(rotated.data!.secret).toMatch(/^whsec_/);
   });
 
   it('delivers a report event, lists the delivery and redelivers it', async () => {
     // A type not requested in the last 5 minutes makes a new event, also when the suite runs again soon.
-    const types = [
+    const types = <const>[
       'GOAL',
       'BOOKING',
       'FOLLOW_UPS',
@@ -60,7 +56,10 @@ describe('webhook subscriptions and deliveries', () => {
     ];
     const statuses: number[] = [];
     for (const reportType of types) {
-      const response = await call(`/reports/${orgId}`, { method: 'POST', token: admin, json: { reportType } });
+      const { response } = await admin.POST('/api/wp-crm/reports/{organisationId}', {
+        params: { path: { organisationId: orgId } },
+        body: { reportType },
+      });
       statuses.push(response.status);
       if (response.status === 202) break;
     }
@@ -68,42 +67,45 @@ describe('webhook subscriptions and deliveries', () => {
 
     const delivery = await eventually(
       async () => {
-        const { deliveries } = (await (
-          await call(`/webhooks/${orgId}/${webhookId}/deliveries`, { token: admin })
-        ).json()) as { deliveries: Delivery[] };
+        const { data } = await admin.GET('/api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries', {
+          params: subscription(),
+        });
+        const deliveries = data!.deliveries;
         expect(deliveries.map((item) => item.status)).toContain('succeeded');
         return deliveries.find((item) => item.status === 'succeeded')!;
       },
       { timeoutMs: 30_000 },
     );
-    const redelivered = await call(`/webhooks/${orgId}/${webhookId}/deliveries/${delivery.deliveryId}/redeliver`, {
-      method: 'POST',
-      token: admin,
+    const path = { orgId, webhookId, deliveryId: delivery.deliveryId };
+    const redelivered = await admin.POST('/api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/redeliver', {
+      params: { path },
     });
 
-    const attempts = await call(`/webhooks/${orgId}/${webhookId}/deliveries/${delivery.deliveryId}/attempts`, {
-      token: admin,
+    const attempts = await admin.GET('/api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/attempts', {
+      params: { path },
     });
 
     expect(delivery.type).toBe('report.completed');
-    expect(attempts.status).toBe(200);
-    expect(((await attempts.json()) as { attempts: unknown[] }).attempts[0]).toMatchObject({
+    expect(attempts.response.status).toBe(200);
+    expect(attempts.data!.attempts[0]).toMatchObject({
       attempt: 1,
       statusCode: 200,
       error: null,
       responseBody: 'ok',
     });
-    expect(redelivered.status).toBe(202);
+    expect(redelivered.response.status).toBe(202);
+    expect(redelivered.data).toEqual({ deliveryId: delivery.deliveryId, status: 'pending' });
     await eventually(() => expect(receiver.requestsTo('/reports').length).toBeGreaterThanOrEqual(2), {
       timeoutMs: 20_000,
     });
   });
 
   it('deletes the subscription', async () => {
-    const deleted = await call(`/webhooks/${orgId}/${webhookId}`, { method: 'DELETE', token: admin });
-    const again = await call(`/webhooks/${orgId}/${webhookId}`, { method: 'DELETE', token: admin });
+    const deleted = await admin.DELETE('/api/wp-crm/webhooks/{orgId}/{webhookId}', { params: subscription() });
+    const again = await admin.DELETE('/api/wp-crm/webhooks/{orgId}/{webhookId}', { params: subscription() });
 
-    expect(deleted.status).toBe(204);
-    expect(again.status).toBe(404);
+    expect(deleted.response.status).toBe(204);
+    expect(again.response.status).toBe(404);
+    expect(again.error).toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
   });
 });

@@ -50,13 +50,15 @@ describe('openApiDocument', () => {
     const createGroup = ROUTES.find((route) => route.operationId === 'createGroup')!;
 
     for (const route of ROUTES) {
-      expect(operationOf(route).responses['429']!.content!['application/json'], route.operationId).toEqual({
+      expect(operationOf(route).responses['429']!.content!['application/json'], route.operationId).toMatchObject({
         schema: { $ref: '#/components/schemas/GatewayError' },
       });
     }
     const own = operationOf(createGroup).responses['429']!;
     expect(own.description).toMatch(/^RATE_LIMITED .*Too Many Requests/);
-    expect(own.content!['application/problem+json']).toEqual({ schema: { $ref: '#/components/schemas/Problem' } });
+    expect(own.content!['application/problem+json']).toMatchObject({
+      schema: { $ref: '#/components/schemas/Problem' },
+    });
   });
 
   it('keeps a description the route gives for a derived status', () => {

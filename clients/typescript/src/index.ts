@@ -1,0 +1,109 @@
+/**
+ * @wp-crm/client: typed calls for every operation of the wp-crm API (openapi-fetch over the types generated from
+ * openapi.json), the union of the webhook event bodies, and `verifyWebhook` for Standard Webhooks deliveries.
+ */
+import createClient, { type Client, type ClientOptions, type Middleware } from 'openapi-fetch';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { components, operations, paths, webhooks } from './schema.js';
+
+export type { components, operations, paths, webhooks };
+export { WebhookVerificationError };
+
+/** The path prefix of every operation: give `baseUrl` as the bare origin, e.g. `http://127.0.0.1:3000`. */
+export const BASE_PATH = '/api/wp-crm';
+
+export type WpCrmClient = Client<paths>;
+
+export interface WpCrmClientOptions extends Omit<ClientOptions, 'baseUrl'> {
+  /** The deployment's origin (scheme, host, port), without the `/api/wp-crm` path. */
+  baseUrl: string;
+  /** A bearer token, or a function that returns the current one (called before every request). */
+  token?: string | (() => string | Promise<string>);
+}
+
+/** A client for one deployment. Every call is typed by its path, e.g. `client.GET('/api/wp-crm/groups/{orgId}')`. */
+export function createWpCrmClient(options: WpCrmClientOptions): WpCrmClient {
+  const { token, ...rest } = options;
+  const client = createClient<paths>(rest);
+  if (token !== undefined) {
+    const auth: Middleware = {
+      async onRequest({ request }) {
+        if (!request.headers.has('authorization')) {
+          request.headers.set('authorization', `Bearer ${typeof token === 'string' ? token : await token()}`);
+        }
+        return request;
+      },
+    };
+    client.use(auth);
+  }
+  return client;
+}
+
+/** Exchanges client credentials for an access token (`POST /token`); throws with the problem document on refusal. */
+export async function issueToken(
+  client: WpCrmClient,
+  credentials: { clientId: string; clientSecret: string },
+): Promise<TokenResponse> {
+  const { data, error, response } = await client.POST('/api/wp-crm/token', { body: credentials });
+  if (!data) throw new WpCrmError(response.status, error);
+  return data;
+}
+
+export type TokenResponse = operations['issueToken']['responses'][200]['content']['application/json'];
+export type Problem = components['schemas']['Problem'];
+
+/** A refusal of the service, with its RFC 9457 problem document (or API Gateway's own error). */
+export class WpCrmError extends Error {
+  readonly status: number;
+  readonly problem: unknown;
+  constructor(status: number, problem: unknown) {
+    const code = (problem as Partial<Problem> | undefined)?.code;
+    super(`wp-crm answered ${status}${code ? ` ${code}` : ''}`);
+    this.name = 'WpCrmError';
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** The event types the service delivers. */
+export type WebhookEventType = keyof webhooks;
+
+/** The body of a delivery of one event type. */
+export type WebhookEventOf<T extends WebhookEventType> = webhooks[T]['post'] extends {
+  requestBody: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/** Any delivery's body: switch on `type` to narrow it. */
+export type WebhookEvent = { [T in WebhookEventType]: WebhookEventOf<T> }[WebhookEventType];
+
+/**
+ * Verifies a Standard Webhooks delivery and returns its event: the HMAC signature over
+ * `<webhook-id>.<webhook-timestamp>.<raw body>` with the subscription's `whsec_` secret, and a timestamp within
+ * five minutes. Pass the raw body exactly as received. During a secret rotation the service signs with both
+ * secrets, so either verifies; give several secrets to accept any of them. Throws `WebhookVerificationError`.
+ * Deduplicate on the `webhook-id` header: a retry or a redelivery carries the same one.
+ */
+export function verifyWebhook(
+  secret: string | readonly string[],
+  body: string,
+  headers: Headers | Record<string, string | string[] | undefined>,
+): WebhookEvent {
+  const wanted = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+  const read = (name: string) => {
+    if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+    const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+    return Array.isArray(entry) ? entry.join(' ') : entry;
+  };
+  const signed = Object.fromEntries(wanted.map((name) => [name, read(name) ?? '']));
+  let failure: unknown = new WebhookVerificationError('No secret given');
+  for (const candidate of typeof secret === 'string' ? [secret] : secret) {
+    try {
+      return new Webhook(candidate).verify(body, signed) as WebhookEvent;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}

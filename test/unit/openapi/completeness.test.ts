@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '#shared/events/catalog';
+import { openApiDocument } from '#shared/openapi/document';
+import { ROUTES } from '#shared/routes/index';
+import { BASE_PATH } from '#shared/routes/route';
+import { OpenApiValidator } from '#test/support/openapi-validator';
+
+type Json = Record<string, unknown>;
+interface MediaType {
+  schema: Json;
+  example?: unknown;
+}
+interface Response {
+  headers?: Record<string, { required: boolean; schema: Json }>;
+  content?: Record<string, MediaType>;
+}
+interface Operation {
+  operationId: string;
+  parameters: { name: string; in: string; schema: Json; example?: unknown }[];
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, Response>;
+}
+
+const document = openApiDocument() as Json & {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: Operation }>;
+};
+const validator = new OpenApiValidator(document);
+const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+const operation = (operationId: string) => operations.find((candidate) => candidate.operationId === operationId)!;
+const json = (response: Response | undefined) => response?.content?.['application/json'];
+
+describe('openapi.json is complete (CONTRACT §19)', () => {
+  it('declares the JSON Schema dialect', () => {
+    expect(document.jsonSchemaDialect).toBe('https://spec.openapis.org/oas/3.1/dialect/base');
+  });
+
+  it('gives every operation and every event a realistic example that its schema accepts, closed objects included', () => {
+    let checked = 0;
+    for (const op of [...operations, ...Object.values(document.webhooks).map((item) => item.post)]) {
+      for (const media of Object.values(op.requestBody?.content ?? {})) {
+        expect(media.example, `${op.operationId} request`).toBeDefined();
+        expect(validator.check(media.schema, media.example, document, `${op.operationId} request`)).toEqual([]);
+        checked += 1;
+      }
+      for (const [status, response] of Object.entries(op.responses)) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          expect(media.example, `${op.operationId} ${status} ${type}`).toBeDefined();
+          expect(validator.check(media.schema, media.example, document, `${op.operationId} ${status}`)).toEqual([]);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+  });
+
+  it('finds an undeclared property, a wrong type and a missing header in an exchange', () => {
+    const answer = {
+      method: 'GET',
+      url: `${BASE_PATH}/channels/e4c4c399-93bc-4d79-aadf-6968fa1c7bbe?limit=0`,
+      requestHeaders: { authorization: 'Bearer x' },
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json' },
+      responseBody: JSON.stringify({ channels: [], nextCursor: 7, secret: 'x' }),
+    };
+    const verdict = validator.validate(answer);
+
+    expect(verdict.operationId).toBe('listChannels');
+    expect(verdict.requestInvalid).toEqual([expect.stringContaining('query limit')]);
+    expect(verdict.violations).toEqual(
+      expect.arrayContaining([
+        'response header X-Request-Id is missing',
+        expect.stringContaining('(secret)'),
+        expect.stringContaining('body/nextCursor'),
+        expect.stringContaining('yet was answered 200'),
+      ]),
+    );
+  });
+
+  it('declares content for every answer with a body: only 204, 303 and 431 have none', () => {
+    for (const op of operations) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (status === '204' || status === '303' || status === '431')
+          expect(response.content, `${op.operationId} ${status}`).toBeUndefined();
+        else expect(response.content, `${op.operationId} ${status}`).toBeDefined();
+      }
+    }
+  });
+
+  it('documents limit as an integer 1–100 on every list', () => {
+    const limits = operations.flatMap((op) => op.parameters.filter((parameter) => parameter.name === 'limit'));
+    expect(limits.length).toBeGreaterThanOrEqual(6);
+    for (const limit of limits)
+      expect(limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+  });
+
+  it('declares X-Request-Id on every answer of the service, WWW-Authenticate on 401 and Retry-After on 429 and 503', () => {
+    // 413, 429, 500 and 503 may also come from API Gateway itself, as {"message"} without the service's headers.
+    const gateway = new Set(['413', '429', '431', '500', '503']);
+    for (const op of operations) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const where = `${op.operationId} ${status}`;
+        if (!gateway.has(status)) expect(response.headers?.['X-Request-Id']?.required, where).toBe(true);
+        else if (status !== '431') {
+          expect(Object.keys(response.content ?? {}), where).toContain('application/json');
+          expect(response.content!['application/json']!.schema, where).toEqual({
+            $ref: '#/components/schemas/GatewayError',
+          });
+        }
+        if (status === '401') expect(response.headers?.['WWW-Authenticate']?.required).toBe(true);
+      }
+    }
+    expect(operation('sendMessage').responses['429']!.headers!['Retry-After']).toBeDefined();
+    expect(operation('inviteParticipants').responses['503']!.headers!['Retry-After']).toBeDefined();
+    expect(operation('getHealth').responses['500']!.content!['application/problem+json']).toBeDefined();
+  });
+
+  it('declares Location and Cache-Control: no-store where the service sends them', () => {
+    expect(operation('createGroup').responses['202']!.headers!.Location!.required).toBe(true);
+    expect(operation('requestReport').responses['202']!.headers!.Location!.required).toBe(true);
+    expect(operation('createWebhook').responses['201']!.headers!.Location!.required).toBe(true);
+    expect(operation('downloadReport').responses['303']!.headers!.Location!.required).toBe(true);
+    for (const id of ['issueToken', 'getChat', 'getInviteLink', 'resetInviteLink', 'rotateWebhookSecret']) {
+      expect(operation(id).responses['200']!.headers!['Cache-Control']).toMatchObject({
+        required: true,
+        schema: { const: 'no-store' },
+      });
+    }
+  });
+
+  it("declares the network webhook's body as Meta's open envelope", () => {
+    const schema = operation('receiveNetworkWebhook').requestBody!.content['application/json']!.schema;
+    expect(schema).toMatchObject({ type: 'object', required: ['object', 'entry'], additionalProperties: true });
+  });
+
+  it('declares every field of a report and a chat, typed', () => {
+    const report = json(operation('getReport').responses['200'])!.schema as { properties: Json };
+    expect(Object.keys(report.properties)).toEqual(
+      expect.arrayContaining(['startedAt', 'completedAt', 'rowCount', 'sizeBytes', 'expiresAt', 'filters', 'error']),
+    );
+    expect(report.properties.rowCount).toMatchObject({ type: 'integer' });
+    expect((report.properties.filters as { anyOf: unknown[] }).anyOf).toHaveLength(9);
+    const list = json(operation('listReports').responses['200'])!.schema as Json;
+    expect(list).toMatchObject({
+      properties: { reports: { items: { properties: { rowCount: { type: 'integer' } } } } },
+    });
+    const chat = json(operation('getChat').responses['200'])!.schema as { properties: Json };
+    expect(Object.keys(chat.properties)).toEqual(
+      expect.arrayContaining(['requireJoinApproval', 'groupStatus', 'participants', 'description', 'labelIds']),
+    );
+  });
+
+  it('declares the problem extensions and the JWK use', () => {
+    const problem = (document.components as { schemas: { Problem: { properties: Json } } }).schemas.Problem;
+    expect(Object.keys(problem.properties)).toEqual(
+      expect.arrayContaining(['reason', 'reportId', 'retryAfterSeconds', 'networkCode']),
+    );
+    const jwks = json(operation('getJwks').responses['200'])!.schema as Json;
+    expect(jwks).toMatchObject({ properties: { keys: { items: { properties: { use: { const: 'sig' } } } } } });
+  });
+
+  it('names an example for every path parameter', () => {
+    for (const op of operations) {
+      for (const parameter of op.parameters.filter((candidate) => candidate.in === 'path')) {
+        expect(parameter.example, `${op.operationId} ${parameter.name}`).toBeDefined();
+      }
+    }
+    expect(Object.keys(document.paths).every((path) => path.startsWith(BASE_PATH))).toBe(true);
+    expect(operations).toHaveLength(ROUTES.length);
+    expect(Object.keys(document.webhooks)).toHaveLength(EVENT_TYPES.length);
+  });
+});
