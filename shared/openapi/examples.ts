@@ -28,6 +28,7 @@ export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   reportId: REPORT,
   webhookId: WEBHOOK,
   deliveryId: DELIVERY,
+  messageId: MESSAGE,
   asset: 'redoc.4f2a9c1e.js',
 };
 
@@ -38,6 +39,7 @@ const channel = {
   phoneNumber: '+4915100000001',
   officialBusinessAccount: true,
   groupsEligible: true,
+  inviteTemplate: { name: 'launch_group_invite', language: 'de' },
   createdAt: '2026-11-20T08:00:00.000Z',
 };
 
@@ -224,11 +226,23 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
             messageId: MESSAGE,
             chatId: CHAT,
             direction: 'OUTBOUND',
-            from: CLIENT,
+            from: 'CRM_BOT',
+            sentBy: 'crd_01M80K1H2B5D8F1H4K7M0P3R6T',
             text: 'Welcome aboard!',
             status: 'delivered',
             createdAt: LATER,
           },
+        ],
+        nextCursor: null,
+      },
+    },
+  },
+  listReceipts: {
+    responses: {
+      200: {
+        receipts: [
+          { phoneNumber: '+4915112345678', userId: null, status: 'read', at: '2026-11-24T09:31:12.000Z' },
+          { phoneNumber: null, userId: 'BSUID.4a1f9c2e8b7d', status: 'delivered', at: '2026-11-24T09:30:58.000Z' },
         ],
         nextCursor: null,
       },
@@ -426,6 +440,7 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
     from: '+4915112345678',
     message_type: 'text',
     text: 'Count me in!',
+    error: null,
   },
   'message.status': {
     ...event('message.status'),
@@ -433,13 +448,16 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
     message_id: MESSAGE,
     status: 'read',
     error: null,
+    participant: { phone_number: '+4915112345678', user_id: null },
   },
   'group.participants_changed': {
     ...event('group.participants_changed'),
     chat_id: CHAT,
     change: 'joined',
     phone_numbers: ['+4915112345678'],
+    user_ids: ['BSUID.4a1f9c2e8b7d'],
     join_request_id: null,
+    errors: [],
   },
   'group.updated': {
     ...event('group.updated'),

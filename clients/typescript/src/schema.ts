@@ -101,6 +101,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wp-crm/chats/{orgId}/{chatId}/messages/{messageId}/receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each group member's delivery and read receipt of an outbound message
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN, CRM_BOT
+         */
+        get: operations["listReceipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wp-crm/docs": {
         parameters: {
             query?: never;
@@ -818,7 +838,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
             /** @description The request id (X-Request-Id), also in the logs */
             instance: string;
             /** @description VALIDATION_FAILED: one entry per problem */
@@ -1007,6 +1027,10 @@ export interface operations {
                      *           "phoneNumber": "+4915100000001",
                      *           "officialBusinessAccount": true,
                      *           "groupsEligible": true,
+                     *           "inviteTemplate": {
+                     *             "name": "launch_group_invite",
+                     *             "language": "de"
+                     *           },
                      *           "createdAt": "2026-11-20T08:00:00.000Z"
                      *         }
                      *       ],
@@ -1024,6 +1048,11 @@ export interface operations {
                             groupsEligible: boolean;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description The business's copy of Meta's group invite-link template that invitations send (default group_invite_link / en_US) */
+                            inviteTemplate: {
+                                name: string;
+                                language: string;
+                            };
                         }[];
                         nextCursor: string | null;
                     };
@@ -1100,12 +1129,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -1392,12 +1437,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -1671,12 +1732,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -1770,7 +1847,8 @@ export interface operations {
                      *           "messageId": "msg_01M80K1ZBDF09RFHCZD6P2TYGW",
                      *           "chatId": "cht_01M80K1R10W8DAZKGWSRRYPVK7",
                      *           "direction": "OUTBOUND",
-                     *           "from": "cli_01M80K1GZ4XXJT0DBNYWF2ECVT",
+                     *           "from": "CRM_BOT",
+                     *           "sentBy": "crd_01M80K1H2B5D8F1H4K7M0P3R6T",
                      *           "text": "Welcome aboard!",
                      *           "status": "delivered",
                      *           "createdAt": "2026-11-24T09:30:04.512Z"
@@ -1785,7 +1863,10 @@ export interface operations {
                             chatId: string;
                             /** @enum {string} */
                             direction: "INBOUND" | "OUTBOUND";
+                            /** @description INBOUND: the sender's number. OUTBOUND: the sending credential's role (e.g. CRM_BOT) */
                             from: string;
+                            /** @description OUTBOUND: the sending credential’s opaque id (crd_…), never a client id; INBOUND: null */
+                            sentBy: string | null;
                             text: string;
                             /** @enum {string} */
                             status: "queued" | "sent" | "delivered" | "read" | "failed";
@@ -1892,12 +1973,264 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    listReceipts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                orgId: string;
+                /** @example cht_01M80K1R10W8DAZKGWSRRYPVK7 */
+                chatId: string;
+                /** @example msg_01M80K1ZBDF09RFHCZD6P2TYGW */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Receipts, one per member who received or read the message */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "receipts": [
+                     *         {
+                     *           "phoneNumber": "+4915112345678",
+                     *           "userId": null,
+                     *           "status": "read",
+                     *           "at": "2026-11-24T09:31:12.000Z"
+                     *         },
+                     *         {
+                     *           "phoneNumber": null,
+                     *           "userId": "BSUID.4a1f9c2e8b7d",
+                     *           "status": "delivered",
+                     *           "at": "2026-11-24T09:30:58.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        receipts: {
+                            /** @description E.164; null for a member known only by user id */
+                            phoneNumber: string | null;
+                            /** @description The business-scoped user id, when Meta names it */
+                            userId: string | null;
+                            /** @enum {string} */
+                            status: "delivered" | "read";
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into #/query/…, #/path/… */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {orgId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN, CRM_BOT */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description CHAT_NOT_FOUND, MESSAGE_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/chat-not-found",
+                     *       "title": "Chat not found",
+                     *       "status": 404,
+                     *       "detail": "chat cht_01M80K1R10W8DAZKGWSRRYPVK7 not found",
+                     *       "code": "CHAT_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -2288,12 +2621,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -2597,7 +2946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RATE_LIMITED (Retry-After). On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After); RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -2825,12 +3174,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -3058,12 +3423,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -3273,12 +3654,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -3563,12 +3960,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -3792,12 +4205,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -4021,12 +4450,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -4266,12 +4711,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -4564,12 +5025,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -4868,12 +5345,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -5113,12 +5606,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -5425,7 +5934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RATE_LIMITED (Retry-After): each number counts against MESSAGE_SEND_RATE_LIMIT. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After): each number counts against MESSAGE_SEND_RATE_LIMIT; RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -5737,12 +6246,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default; this route calls Meta and also counts against NETWORK_CALL_RATE_LIMIT, 120/60. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -6112,7 +6637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RATE_LIMITED (Retry-After): MESSAGE_SEND_RATE_LIMIT per organisation, 600/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After): MESSAGE_SEND_RATE_LIMIT per organisation, 600/60 by default; RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -6969,12 +7494,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -7559,12 +8100,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -7925,12 +8482,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -8182,12 +8755,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -8398,7 +8987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description TOO_MANY_ATTEMPTS: more than 10 failures for this client id within 15 minutes. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description TOO_MANY_ATTEMPTS (Retry-After): within 15 minutes, 10 failures for this client id from this address, 100 for this client id, or 100 from this address. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -8612,12 +9201,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -8895,12 +9500,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -9077,12 +9698,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -9373,12 +10010,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -9594,12 +10247,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -9813,12 +10482,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -10030,12 +10715,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After): WEBHOOK_REDELIVER_RATE_LIMIT per organisation, 60/3600 by default; RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -10223,12 +10924,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"
@@ -10589,7 +11306,8 @@ export interface operations {
                  *       "external_message_id": "wamid.HBgNNDkxNTExMjM0NTY3OBUCABIYFjNFQjBDMkY1",
                  *       "from": "+4915112345678",
                  *       "message_type": "text",
-                 *       "text": "Count me in!"
+                 *       "text": "Count me in!",
+                 *       "error": null
                  *     }
                  */
                 "application/json": {
@@ -10611,6 +11329,11 @@ export interface operations {
                     message_type: string;
                     /** @description null unless the message is text */
                     text: string | null;
+                    /** @description The network's error for a message it could not read (message_type "unsupported", e.g. 130501); null otherwise */
+                    error: {
+                        code: string;
+                        message: string;
+                    } | null;
                 };
             };
         };
@@ -10662,7 +11385,11 @@ export interface operations {
                  *       "chat_id": "cht_01M80K1R10W8DAZKGWSRRYPVK7",
                  *       "message_id": "msg_01M80K1ZBDF09RFHCZD6P2TYGW",
                  *       "status": "read",
-                 *       "error": null
+                 *       "error": null,
+                 *       "participant": {
+                 *         "phone_number": "+4915112345678",
+                 *         "user_id": null
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -10681,6 +11408,12 @@ export interface operations {
                     error: {
                         code: string;
                         message: string;
+                    } | null;
+                    /** @description The group member whose receipt moved the status; null when no member is named */
+                    participant: {
+                        /** @description E.164 */
+                        phone_number: string | null;
+                        user_id: string | null;
                     } | null;
                 };
             };
@@ -10735,7 +11468,11 @@ export interface operations {
                  *       "phone_numbers": [
                  *         "+4915112345678"
                  *       ],
-                 *       "join_request_id": null
+                 *       "user_ids": [
+                 *         "BSUID.4a1f9c2e8b7d"
+                 *       ],
+                 *       "join_request_id": null,
+                 *       "errors": []
                  *     }
                  */
                 "application/json": {
@@ -10751,7 +11488,16 @@ export interface operations {
                     /** @enum {string} */
                     change: "joined" | "left" | "removed" | "join_requested" | "join_request_revoked";
                     phone_numbers: string[];
+                    /** @description Business-scoped user ids of the members (those known by a WhatsApp username may have no phone number) */
+                    user_ids: string[];
                     join_request_id: string | null;
+                    /** @description A removal that partly failed: one entry per participant the network did not remove; else empty */
+                    errors: {
+                        phone_number: string | null;
+                        user_id: string | null;
+                        code: string;
+                        message: string;
+                    }[];
                 };
             };
         };
