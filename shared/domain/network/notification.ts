@@ -218,10 +218,6 @@ export function firstError(errors: NetworkErrors | undefined, fallback: string) 
     : undefined;
 }
 
-/** The group a status of a group message names: `group_id`, or `recipient_id` with `recipient_type: "group"`. */
-export const statusGroupId = (status: StatusNotification) =>
-  status.group_id ?? (status.recipient_type === 'group' ? status.recipient_id : undefined);
-
 /** The member whose receipt a status of a group message is (both published spellings), or undefined. */
 export const statusParticipantId = (status: StatusNotification) =>
   status.recipient_participant_id ?? status.participant_recipient_id;
