@@ -123,6 +123,23 @@ describe('a group chat from request to conversation', () => {
     expect(received).toMatchObject({ chat_id: chatId, from: '+4915100000071', message_type: 'text' });
   });
 
+  it('lists the receipts of a group message (none without per-member statuses), 404 for an unknown message', async () => {
+    const { messages } = (await (await call(`/chats/${orgId}/${chatId}/messages`, { token: admin })).json()) as {
+      messages: { messageId: string; direction: string }[];
+    };
+    const outbound = messages.find((message) => message.direction === 'OUTBOUND')!;
+
+    const receipts = await call(`/chats/${orgId}/${chatId}/messages/${outbound.messageId}/receipts?limit=10`, {
+      token: admin,
+    });
+    const unknown = await call(`/chats/${orgId}/${chatId}/messages/msg_unknown/receipts`, { token: admin });
+
+    expect(receipts.status).toBe(200);
+    expect(await receipts.json()).toEqual({ receipts: [], nextCursor: null });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { code: string }).code).toBe('MESSAGE_NOT_FOUND');
+  });
+
   it('assigns users and teams', async () => {
     const { data, response } = await admin.POST('/api/wp-crm/chat-assignments/{orgId}/{chatId}', {
       params: chat(),
