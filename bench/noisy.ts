@@ -44,7 +44,7 @@ export const NOISY_FULL: NoisyOptions = {
   floodMessages: 40,
   floodGroups: 25,
   reportScale: 1_000,
-  samples: 8,
+  samples: 5,
   settleMs: 15_000,
 };
 
