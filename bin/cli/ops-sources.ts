@@ -23,7 +23,7 @@ import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
 } from '#shared/observability/metric-names';
-import { invalid, stackNotRunning } from './errors.ts';
+import { stackNotRunning } from './errors.ts';
 import type { Target } from './target.ts';
 
 /** One SQS queue as an operator sees it. */
@@ -70,6 +70,7 @@ export interface OpsSources {
   alarmsFiring(): Promise<{ name: string; reason: string; since: string | null }[] | undefined>;
   /** Each business count since `since`. */
   counts(since: Date): Promise<Record<BusinessCount, number>>;
+  pairNamed(pairs: QueuePair[], name: string): QueuePair;
   close(): void;
 }
 
@@ -217,6 +218,7 @@ async function localSources(target: Target): Promise<OpsSources> {
     redrive: async (pair, max) => ({ moved: await moveOneByOne(sqs, pair, max ?? Number.POSITIVE_INFINITY) }),
     alarmsFiring: async () => undefined,
     counts: (since) => localCounts(join(dataDir, 'logs'), since),
+    pairNamed,
     close: () => sqs.destroy(),
   };
 }
@@ -353,6 +355,7 @@ async function awsSources(target: Target): Promise<OpsSources> {
       }
       return counts;
     },
+    pairNamed,
     close: () => {
       sqs.destroy();
       cloudWatch.destroy();
@@ -361,13 +364,7 @@ async function awsSources(target: Target): Promise<OpsSources> {
   };
 }
 
-/** `--queue`: one of the catalog's queues, checked before any stack is asked. */
-export function queueName(value: string): string {
-  const names = QUEUES.map((def) => def.name);
-  if (!names.includes(value)) throw invalid(`--queue must be one of ${names.join(', ')}; got ${value}`);
-  return value;
-}
-
+/** The pair of a catalog name; a stack without it is not this service's. */
 export function pairNamed(pairs: QueuePair[], name: string): QueuePair {
   const pair = pairs.find((item) => item.queue === name);
   if (!pair) throw stackNotRunning(`the stack has no queue ${name} with a dead-letter queue`);

@@ -5,9 +5,10 @@ import type { GroupRequest } from '#shared/domain/groups/group-request';
 import { RECHECK_HOLD_AFTER_SECONDS } from '#shared/domain/groups/sweep-group-requests';
 import type { Report } from '#shared/domain/reports/report';
 import type { Subscription } from '#shared/domain/webhooks/subscription';
+import { QUEUES } from '#shared/events/catalog';
 import type { Command } from './commands.ts';
 import { invalid } from './errors.ts';
-import { type OpsSources, opsSources, pairNamed, type QueuePair, queueName } from './ops-sources.ts';
+import type { OpsSources, QueuePair } from './ops-sources.ts';
 import type { Target } from './target.ts';
 
 type Flags<F> = { [K in keyof F]: F[K] extends { required: true } ? string : string | undefined };
@@ -32,12 +33,23 @@ function count(flag: string, value: string | undefined, fallback: number | undef
   return Number(value);
 }
 
-/** Connects, opens the queue and metrics sources, and closes them whatever happens. */
+/** `--queue`: one of the catalog's queues, checked before any stack is asked. */
+function queueName(value: string): string {
+  const names = QUEUES.map((def) => def.name);
+  if (!names.includes(value)) throw invalid(`--queue must be one of ${names.join(', ')}; got ${value}`);
+  return value;
+}
+
+/**
+ * Connects, opens the queue and metrics sources, and closes them whatever happens. The SQS, CloudWatch and
+ * CloudFormation clients load only here, so the other commands start no slower.
+ */
 async function withSources<T>(
   connect: () => Promise<Target>,
   use: (target: Target, sources: OpsSources) => Promise<T>,
 ) {
   const target = await connect();
+  const { opsSources } = await import('./ops-sources.ts');
   const sources = await opsSources(target);
   try {
     return await use(target, sources);
@@ -154,7 +166,7 @@ export const OPS_COMMANDS: Record<string, Command> = {
       const name = queueName(flags.queue);
       const limit = count('limit', flags.limit, 10, 100)!;
       return withSources(connect, async (_target, sources) => {
-        const pair = pairNamed(await sources.queues(), name);
+        const pair = sources.pairNamed(await sources.queues(), name);
         return { queue: name, messages: await sources.peek(pair, limit) };
       });
     },
@@ -168,7 +180,7 @@ export const OPS_COMMANDS: Record<string, Command> = {
       const name = queueName(flags.queue);
       const max = count('max', flags.max, undefined, 100_000);
       return withSources(connect, async (_target, sources) => {
-        const pair = pairNamed(await sources.queues(), name);
+        const pair = sources.pairNamed(await sources.queues(), name);
         return { queue: name, ...(await sources.redrive(pair, max)) };
       });
     },
