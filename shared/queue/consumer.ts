@@ -47,16 +47,16 @@ export function sqsConsumer<S extends v.GenericSchema>(
       await jobQueue().retryAfter(queue, record.receiptHandle, 0);
       throw new Error(`poison message ${record.messageId}`);
     }
-    const orgId = orgOf(body.output);
-    if (orgId && (await accessStatus().isSuspended(orgId))) {
-      // Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new
-      // message (its receive count starts again, so a long suspension never moves it to the DLQ) before this one is
-      // deleted. A duplicate after a failed delete is harmless: every consumer is idempotent.
-      await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
-      logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
-      return;
-    }
     try {
+      const orgId = orgOf(body.output);
+      if (orgId && (await accessStatus().isSuspended(orgId))) {
+        // Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new
+        // message (its receive count starts again, so a long suspension never moves it to the DLQ) before this one
+        // is deleted. A duplicate after a failed delete is harmless: every consumer is idempotent.
+        await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
+        logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
+        return;
+      }
       await work(body.output, receiveCount);
     } catch (error) {
       if (error instanceof RetryLater) {
