@@ -1,17 +1,23 @@
 /**
  * The README's walkthrough as one script: token, channels, a group, its status, a report and its download URL.
- * Against `npm start` in the repository (credentials from .wpcrm/demo.json):
+ * Against `npm start` in the repository (credentials from .wpcrm/demo.json, or WPCRM_CLIENT_ID and
+ * WPCRM_CLIENT_SECRET; WPCRM_BASE_URL for another deployment):
  *   npm run build -w @wp-crm/client && node --import tsx clients/typescript/examples/quickstart.ts
+ * or, without building, from the sources: node --conditions=source --import tsx clients/typescript/examples/quickstart.ts
+ * test/integration/client-quickstart.test.ts runs it against the local stack.
  */
 import { readFileSync } from 'node:fs';
 import { createWpCrmClient, issueToken, WpCrmError } from '@wp-crm/client';
 
 const baseUrl = process.env.WPCRM_BASE_URL ?? 'http://127.0.0.1:3000';
-const demo = JSON.parse(readFileSync('.wpcrm/demo.json', 'utf8'));
-const credentials = {
-  clientId: process.env.WPCRM_CLIENT_ID ?? demo.credentials.CRM_ADMIN.clientId,
-  clientSecret: process.env.WPCRM_CLIENT_SECRET ?? demo.credentials.CRM_ADMIN.clientSecret,
-};
+const credentials =
+  process.env.WPCRM_CLIENT_ID && process.env.WPCRM_CLIENT_SECRET
+    ? { clientId: process.env.WPCRM_CLIENT_ID, clientSecret: process.env.WPCRM_CLIENT_SECRET }
+    : (
+        JSON.parse(readFileSync('.wpcrm/demo.json', 'utf8')) as {
+          credentials: Record<string, { clientId: string; clientSecret: string }>;
+        }
+      ).credentials.CRM_ADMIN!;
 
 // 1. A token: ES256, bound to one organisation and the credential's roles.
 const { accessToken, org } = await issueToken(createWpCrmClient({ baseUrl }), credentials);
