@@ -124,20 +124,19 @@ describe('a group chat from request to conversation', () => {
   });
 
   it('lists the receipts of a group message (none without per-member statuses), 404 for an unknown message', async () => {
-    const { messages } = (await (await call(`/chats/${orgId}/${chatId}/messages`, { token: admin })).json()) as {
-      messages: { messageId: string; direction: string }[];
-    };
-    const outbound = messages.find((message) => message.direction === 'OUTBOUND')!;
+    const { data } = await admin.GET('/api/wp-crm/chats/{orgId}/{chatId}/messages', { params: chat() });
+    const outbound = data!.messages.find((message) => message.direction === 'OUTBOUND')!;
+    const path = '/api/wp-crm/chats/{orgId}/{chatId}/messages/{messageId}/receipts' as const;
 
-    const receipts = await call(`/chats/${orgId}/${chatId}/messages/${outbound.messageId}/receipts?limit=10`, {
-      token: admin,
+    const receipts = await admin.GET(path, {
+      params: { path: { ...chat().path, messageId: outbound.messageId }, query: { limit: 10 } },
     });
-    const unknown = await call(`/chats/${orgId}/${chatId}/messages/msg_unknown/receipts`, { token: admin });
+    const unknown = await admin.GET(path, { params: { path: { ...chat().path, messageId: 'msg_unknown' } } });
 
-    expect(receipts.status).toBe(200);
-    expect(await receipts.json()).toEqual({ receipts: [], nextCursor: null });
-    expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as { code: string }).code).toBe('MESSAGE_NOT_FOUND');
+    expect(receipts.response.status).toBe(200);
+    expect(receipts.data).toEqual({ receipts: [], nextCursor: null });
+    expect(unknown.response.status).toBe(404);
+    expect((unknown.error as { code: string }).code).toBe('MESSAGE_NOT_FOUND');
   });
 
   it('assigns users and teams', async () => {
