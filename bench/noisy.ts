@@ -42,9 +42,9 @@ export interface NoisyOptions {
 export const NOISY_FULL: NoisyOptions = {
   tarpitSubscriptions: 14,
   floodMessages: 40,
-  floodGroups: 25,
+  floodGroups: 12,
   reportScale: 1_000,
-  samples: 5,
+  samples: 4,
   settleMs: 15_000,
 };
 
@@ -78,7 +78,8 @@ export interface NoisyReport {
   a: {
     deliveries: Record<string, number>;
     reports: { requested: number; completed: number; seconds: number };
-    groups: { requested: number; created: number };
+    /** Final group requests: created, or failed by Meta (a refusal is an outcome, not a loss). */
+    groups: { requested: number; created: number; failed: number };
     messages: { requested: number; recorded: number };
     /** What the fair queues saw of A (deprioritised at some point) per queue. */
     deprioritised: Record<string, boolean>;
@@ -199,6 +200,7 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
       `A's ${reportIds.length} reports`,
     );
     const reportSeconds = round((performance.now() - aStarted) / 1000);
+    let groupsFailed = 0;
     const created = await waitFor(
       async () => {
         const states = await Promise.all(
@@ -206,8 +208,9 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
             api<{ status: string }>(stack, 'GET', `/groups/${a.orgId}/creation-status/${requestId}`, a.token),
           ),
         );
-        const done = states.filter((state) => state.status === 'created').length;
-        return done === groupRequests.length ? done : undefined;
+        const final = states.filter((state) => state.status === 'created' || state.status === 'failed');
+        groupsFailed = final.length - final.filter((state) => state.status === 'created').length;
+        return final.length === groupRequests.length ? final.length - groupsFailed : undefined;
       },
       300_000,
       `A's ${groupRequests.length} groups`,
@@ -240,7 +243,7 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
       a: {
         deliveries,
         reports: { requested: reportIds.length, completed: reports, seconds: reportSeconds },
-        groups: { requested: groupRequests.length, created },
+        groups: { requested: groupRequests.length, created, failed: groupsFailed },
         messages: { requested: messageIds.length, recorded },
         deprioritised,
       },
@@ -281,7 +284,7 @@ export function renderNoisy(report: NoisyReport, baseline: string): string {
     '',
     `Nothing of A's is lost: deliveries ${JSON.stringify(a.deliveries)}; reports ${a.reports.completed}/` +
       `${a.reports.requested} completed ${a.reports.seconds} s after A started; groups ${a.groups.created}/` +
-      `${a.groups.requested} created; messages ${a.messages.recorded}/${a.messages.requested} recorded.`,
+      `${a.groups.requested} created (${a.groups.failed} refused by Meta); messages ${a.messages.recorded}/${a.messages.requested} recorded.`,
     `The local fair queues deprioritised A on: ${
       Object.keys(a.deprioritised).length ? Object.keys(a.deprioritised).join(', ') : 'none'
     }.`,
