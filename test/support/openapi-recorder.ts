@@ -21,13 +21,13 @@ export interface RecordedExchange extends Pick<Verdict, 'operationId' | 'status'
 
 let validator: OpenApiValidator | undefined;
 const pending: Promise<void>[] = [];
-const recorded: RecordedExchange[] = [];
+const captured: Exchange[] = [];
 
 const headersOf = (headers: Headers) => Object.fromEntries(headers.entries());
 
-async function record(request: Request, response: Response, path: string): Promise<void> {
-  validator ??= new OpenApiValidator(openApiDocument());
-  const exchange: Exchange = {
+/** Reads what an exchange carried; the validation itself waits for the end of the file (`flushExchanges`). */
+async function capture(request: Request, response: Response, path: string): Promise<void> {
+  captured.push({
     method: request.method,
     url: path,
     requestHeaders: headersOf(request.headers),
@@ -36,16 +36,27 @@ async function record(request: Request, response: Response, path: string): Promi
     responseHeaders: headersOf(response.headers),
     responseBody: response.redirected ? '' : await response.text(),
     redirected: response.redirected,
-  };
-  const verdict = validator.validate(exchange);
-  recorded.push({
-    operationId: verdict.operationId,
-    method: request.method,
-    path: new URL(path, 'http://x').pathname,
-    status: response.redirected ? 303 : response.status,
-    violations: verdict.violations,
-    refusal: verdict.requestInvalid.length > 0,
   });
+}
+
+function verdictOf(exchange: Exchange): RecordedExchange {
+  validator ??= new OpenApiValidator(openApiDocument());
+  const path = new URL(exchange.url, 'http://x').pathname;
+  const status = exchange.redirected ? 303 : exchange.status;
+  try {
+    const verdict = validator.validate(exchange);
+    return {
+      operationId: verdict.operationId,
+      method: exchange.method,
+      path,
+      status,
+      violations: verdict.violations,
+      refusal: verdict.requestInvalid.length > 0,
+    };
+  } catch (error) {
+    const violations = [`could not validate: ${String(error)}`];
+    return { operationId: undefined, method: exchange.method, path, status, violations, refusal: false };
+  }
 }
 
 /** Wraps the global fetch: calls to the API are validated after the fact; every call behaves as before. */
@@ -59,15 +70,8 @@ export function recordApiExchanges(): void {
     const copy = request.clone();
     const response = await inner(request);
     pending.push(
-      record(copy, response.clone(), `${url.pathname.slice(Math.max(at, 0))}${url.search}`).catch((error) => {
-        recorded.push({
-          operationId: undefined,
-          method: request.method,
-          path: url.pathname,
-          status: response.status,
-          violations: [`could not validate: ${String(error)}`],
-          refusal: false,
-        });
+      capture(copy, response.clone(), `${url.pathname.slice(Math.max(at, 0))}${url.search}`).catch(() => {
+        // The test gave up on the answer (e.g. aborted it): nothing to check.
       }),
     );
     return response;
@@ -77,6 +81,7 @@ export function recordApiExchanges(): void {
 /** Waits for the validations under way, writes this file's verdicts, and returns its violations. */
 export async function flushExchanges(testFile: string): Promise<RecordedExchange[]> {
   await Promise.all(pending.splice(0));
+  const recorded = captured.splice(0).map(verdictOf);
   mkdirSync(EXCHANGES_DIR, { recursive: true });
   const name = `${testFile.replace(/^.*?\/test\//, 'test/').replaceAll('/', '__')}.json`;
   writeFileSync(join(EXCHANGES_DIR, name), JSON.stringify({ file: testFile, exchanges: recorded }));

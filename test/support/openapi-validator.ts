@@ -141,7 +141,7 @@ export class OpenApiValidator {
       const found = route.pattern.exec(path);
       if (!found) continue;
       const names = [...route.template.matchAll(/\{(\w+)\}/g)].map(([, name]) => name ?? '');
-      const params = Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(found[index + 1] ?? '')]));
+      const params = Object.fromEntries(names.map((name, index) => [name, decodePathSegment(found[index + 1] ?? '')]));
       return { operation: route.operation, params };
     }
     return undefined;
@@ -149,9 +149,7 @@ export class OpenApiValidator {
 
   validate(exchange: Exchange): Verdict {
     const url = new URL(exchange.url, 'http://validator.invalid');
-    // HEAD is GET without the body (RFC 9110): the same operation, headers and status.
-    const head = exchange.method.toUpperCase() === 'HEAD';
-    const matched = this.match(head ? 'GET' : exchange.method, url.pathname);
+    const matched = this.match(exchange.method, url.pathname);
     const verdict: Verdict = {
       operationId: matched?.operation.operationId,
       status: exchange.status,
@@ -168,7 +166,7 @@ export class OpenApiValidator {
     }
     const { operation, params } = matched;
     verdict.requestInvalid = this.#requestProblems(operation, params, url, exchange);
-    verdict.violations = this.#responseProblems(operation, exchange, head);
+    verdict.violations = this.#responseProblems(operation, exchange);
     if (verdict.requestInvalid.length > 0 && (exchange.status < 400 || exchange.status >= 500)) {
       verdict.violations.push(
         `the request breaks the document (${verdict.requestInvalid.join('; ')}) yet was answered ${exchange.status}`,
@@ -226,7 +224,7 @@ export class OpenApiValidator {
     return [...problems, ...this.#check(mediaType.schema, parsed.value, 'request body')];
   }
 
-  #responseProblems(operation: Operation, exchange: Exchange, head = false): string[] {
+  #responseProblems(operation: Operation, exchange: Exchange): string[] {
     if (exchange.redirected) {
       return Object.keys(operation.responses).some((status) => status.startsWith('3'))
         ? []
@@ -249,7 +247,6 @@ export class OpenApiValidator {
       if (exchange.responseBody.length > 0) problems.push(`status ${status} declares no body, yet one came`);
       return problems;
     }
-    if (head) return problems;
     const contentType = mediaTypeOf(headers['content-type']);
     const mediaType = response.content[contentType];
     if (!mediaType) return [...problems, `content type ${contentType || '(none)'} is not declared for ${status}`];
@@ -269,6 +266,15 @@ export class OpenApiValidator {
       this.#closed.set(key, closed);
     }
     return this.#check(closed, value, where);
+  }
+}
+
+/** A path segment as the service reads it; one that is not valid percent-encoding stays as sent. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 
