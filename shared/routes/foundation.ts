@@ -20,6 +20,7 @@ export const issueToken = defineRoute({
       headers: ['Cache-Control'],
     },
     401: { description: 'INVALID_CLIENT: unknown client or wrong secret (the same answer for both)' },
+    403: { description: 'ORG_SUSPENDED: the credential is valid but its organisation is suspended by the operator' },
     429: {
       description:
         'TOO_MANY_ATTEMPTS (Retry-After): within 15 minutes, 10 failures for this client id from this address, 100 for this client id, or 100 from this address',

@@ -226,13 +226,23 @@ export const WebhookVerifyQuery = v.looseObject({
 });
 
 /** Meta's notification envelope (CONTRACT §5, §16), as an open object: the service reads what it knows of it. */
-export const NetworkNotification = v.looseObject({
-  object: v.pipe(v.string(), v.description('whatsapp_business_account')),
-  entry: v.array(
-    v.looseObject({
-      id: v.string(),
-      changes: v.array(v.looseObject({ field: v.string(), value: v.looseObject({}) })),
-    }),
-  ),
-});
+/**
+ * Meta's notification envelope, as an open object whose every part may be missing or of another shape: the service
+ * reads each item on its own and answers 200 to any signed JSON (CONTRACT §16), skipping what it cannot read.
+ */
+export const NetworkNotification = v.pipe(
+  v.looseObject({
+    object: v.optional(v.pipe(v.unknown(), v.description('whatsapp_business_account'))),
+    entry: v.optional(
+      v.pipe(
+        v.unknown(),
+        v.description(
+          'Usually an array of {id, changes: [{field, value}]}; each change and each object in value.groups, ' +
+            'value.messages and value.statuses is applied on its own, and an unreadable one is skipped',
+        ),
+      ),
+    ),
+  }),
+  v.description('Any signed JSON is answered 200; Meta sends the envelope described here'),
+);
 export const NetworkReceived = v.object({ received: v.literal(true) });

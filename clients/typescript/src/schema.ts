@@ -6899,20 +6899,9 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description whatsapp_business_account */
-                    object: string;
-                    entry: ({
-                        id: string;
-                        changes: ({
-                            field: string;
-                            value: {
-                                [key: string]: unknown;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
-                    })[];
+                    object?: unknown;
+                    /** @description Usually an array of {id, changes: [{field, value}]}; each change and each object in value.groups, value.messages and value.statuses is applied on its own, and an unreadable one is skipped */
+                    entry?: unknown;
                 } & {
                     [key: string]: unknown;
                 };
@@ -8933,6 +8922,27 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "invalid client",
                      *       "code": "INVALID_CLIENT",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ORG_SUSPENDED: the credential is valid but its organisation is suspended by the operator */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/org-suspended",
+                     *       "title": "Organisation suspended",
+                     *       "status": 403,
+                     *       "detail": "organisation suspended",
+                     *       "code": "ORG_SUSPENDED",
                      *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
                      *     }
                      */
