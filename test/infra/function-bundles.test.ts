@@ -26,8 +26,8 @@ function expectedClients(fn: string): string[] {
   if (access.publishesEvents) clients.add('client-eventbridge');
   if (access.signsTokens || access.verifiesNetworkWebhooks || PAGES_LISTS.has(fn))
     clients.add('client-secrets-manager');
-  // group-sweeper holds the network grant but only fails, requeues and republishes requests: it never calls Graph.
-  if (access.callsNetwork && fn !== 'group-sweeper') clients.add('client-secrets-manager');
+  // group-sweeper calls Graph too: it asks Meta for a request's group before timing it out (CONTRACT §18).
+  if (access.callsNetwork) clients.add('client-secrets-manager');
   if (access.webhookSecrets) clients.add('client-kms');
   // Verifiers read the public JWKS item from the table; only the key keeper writes the SSM parameter too.
   if (VERIFIES_TOKENS.has(fn) || access.servesPublicKeys) clients.add('client-dynamodb');
