@@ -159,8 +159,16 @@ export class LocalQueue {
       records.push(this.#toRecord(message));
       if (this.#duplication && this.#duplication.random() < this.#duplication.probability) {
         this.duplicated += 1;
-        this.send(message.body, 0, message.groupId);
+        copies.push(message);
       }
+    };
+    // The copies are sent once this receive is done: a send notifies the consumers at once, and a consumer that
+    // received again from inside this loop would take the messages this receive still holds as visible a second
+    // time (two receipts of one message in one instant, each counted towards maxReceiveCount).
+    const copies: StoredMessage[] = [];
+    const done = () => {
+      for (const copy of copies.splice(0)) this.send(copy.body, 0, copy.groupId);
+      return records;
     };
     // Quiet tenants first, in the order their messages arrived.
     const quiet = [...visible]
@@ -168,7 +176,7 @@ export class LocalQueue {
       .flatMap(([, messages]) => messages)
       .sort((a, b) => a.sentAt - b.sentAt);
     for (const message of quiet) {
-      if (records.length >= max) return records;
+      if (records.length >= max) return done();
       take(message);
     }
     // Then noisy tenants, the one with the fewest messages in flight first.
@@ -187,7 +195,7 @@ export class LocalQueue {
       const state = this.#tenants.get(tenant);
       if (state && messages.length === 0) state.noisy = false;
     }
-    return records;
+    return done();
   }
 
   /** Each tenant's in-flight count, backlog, recent processing time and whether it is deprioritised now. */

@@ -46,6 +46,8 @@ export interface LedgerResult {
   /** Acknowledged requests and reports still open when the drain gave up. */
   notFinal: string[];
   lost: string[];
+  /** For each lost request: live and committed groups of its subject, its record, Graph calls and notifications. */
+  lostTrace: Record<string, unknown>;
   groupsPerRequestMax: number;
   unexpectedGroups: string[];
   liveGroupsOfFailedRequests: string[];
@@ -55,6 +57,8 @@ export interface LedgerResult {
   /** For each request still open: its stored record, Meta's request id link, a held confirmation, Graph calls and notifications. */
   notFinalTrace: Record<string, unknown>;
   deadLetters: Record<string, number>;
+  /** The bodies held by each non-empty dead-letter queue, so that a failed run says what was dead-lettered. */
+  deadLetterBodies: Record<string, string[]>;
   drainMs: number;
   /** How the drain's time was spent: resolving unknown outcomes, waiting for final states, waiting for events. */
   drainPhasesMs: { resolve: number; settle: number; events: number };
@@ -266,6 +270,35 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
     const lost = [...statuses.entries()]
       .filter(([id, status]) => status.status === 'created' && live(subjectOf.get(id)!) !== 1)
       .map(([id]) => id);
+    // What each lost request's subject has on the network's side, and the request's own record and calls.
+    const lostTrace = {
+      network: Object.fromEntries(
+        await Promise.all(
+          lost.map(async (id) => {
+            const subject = subjectOf.get(id)!;
+            const groups = simulator.groups().filter((group) => group.subject === subject);
+            return [
+              id,
+              {
+                subject,
+                live: live(subject),
+                committed: committed.get(subject) ?? 0,
+                status: statuses.get(id),
+                groups: await Promise.all(
+                  groups.map(async (group) => ({
+                    id: group.groupId,
+                    requestId: group.requestId,
+                    createdAt: group.createdAt,
+                    linked: await deps().chats.findExternalChat(group.groupId),
+                  })),
+                ),
+              },
+            ];
+          }),
+        ),
+      ),
+      requests: await traceRequests(api, lost),
+    };
 
     return {
       seed: options.seed,
@@ -288,6 +321,7 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
       },
       notFinal: settled ? [] : notFinal,
       lost,
+      lostTrace,
       groupsPerRequestMax: Math.max(0, ...committed.values()),
       unexpectedGroups: [...liveBySubject.keys()].filter(
         (subject) => subject.startsWith('L') && !acknowledgedSubjects.has(subject),
@@ -301,6 +335,11 @@ export async function runLedger(api: TestStack, options: LedgerOptions): Promise
         [...api.stack.queues.entries()]
           .filter(([name]) => name.endsWith('-dlq'))
           .map(([name, queue]) => [name, queue.size]),
+      ),
+      deadLetterBodies: Object.fromEntries(
+        [...api.stack.queues.entries()]
+          .filter(([name, queue]) => name.endsWith('-dlq') && queue.size > 0)
+          .map(([name, queue]) => [name, queue.peek().map((body) => body.slice(0, 2000))]),
       ),
       notFinalTrace: await traceRequests(
         api,
@@ -477,7 +516,8 @@ async function scheduleNemesis(
     at: durationMs * (0.3 + random() * 0.4),
     run: async () => {
       count('dynamodb restarts');
-      await api.stack.restartDynamo(300 + random() * 700);
+      const downtimeMs = 300 + random() * 700;
+      await api.stack.restartDynamo(Number(process.env.LEDGER_DYNAMO_DOWNTIME_MS ?? downtimeMs));
     },
   });
   const outageFrom = random() * durationMs * 0.7;

@@ -71,6 +71,28 @@ describe('LocalQueue', () => {
 
     expect(queue.size).toBe(1);
   });
+
+  it('delivers copies (duplicateDeliveries) without a consumer woken by them receiving a message twice at once', () => {
+    const queue = new LocalQueue('q', { visibilityTimeoutSeconds: 30 });
+    for (let index = 0; index < 20; index++) queue.send(`m${index}`);
+    queue.duplicateDeliveries(1, () => 0);
+    const receipts: { messageId: string; receiveCount: string }[] = [];
+    // A consumer that receives whenever the queue notifies, as QueueConsumer does: a copy sent from inside a
+    // receive used to wake it while that receive still held the rest of the visible messages.
+    let nested = 0;
+    queue.onMessage(() => {
+      if (nested++ > 50) return;
+      for (const record of queue.receive(1))
+        receipts.push({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
+    });
+    for (const record of queue.receive(10))
+      receipts.push({ messageId: record.messageId, receiveCount: record.attributes.ApproximateReceiveCount });
+
+    const ids = receipts.map((receipt) => receipt.messageId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(receipts.every((receipt) => receipt.receiveCount === '1')).toBe(true);
+    expect(queue.duplicated).toBeGreaterThan(0);
+  });
 });
 
 describe('QueueConsumer', () => {
