@@ -165,6 +165,27 @@ describe('group request lifecycle', () => {
     expect(h.published.map((event) => event.type)).toEqual(['group.created']);
   });
 
+  it('resumes a reconcile that linked the group and died before the request became created, without a second group', async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.network.createScript = ['ambiguous-after', 'ok'];
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    h.advance(31);
+    // The run that finds the group links it to the request's chat, then the store fails before the chat is written.
+    const createChat = vi.spyOn(h.deps.chats, 'createChat').mockRejectedValueOnce(new Error('store unavailable'));
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 2)).rejects.toThrow('store unavailable');
+    expect(await h.deps.chats.findExternalChat(h.network.groupIdOf(1))).toMatchObject({ orgId });
+    createChat.mockRestore();
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 3);
+
+    expect(h.network.createCalls).toBe(1);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'created',
+      inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
+    });
+    expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+  });
+
   it('does not reconcile while the previous create call may still be in flight, whatever the settle time', async () => {
     h.deps.config = loadConfig({ GROUP_RECONCILE_SETTLE_SECONDS: '1', NETWORK_RETRY_BASE_SECONDS: '1' });
     const { orgId, requestId } = await newRequest(h);

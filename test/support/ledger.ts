@@ -426,7 +426,11 @@ async function traceEvents(api: TestStack, tenants: Tenant[], missing: string[])
       queued: [...api.stack.queues.entries()].flatMap(([name, queue]) =>
         queue
           .held()
-          .filter((message) => message.body.includes(id!))
+          // The event's jobs name the request or report; its attempt jobs name only the delivery.
+          .filter(
+            (message) =>
+              message.body.includes(id!) || deliveries.some((delivery) => message.body.includes(delivery.deliveryId)),
+          )
           .map((message) => ({
             queue: name,
             visibleAt: new Date(message.visibleAt).toISOString(),

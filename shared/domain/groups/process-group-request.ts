@@ -6,7 +6,7 @@ import { type NetworkChannel, NetworkError, type NetworkGroup } from '#shared/po
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
 import { applyGroupCreateNotification, type HeldGroupCreate } from './apply-group-create.ts';
 import { ineligibility } from './create-group.ts';
-import type { GroupRequest } from './group-request.ts';
+import { chatIdFor, type GroupRequest } from './group-request.ts';
 import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './outcomes.ts';
 
 export interface ProcessGroupRequestDeps extends OutcomeDeps {
@@ -179,7 +179,12 @@ async function putOnHold(deps: ProcessGroupRequestDeps, request: GroupRequest, m
   });
 }
 
-/** A group of the number with the request's subject, created since the submission and not yet linked to a chat. */
+/**
+ * A group of the number with the request's subject, created since the submission and not linked to another chat.
+ * A group already linked to this request's own chat is its group: a run that linked it stopped before the request
+ * became `created` (a crash, a timeout, a store outage), and the completion resumes with it instead of creating a
+ * second group.
+ */
 async function reconcile(
   deps: ProcessGroupRequestDeps,
   request: GroupRequest,
@@ -208,10 +213,15 @@ export async function findSubmittedGroup(
 
 async function unlinkedMatch(deps: Pick<OutcomeDeps, 'chats'>, request: GroupRequest, groups: NetworkGroup[]) {
   const since = Date.parse(request.submittedAt ?? request.createdAt) - RECONCILE_SKEW_MS;
+  const ownChatId = chatIdFor(request.requestId);
   for (const group of groups) {
     if (group.subject.trim() !== request.subject.trim()) continue;
+    const link = await deps.chats.findExternalChat(group.groupId);
+    if (link) {
+      if (link.orgId === request.orgId && link.chatId === ownChatId) return group;
+      continue;
+    }
     if (group.createdAt && Date.parse(group.createdAt) < since) continue;
-    if (await deps.chats.findExternalChat(group.groupId)) continue;
     return group;
   }
   return undefined;
