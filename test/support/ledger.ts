@@ -401,7 +401,7 @@ async function traceEvents(api: TestStack, tenants: Tenant[], missing: string[])
     const published = api.stack.bus.published.filter(
       (entry) => entry.detail.request_id === id || entry.detail.report_id === id,
     );
-    const deliveries = [];
+    const deliveries: { deliveryId: string }[] = [];
     for (const { orgId, webhookId } of tenants) {
       let startKey: Record<string, unknown> | undefined;
       do {
