@@ -31,7 +31,6 @@ export function sqsConsumer<S extends v.GenericSchema>(
   schema: S,
   work: (body: v.InferOutput<S>, receiveCount: number) => Promise<void>,
 ) {
-  const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
     const body = parseBody(schema, record.body);
@@ -92,11 +91,16 @@ export function sqsConsumer<S extends v.GenericSchema>(
       throw error;
     }
   };
-  return middy<SQSEvent, SQSBatchResponse>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler((event: SQSEvent, context: Context) =>
-      processPartialResponse(event, recordHandler, processor, { context }),
-    );
+  return (
+    middy<SQSEvent, SQSBatchResponse>()
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      // A processor per invocation: it holds the batch's records and failures, and one Lambda instance runs one
+      // invocation at a time, but the local stack runs many at once in one process — a shared processor would report
+      // one batch's failures in another's answer, and a failed record would be deleted as if it had succeeded.
+      .handler((event: SQSEvent, context: Context) =>
+        processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context }),
+      )
+  );
 }
 
 function parseBody<S extends v.GenericSchema>(

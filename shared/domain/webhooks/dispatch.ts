@@ -111,9 +111,18 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
  */
 export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Promise<void> {
   const delivery = await deps.webhooks.getDelivery(job.orgId, job.webhookId, job.deliveryId);
-  if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') return;
+  if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') {
+    logger.debug('attempt job for a final or missing delivery', {
+      deliveryId: job.deliveryId,
+      status: delivery?.status,
+    });
+    return;
+  }
   const now = deps.clock.now();
-  if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) - now.getTime() > EARLY_TOLERANCE_MS) return;
+  if (delivery.nextAttemptAt && Date.parse(delivery.nextAttemptAt) - now.getTime() > EARLY_TOLERANCE_MS) {
+    logger.debug('early attempt job skipped', { deliveryId: job.deliveryId, nextAttemptAt: delivery.nextAttemptAt });
+    return;
+  }
   const subscription = await deps.webhooks.getSubscription(job.orgId, job.webhookId);
   if (subscription?.status !== 'active') {
     const lastError = subscription ? 'subscription_disabled' : 'subscription_deleted';
@@ -129,6 +138,7 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
   const leased = slot.free ? await tryLease(deps, subscription, now, leaseId) : undefined;
   if (!leased) {
     const retryAt = slot.free ? new Date(now.getTime() + 1_000) : slot.retryAt;
+    logger.debug('no attempt slot; the delivery waits', { deliveryId: job.deliveryId, retryAt: retryAt.toISOString() });
     await waitForSlot(deps, delivery, retryAt);
     return;
   }
@@ -190,7 +200,10 @@ async function attemptWithLease(
   // Claims the attempt: a duplicate job that read the same version loses here.
   const claimed = { ...delivery, updatedAt: now.toISOString() };
   if (claimed.updatedAt === delivery.updatedAt) claimed.updatedAt = new Date(now.getTime() + 1).toISOString();
-  if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) return 'abandoned';
+  if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) {
+    logger.debug('attempt not claimed: the delivery changed meanwhile', { deliveryId: delivery.deliveryId });
+    return 'abandoned';
+  }
 
   const context = secretContext(subscription.orgId, subscription.webhookId);
   const secrets = await Promise.all(

@@ -51,6 +51,21 @@ describe('sqsConsumer', () => {
     expect(third?.seconds).toBeLessThanOrEqual(48);
   });
 
+  it('answers each of two concurrent invocations with its own failures (the local stack runs them in one process)', async () => {
+    const { run } = harness(async ({ id }) => {
+      await new Promise((resolve) => setTimeout(resolve, id.startsWith('slow') ? 50 : 1));
+      if (id.endsWith('boom')) throw new Error('connect ECONNREFUSED');
+    });
+
+    // The first batch's failure is known before the second invocation starts; its slow record keeps it running.
+    const first = run([record('a1', { id: 'slow-ok' }), record('a2', { id: 'fast-boom' })]);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    const second = run([record('b1', { id: 'fast-ok' }), record('b2', { id: 'slow-ok' })]);
+
+    expect((await first).batchItemFailures).toEqual([{ itemIdentifier: 'a2' }]);
+    expect((await second).batchItemFailures).toEqual([]);
+  });
+
   it('uses the delay a use case asks for with RetryLater', async () => {
     const { delays, run } = harness(async () => {
       throw new RetryLater(42, 'later');
