@@ -4,6 +4,7 @@ import type { processGroupRequest } from '#shared/domain/groups/process-group-re
 import type { sweepGroupRequests } from '#shared/domain/groups/sweep-group-requests';
 import type { receiveNetworkWebhook, verifyWebhookSubscription } from '#shared/domain/network/receive-webhook';
 import type { IdempotencyStore } from '#shared/ports/idempotency-store';
+import { accessStatus } from './access.ts';
 import { clock, config, ids } from './core.ts';
 import { chatStore, eventOutbox, groupRequestStore, identityStore, limits } from './dynamodb.ts';
 import { eventPublisher } from './eventbridge.ts';
@@ -58,6 +59,7 @@ export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
       chats: chatStore,
       network: messagingNetwork,
       channelCredentials,
+      access: accessStatus,
     }),
   );
 }

@@ -3,6 +3,7 @@ import type { requestReport } from '#shared/domain/reports/request-report';
 import type { processReportJob } from '#shared/domain/reports/run-report';
 import type { sweepReports } from '#shared/domain/reports/sweep-reports';
 import type { IdempotencyStore } from '#shared/ports/idempotency-store';
+import { accessStatus } from './access.ts';
 import { clock, config, ids } from './core.ts';
 import { crmStore, limits, reportStore } from './dynamodb.ts';
 import { eventPublisher } from './eventbridge.ts';
@@ -46,6 +47,14 @@ export function reportWorkerDeps(): DepsOf<typeof processReportJob> {
 
 export function reportSweeperDeps(): DepsOf<typeof sweepReports> {
   return instance(reportSweeperDeps, () =>
-    lazyDeps({ config, clock, reports: reportStore, events: eventPublisher, queue: jobQueue, files: reportFiles }),
+    lazyDeps({
+      config,
+      clock,
+      reports: reportStore,
+      events: eventPublisher,
+      queue: jobQueue,
+      files: reportFiles,
+      access: accessStatus,
+    }),
   );
 }

@@ -28,8 +28,10 @@ function harness() {
   const network = new FakeNetwork(() => time.now);
   const published: DomainEvent[] = [];
   const queued: unknown[] = [];
+  const suspended = new Set<string>();
   const identity = new DynamoIdentityStore(table.db, table.tableName);
   const deps = {
+    access: { isSuspended: async (orgId: string) => suspended.has(orgId) },
     config: loadConfig({ GROUP_RECONCILE_SETTLE_SECONDS: '30', NETWORK_RETRY_BASE_SECONDS: '1' }),
     clock: { now: () => time.now },
     ids: ulidIds(),
@@ -48,7 +50,7 @@ function harness() {
   const advance = (seconds: number) => {
     time.now = new Date(time.now.getTime() + seconds * 1000);
   };
-  return { deps, network, published, queued, advance };
+  return { deps, network, published, queued, advance, suspended };
 }
 
 async function newRequest(h: ReturnType<typeof harness>) {
@@ -398,6 +400,25 @@ describe('group request lifecycle', () => {
       status: 'failed',
       error: { code: 'CONFIRMATION_TIMEOUT' },
     });
+  });
+
+  it("leaves a suspended organisation's request untouched past its timeout, and decides it after the resume (CONTRACT §17)", async () => {
+    const { orgId, requestId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    h.suspended.add(orgId);
+    h.advance(601);
+    const listed = vi.spyOn(h.network, 'listGroups');
+
+    const whileSuspended = await sweepGroupRequests(h.deps);
+    const untouched = await h.deps.groups.get(orgId, requestId);
+    h.suspended.delete(orgId);
+    const afterResume = await sweepGroupRequests(h.deps);
+
+    expect(whileSuspended).toMatchObject({ timedOut: 0, found: 0, requeued: 0, suspendedWaiting: 1 });
+    expect(untouched?.status).toBe('creating');
+    expect(listed).toHaveBeenCalledTimes(1);
+    expect(afterResume.found).toBe(1);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'created' });
   });
 
   it('does not time out a request whose create call may still be making the group', async () => {

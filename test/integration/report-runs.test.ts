@@ -23,7 +23,9 @@ function harness() {
   const queued: unknown[] = [];
   const published: DomainEvent[] = [];
   const uploadGate = { hold: undefined as Promise<void> | undefined, fail: 0 };
+  const suspended = new Set<string>();
   const deps = {
+    access: { isSuspended: async (orgId: string) => suspended.has(orgId) },
     config: loadConfig({ REPORT_PROCESSING_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS) }),
     clock: { now: () => time.now },
     ids: ulidIds(),
@@ -59,7 +61,7 @@ function harness() {
     queued.length = 0;
     return { orgId, reportId: report.reportId };
   };
-  return { deps, uploads, deleted, signed, queued, published, uploadGate, advance, request };
+  return { deps, uploads, deleted, signed, queued, published, uploadGate, advance, request, suspended };
 }
 
 describe('report runs', () => {
@@ -114,6 +116,27 @@ describe('report runs', () => {
       status: 'FAILED',
       error: { code: 'REPORT_TIMEOUT' },
     });
+    expect(h.published.map((event) => event.type)).toEqual(['report.failed']);
+  });
+
+  it("neither times out nor queues again a suspended organisation's report (CONTRACT §17)", async () => {
+    const h = harness();
+    const job = await h.request();
+    h.uploadGate.hold = new Promise(() => undefined);
+    void runReport(h.deps, job);
+    await expect.poll(() => h.uploads.length).toBe(1);
+    h.suspended.add(job.orgId);
+    h.advance(TIMEOUT_SECONDS + 1);
+
+    const swept = await sweepReports(h.deps);
+    const untouched = await h.deps.reports.get(job.orgId, job.reportId);
+    h.suspended.delete(job.orgId);
+    const afterResume = await sweepReports(h.deps);
+
+    expect(swept).toMatchObject({ timedOut: 0, requeued: 0 });
+    expect(untouched?.status).toBe('PROCESSING');
+    // Resumed, the run that hung before the suspension is past its time as before.
+    expect(afterResume.timedOut).toBe(1);
     expect(h.published.map((event) => event.type)).toEqual(['report.failed']);
   });
 

@@ -35,6 +35,7 @@ function harness() {
     retryAfter: async () => undefined,
   };
   const deps = {
+    access: { isSuspended: async () => false },
     config: loadConfig({}),
     clock: { now: () => time.now },
     ids: ulidIds(),

@@ -1,4 +1,5 @@
 import type { Config } from '#shared/config/env';
+import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { republishRecordedEvents } from '#shared/domain/events/publish-once';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
@@ -29,6 +30,7 @@ const REPUBLISH_AFTER_SECONDS = 30;
 
 /**
  * The group sweeper (scheduled):
+ * 0. A suspended organisation's open requests are skipped: its work waits, and none is failed while it waits.
  * 1. Open requests older than GROUP_CONFIRMATION_TIMEOUT_SECONDS: one that reached Meta is first looked for among the
  *    number's groups (GET /{phoneNumberId}/groups, CONTRACT §18) and completed if its group exists; while Meta cannot
  *    answer, or a create call may still be making the group, it stays open until a later sweep. Otherwise → `failed`
@@ -45,7 +47,13 @@ export async function sweepGroupRequests(deps: SweepGroupRequestsDeps) {
   let timedOut = 0;
   let requeued = 0;
   let found = 0;
+  let waiting = 0;
   for (const request of await deps.groups.listOpen(BATCH)) {
+    // A suspended organisation's requests wait untouched (CONTRACT §17): neither timed out nor queued again.
+    if (await deps.access.isSuspended(request.orgId)) {
+      waiting += 1;
+      continue;
+    }
     const age = now - Date.parse(request.createdAt);
     if (age >= timeoutMs) {
       if (!request.onHold && (request.submittedAt || request.networkRequestId)) {
@@ -74,9 +82,16 @@ export async function sweepGroupRequests(deps: SweepGroupRequestsDeps) {
   for (const request of unpublished) await announce(deps, request);
   const republishedEvents = await republishRecordedEvents(deps, BATCH);
   if (timedOut + requeued + found + unpublished.length + republishedEvents > 0) {
-    logger.info('group sweep', { timedOut, found, requeued, republished: unpublished.length, republishedEvents });
+    logger.info('group sweep', {
+      timedOut,
+      found,
+      requeued,
+      republished: unpublished.length,
+      republishedEvents,
+      suspendedWaiting: waiting,
+    });
   }
-  return { timedOut, found, requeued, republished: unpublished.length, republishedEvents };
+  return { timedOut, found, requeued, republished: unpublished.length, republishedEvents, suspendedWaiting: waiting };
 }
 
 export type SweepGroupRequestsDeps = OutcomeDeps & {
@@ -85,6 +100,7 @@ export type SweepGroupRequestsDeps = OutcomeDeps & {
   channelCredentials: ChannelCredentials;
   queue: JobQueue;
   outbox: EventOutbox;
+  access: Pick<AccessStatusCache, 'isSuspended'>;
 };
 
 /**

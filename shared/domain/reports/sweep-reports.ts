@@ -1,3 +1,4 @@
+import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { logger } from '#shared/observability/logger';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { ReportFiles } from '#shared/ports/report-files';
@@ -22,15 +23,23 @@ const REPUBLISH_AFTER_SECONDS = 30;
  * 3. Final reports whose event was not published → published and stamped.
  * 4. Completed reports past expiresAt → their file deleted, then marked deleted (a failed delete is tried again on
  *    the next run; the bucket's lifecycle rule is only the backstop).
+ * A suspended organisation's open reports are skipped by 1 and 2 (its work waits, CONTRACT §17); its expired files
+ * are still deleted by 4: retention is a promise about the data, not work done for the organisation.
  */
 export async function sweepReports(
-  deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & { queue: JobQueue; files: ReportFiles },
+  deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & {
+    queue: JobQueue;
+    files: ReportFiles;
+    access: Pick<AccessStatusCache, 'isSuspended'>;
+  },
 ) {
   const now = deps.clock.now();
   const timeoutMs = deps.config.reports.processingTimeoutSeconds * 1000;
   let timedOut = 0;
   let requeued = 0;
   for (const report of await deps.reports.listOpen(BATCH)) {
+    // A suspended organisation's reports wait untouched (CONTRACT §17): neither timed out nor queued again.
+    if (await deps.access.isSuspended(report.organisationId)) continue;
     if (report.status === 'PROCESSING') {
       const running = now.getTime() - Date.parse(report.startedAt ?? report.requestedAt);
       if (running >= timeoutMs) {
