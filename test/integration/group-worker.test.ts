@@ -4,6 +4,7 @@ import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { loadConfig } from '#shared/config/env';
 import { notificationEvent, publishOnce } from '#shared/domain/events/publish-once';
@@ -186,6 +187,21 @@ describe('group request lifecycle', () => {
       inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
     });
     expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+  });
+
+  it('fails a request whose channel an operator disabled before it was submitted, without calling Meta (CONTRACT §17)', async () => {
+    const { orgId, channelId, requestId } = await newRequest(h);
+    const now = h.deps.clock.now().toISOString();
+    await new DynamoOrgAdminStore(table.db, table.tableName).updateChannel(orgId, channelId, { disabledAt: now }, now);
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+
+    expect(h.network.createCalls).toBe(0);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHANNEL_DISABLED' },
+    });
+    expect(h.published.map((event) => event.type)).toEqual(['group.creation_failed']);
   });
 
   it('does not reconcile while the previous create call may still be in flight, whatever the settle time', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
+import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { loadConfig } from '#shared/config/env';
 import { deliverMessage } from '#shared/domain/chats/deliver-message';
@@ -86,7 +87,7 @@ describe('statuses that arrive before the sender links the message id', () => {
       status: 'queued',
       createdAt: now,
     });
-    return { deps, published, job: { orgId, chatId, messageId }, chats };
+    return { deps, published, job: { orgId, chatId, messageId }, chats, channelId };
   }
 
   const statusEvents = (published: DomainEvent[]) =>
@@ -121,5 +122,30 @@ describe('statuses that arrive before the sender links the message id', () => {
 
     expect((await h.chats.getMessage(h.job.orgId, h.job.chatId, h.job.messageId))?.status).toBe('read');
     expect(statusEvents(h.published)).toEqual(['read', 'sent']);
+  });
+
+  it('fails a message queued before an operator disabled its channel, without sending it (CONTRACT §17)', async () => {
+    let sends = 0;
+    const h = await harness(async () => {
+      sends += 1;
+    });
+    const now = new Date().toISOString();
+    await new DynamoOrgAdminStore(table.db, table.tableName).updateChannel(
+      h.job.orgId,
+      h.channelId,
+      { disabledAt: now },
+      now,
+    );
+
+    await deliverMessage(h.deps, h.job, 1);
+
+    expect(sends).toBe(0);
+    expect(await h.chats.getMessage(h.job.orgId, h.job.chatId, h.job.messageId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHANNEL_DISABLED' },
+    });
+    expect(h.published.map((event) => event.data)).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'CHANNEL_DISABLED' }) }),
+    ]);
   });
 });

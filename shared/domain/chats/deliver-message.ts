@@ -21,7 +21,7 @@ export interface DeliverMessageDeps extends PublishOnceDeps {
 /**
  * Sends one queued message to the network (the message sender's job). At most once: a message is marked
  * `sendingSince` before the call, so a redelivery after an unknown outcome never sends it a second time.
- * 1. Skip a message that is gone or no longer queued.
+ * 1. Skip a message that is gone or no longer queued; fail one whose channel an operator has disabled since.
  * 2. Mark it sending (conditional), POST /{phoneNumberId}/messages (a group: `recipient_type: group`).
  * 3. Sent → `sent` with Meta's id (status notifications then move it on); not sent → back to queued and retried
  *    with backoff; refused (e.g. 131020, a group with no members) → `failed` with Meta's code and message;
@@ -57,6 +57,11 @@ export async function deliverMessage(
         message: 'the chat cannot be reached through the network',
       },
     );
+    return;
+  }
+  if (channel.disabledAt) {
+    // Queued before an operator disabled the channel (CONTRACT §17): nothing more is sent through it.
+    await fail(deps, job, { from: ['queued'] }, CHANNEL_DISABLED);
     return;
   }
   const network = await deps.channelCredentials.forChannel(channel);
@@ -128,6 +133,10 @@ async function linkSent(
 }
 
 const TIMEOUT = { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };
+const CHANNEL_DISABLED = {
+  code: 'CHANNEL_DISABLED',
+  message: 'the channel was disabled by an operator before the message was sent',
+};
 
 /** Marks the message failed (if `condition` still holds) and publishes its `message.status` once. */
 async function fail(

@@ -123,6 +123,15 @@ export async function processGroupRequest(
     }
   }
 
+  if (channel.disabledAt) {
+    // Disabled by an operator after the request was accepted (CONTRACT §17), and no create call of it can still be
+    // making a group (none was made, or the reconcile found none): it is not submitted.
+    await failGroup(deps, request, {
+      code: 'CHANNEL_DISABLED',
+      message: 'the channel was disabled by an operator before the group was created',
+    });
+    return;
+  }
   const marker = now().toISOString();
   if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, marker, marker))) {
     logger.debug('another run is submitting this request; this one stops', { requestId: request.requestId });
