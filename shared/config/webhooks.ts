@@ -1,5 +1,6 @@
 import { WebhookSender } from '#shared/adapters/webhooks/http-sender';
 import type { dispatchMessage, sweepDueDeliveries } from '#shared/domain/webhooks/dispatch';
+import { SlotHints } from '#shared/domain/webhooks/lanes';
 import type {
   createSubscription,
   deleteSubscription,
@@ -60,8 +61,14 @@ export function dispatchDeps(): DepsOf<typeof dispatchMessage> {
       secretBox,
       webhookTransport,
       queue: jobQueue,
+      slotHints,
     }),
   );
+}
+
+/** The dispatcher container's slot hints (lanes.ts), one per process. */
+function slotHints(): SlotHints {
+  return instance(slotHints, () => new SlotHints());
 }
 
 export function webhookSweeperDeps(): DepsOf<typeof sweepDueDeliveries> {

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { loadConfig } from '#shared/config/env';
 import { type AttemptJob, attemptDelivery, fanOutEvent } from '#shared/domain/webhooks/dispatch';
+import { SlotHints } from '#shared/domain/webhooks/lanes';
 import { createSubscription } from '#shared/domain/webhooks/subscriptions';
 import { ulidIds } from '#shared/ports/ids';
 import type { WebhookSendOutcome } from '#shared/ports/webhook-transport';
@@ -101,6 +102,50 @@ describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
     await requestsInFlight(h, 3);
     h.sent[2]!.answer(ok);
     await third;
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, jobs[2]!.deliveryId)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+    });
+  });
+
+  it('puts deliveries waiting for a busy subscription back without reading the table, until a slot is freed', async () => {
+    const hinted = { ...h.deps, slotHints: new SlotHints() };
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 5);
+    const first = attemptDelivery(hinted, jobs[0]!);
+    const second = attemptDelivery(hinted, jobs[1]!);
+    await requestsInFlight(h, 2);
+    let reads = 0;
+    const webhooks = h.deps.webhooks;
+    const counting = new Proxy(webhooks, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (property === 'getDelivery' || property === 'getSubscription') reads += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const looking = { ...hinted, webhooks: counting };
+
+    await attemptDelivery(looking, jobs[2]!);
+    await attemptDelivery(looking, jobs[3]!);
+    await attemptDelivery(looking, jobs[4]!);
+
+    // Both slots taken by this container's own attempts: the three wait, and none of them read anything.
+    expect(reads).toBe(0);
+    expect(h.queued.map((entry) => entry.body)).toEqual([jobs[2], jobs[3], jobs[4]]);
+    expect(h.queued.every((entry) => (entry.delaySeconds ?? 0) >= 1)).toBe(true);
+    expect(h.sent).toHaveLength(2);
+
+    // A slot freed by this container ends the hint: the next look reads and attempts.
+    h.sent[0]!.answer(ok);
+    await first;
+    const third = attemptDelivery(looking, jobs[2]!);
+    await requestsInFlight(h, 3);
+    expect(reads).toBe(2);
+    for (const request of h.sent.slice(1)) request.answer(ok);
+    await Promise.all([second, third]);
     expect(await h.deps.webhooks.getDelivery(orgId, webhookId, jobs[2]!.deliveryId)).toMatchObject({
       status: 'succeeded',
       attempts: 1,

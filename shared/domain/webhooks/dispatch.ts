@@ -15,6 +15,7 @@ import {
   honouredRetryAfter,
   inSlowLane,
   SLOW_LANE_TIMEOUT_MS,
+  type SlotHints,
   settleLease,
   takeLease,
 } from './lanes.ts';
@@ -37,6 +38,8 @@ export interface DispatchDeps {
   webhookTransport: Pick<WebhookTransport, 'send'>;
   queue: JobQueue;
   random?: () => number;
+  /** This container's hints of subscriptions without a free slot (lanes.ts); none → every look reads the table. */
+  slotHints?: SlotHints;
 }
 
 /** The longest wait an SQS message delay covers; longer waits go through the due-time index. */
@@ -110,6 +113,12 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
  *    a row enters it, five days of failures disable the subscription.
  */
 export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Promise<void> {
+  const hintedBusyUntil = deps.slotHints?.busyUntil(job.webhookId, deps.clock.now().getTime());
+  if (hintedBusyUntil !== undefined) {
+    // This container saw the subscription's slots taken until then: wait again without reading anything.
+    await enqueueJob(deps, job, spreadDelaySeconds(deps, new Date(hintedBusyUntil)));
+    return;
+  }
   const delivery = await deps.webhooks.getDelivery(job.orgId, job.webhookId, job.deliveryId);
   if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') {
     logger.debug('attempt job for a final or missing delivery', {
@@ -139,13 +148,18 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
   if (!leased) {
     const retryAt = slot.free ? new Date(now.getTime() + 1_000) : slot.retryAt;
     logger.debug('no attempt slot; the delivery waits', { deliveryId: job.deliveryId, retryAt: retryAt.toISOString() });
+    deps.slotHints?.markBusy(job.webhookId, retryAt.getTime());
     await waitForSlot(deps, delivery, retryAt);
     return;
   }
+  // This attempt took the last free slot: the next deliveries of the subscription need not look before it ends.
+  const after = attemptSlot(leased, now);
+  if (!after.free) deps.slotHints?.markBusy(job.webhookId, after.retryAt.getTime());
   let outcome: 'succeeded' | 'failed' | 'abandoned' = 'abandoned';
   try {
     outcome = await attemptWithLease(deps, delivery, leased, now);
   } finally {
+    deps.slotHints?.forget(job.webhookId);
     const settled = await deps.webhooks
       .updateSubscription(job.orgId, job.webhookId, (current) =>
         settleLease(current, deps.clock.now(), leaseId, outcome),
@@ -182,8 +196,7 @@ async function tryLease(deps: DispatchDeps, subscription: Subscription, now: Dat
  */
 async function waitForSlot(deps: DispatchDeps, delivery: Delivery, retryAt: Date) {
   const now = deps.clock.now();
-  const spread = 1 + (deps.random ?? Math.random)();
-  const delaySeconds = Math.max(1, ((retryAt.getTime() - now.getTime()) / 1000) * spread);
+  const delaySeconds = spreadDelaySeconds(deps, retryAt);
   if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) return enqueue(deps, delivery, delaySeconds);
   const nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
   const waiting: Delivery = { ...delivery, nextAttemptAt, updatedAt: now.toISOString() };
@@ -283,14 +296,23 @@ function activeSecrets(subscription: Subscription, now: Date): string[] {
     .map((secret) => secret.sealed);
 }
 
+/** The wait until `retryAt`, spread up to twice as long so that the deliveries waiting for one slot do not all look at once. */
+function spreadDelaySeconds(deps: Pick<DispatchDeps, 'clock' | 'random'>, retryAt: Date): number {
+  const spread = 1 + (deps.random ?? Math.random)();
+  return Math.max(1, ((retryAt.getTime() - deps.clock.now().getTime()) / 1000) * spread);
+}
+
 async function enqueue(deps: Pick<DispatchDeps, 'queue'>, delivery: Delivery, delaySeconds: number) {
-  const job: AttemptJob = {
-    kind: 'attempt',
-    orgId: delivery.orgId,
-    webhookId: delivery.webhookId,
-    deliveryId: delivery.deliveryId,
-  };
-  await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, job, { delaySeconds: Math.ceil(delaySeconds) });
+  await enqueueJob(
+    deps,
+    { kind: 'attempt', orgId: delivery.orgId, webhookId: delivery.webhookId, deliveryId: delivery.deliveryId },
+    delaySeconds,
+  );
+}
+
+async function enqueueJob(deps: Pick<DispatchDeps, 'queue'>, job: AttemptJob, delaySeconds: number) {
+  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(delaySeconds));
+  await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, job, { delaySeconds: delay });
 }
 
 /** Five days of failures since the last success disable the subscription. */

@@ -108,3 +108,34 @@ export function honouredRetryAfter(seconds: number | undefined): number | undefi
   }
   return seconds;
 }
+
+/**
+ * What one container has seen of its subscriptions' slots: "no free slot before T". A delivery that comes back
+ * before T is queued again without reading the table (a waiting delivery otherwise costs two reads and a send each
+ * time it looks). Only a hint: the conditional lease write still decides, so a stale hint can make a delivery wait a
+ * little longer than it had to, never attempt twice or be lost. The container forgets a subscription's hint when it
+ * frees one of its slots, and every hint when it holds too many.
+ */
+export class SlotHints {
+  readonly #busyUntil = new Map<string, number>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  /** When the subscription's next slot is expected to be free, if that is after `nowMs`. */
+  busyUntil(webhookId: string, nowMs: number): number | undefined {
+    const until = this.#busyUntil.get(webhookId);
+    if (until === undefined) return undefined;
+    if (until > nowMs) return until;
+    this.#busyUntil.delete(webhookId);
+    return undefined;
+  }
+
+  markBusy(webhookId: string, untilMs: number): void {
+    if (this.#busyUntil.size >= this.maxEntries) this.#busyUntil.clear();
+    this.#busyUntil.set(webhookId, untilMs);
+  }
+
+  forget(webhookId: string): void {
+    this.#busyUntil.delete(webhookId);
+  }
+}
