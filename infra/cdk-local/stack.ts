@@ -18,6 +18,7 @@ import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { type Config, loadConfig } from '#shared/config/env';
+import { valueAtEventPath } from '#shared/events/catalog';
 import { type EventPattern, matchesPattern } from '#shared/events/pattern';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
@@ -644,6 +645,8 @@ interface RuleTarget {
   ruleArn: string;
   arn: string;
   deadLetterArn?: string;
+  /** SqsParameters.MessageGroupId: a fixed group or a dynamic path into the event. */
+  messageGroupId?: string;
 }
 
 /**
@@ -664,7 +667,13 @@ class TemplateBus implements EventBusBackend {
         EventBusName?: string;
         EventPattern?: EventPattern;
         State?: string;
-        Targets?: { Arn: string; DeadLetterConfig?: { Arn: string }; Input?: unknown; InputTransformer?: unknown }[];
+        Targets?: {
+          Arn: string;
+          DeadLetterConfig?: { Arn: string };
+          Input?: unknown;
+          InputTransformer?: unknown;
+          SqsParameters?: { MessageGroupId?: string };
+        }[];
       };
       if (!props.EventPattern || props.State === 'DISABLED') continue;
       const ruleArn = physical.get(logicalId)!.attributes.Arn!;
@@ -681,6 +690,7 @@ class TemplateBus implements EventBusBackend {
           ruleArn,
           arn: target.Arn,
           deadLetterArn: target.DeadLetterConfig?.Arn,
+          messageGroupId: target.SqsParameters?.MessageGroupId,
         })),
       });
     }
@@ -723,7 +733,8 @@ class TemplateBus implements EventBusBackend {
     const principal = `events:${target.logicalId}`;
     if (target.arn.startsWith('arn:aws:sqs:')) {
       if (policies.serviceMay('events.amazonaws.com', 'sqs:SendMessage', target.arn, target.ruleArn)) {
-        return void queueByArn(this.queues, target.arn).send(body);
+        const groupId = target.messageGroupId ? valueAtEventPath(event, target.messageGroupId) : undefined;
+        return void queueByArn(this.queues, target.arn).send(body, 0, groupId);
       }
       ledger.denied(principal, 'sqs:SendMessage', target.arn);
     } else if (target.arn.startsWith('arn:aws:lambda:')) {

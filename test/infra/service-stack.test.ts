@@ -513,6 +513,9 @@ describe('ServiceStack (dev)', () => {
           'group.deleted',
         ],
       },
+      // The fan-out carries its organisation as MessageGroupId (EventBridge reads it from each event): the fair
+      // queue sees one organisation's events as that organisation's, not as one shared tenant (CONTRACT §18).
+      Targets: [Match.objectLike({ SqsParameters: { MessageGroupId: '$.detail.organisation_id' } })],
     });
   });
 

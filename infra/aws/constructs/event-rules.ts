@@ -64,7 +64,15 @@ export class EventRules extends Construct {
         description: rule.description,
         eventPattern: toCdkPattern(rule.pattern),
         // A queue is normally always reachable; keep retrying for EventBridge's maximum day before giving up.
-        targets: [new SqsQueue(queue, { deadLetterQueue, retryAttempts: 185, maxEventAge: Duration.hours(24) })],
+        targets: [
+          new SqsQueue(queue, {
+            deadLetterQueue,
+            retryAttempts: 185,
+            maxEventAge: Duration.hours(24),
+            // A dynamic path: EventBridge reads the group id from each event (SqsParameters, fair queues).
+            ...(rule.messageGroupPath ? { messageGroupId: rule.messageGroupPath } : {}),
+          }),
+        ],
       });
     }
 
