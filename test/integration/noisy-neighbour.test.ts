@@ -7,11 +7,12 @@ import { NOISY_SMOKE, runNoisyNeighbour } from '#bench/noisy';
  * deliveries, groups and reports still complete, and nothing of A's is lost.
  * Locally every function, and the embedded DynamoDB they all share, runs in this one process on a shared two-core
  * machine, so A's load slows B's every database call in a way separate Lambdas and DynamoDB partitions would not.
- * The bound is therefore generous: 3 × B's own p99 alone in the same run, or a minute over it, whichever is larger;
- * the failure it guards against is B queued behind A's backlog (issue 16: 133.9 s, and growing with A's backlog).
- * bench/RESULTS.md (P6) holds the measured ratios.
+ * The bound is therefore wider than P6's goal: 3 × B's own p99 alone in the same run, or 20 s over it, whichever is
+ * larger (on a quiet machine B's p99 under A's load is 0.9–1.3 × alone, about 0.1 s; CI runs another test file beside
+ * this one, and other work may share the machine); the failure it guards against is B queued behind A's backlog
+ * (issue 16: 133.9 s, and growing with A's backlog). bench/RESULTS.md (P6) holds the measured ratios.
  */
-const ALLOWANCE_MS = 60_000;
+const ALLOWANCE_MS = 20_000;
 
 describe('two organisations on shared workers (CONTRACT §18)', () => {
   it("completes B's work without waiting for A's backlog while A saturates every shared worker, and loses nothing of A's", async () => {
