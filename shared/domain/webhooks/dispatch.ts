@@ -104,6 +104,7 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
  * rotation) over the stored body; 2xx within the timeout is success; 410 disables the subscription; anything else is
  * retried on the schedule (±10 % jitter, a longer Retry-After of at most 10 h honoured) until it runs out, then
  * `failed`. Short waits are SQS message delays, long ones the due-time index that the sweeper reads.
+ * 0. A job for a subscription whose slots this container saw taken goes back to the queue unread (SlotHints).
  * 1. Skip a delivery that is final or not yet due (a duplicate job); fail it when its subscription is gone.
  * 2. Take one of the subscription's attempt slots (a conditional write; CONTRACT §18: 2 in flight, the slow lane's
  *    one a minute). Without a slot the delivery waits for one: its attempt is not spent, nothing is lost.
