@@ -54,7 +54,7 @@ function harness() {
   return { deps, network, published, queued, advance, suspended };
 }
 
-async function newRequest(h: ReturnType<typeof harness>) {
+async function newRequest(h: ReturnType<typeof harness>, subject = 'Team') {
   const { orgId } = await createOrg(h.deps, { name: 'Org' });
   const { channelId } = await createChannel(h.deps, {
     orgId,
@@ -65,8 +65,18 @@ async function newRequest(h: ReturnType<typeof harness>) {
     phoneNumberId: `${PHONE_NUMBER_ID}-${orgId}`,
     accessToken: 'token',
   });
-  const { requestId } = await createGroup(h.deps, { orgId, channelId, subject: 'Team', requireJoinApproval: true });
+  const { requestId } = await createGroup(h.deps, { orgId, channelId, subject, requireJoinApproval: true });
   return { orgId, channelId, requestId, phoneNumberId: `${PHONE_NUMBER_ID}-${orgId}` };
+}
+
+/** The request is created with the network's first group, and announced once. */
+async function expectCreatedWithFirstGroup(h: ReturnType<typeof harness>, orgId: string, requestId: string) {
+  expect(h.network.createCalls).toBe(1);
+  expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+    status: 'created',
+    inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
+  });
+  expect(h.published.map((event) => event.type)).toEqual(['group.created']);
 }
 
 const success = (phoneNumberId: string, networkRequestId: string, groupId: string) => ({
@@ -160,12 +170,7 @@ describe('group request lifecycle', () => {
     h.advance(31);
     await processGroupRequest(h.deps, { orgId, requestId }, 2);
 
-    expect(h.network.createCalls).toBe(1);
-    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
-      status: 'created',
-      inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
-    });
-    expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+    await expectCreatedWithFirstGroup(h, orgId, requestId);
   });
 
   it('resumes a reconcile that linked the group and died before the request became created, without a second group', async () => {
@@ -181,12 +186,7 @@ describe('group request lifecycle', () => {
 
     await processGroupRequest(h.deps, { orgId, requestId }, 3);
 
-    expect(h.network.createCalls).toBe(1);
-    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
-      status: 'created',
-      inviteLink: `https://chat.whatsapp.com/${h.network.groupIdOf(1)}`,
-    });
-    expect(h.published.map((event) => event.type)).toEqual(['group.created']);
+    await expectCreatedWithFirstGroup(h, orgId, requestId);
   });
 
   it('fails a request whose channel an operator disabled before it was submitted, without calling Meta (CONTRACT §17)', async () => {
@@ -421,6 +421,9 @@ describe('group request lifecycle', () => {
   it("leaves a suspended organisation's request untouched past its timeout, and decides it after the resume (CONTRACT §17)", async () => {
     const { orgId, requestId } = await newRequest(h);
     await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    // Another organisation's request, in the same sweep, is decided as usual.
+    const other = await newRequest(h, 'Other team');
+    await processGroupRequest(h.deps, { orgId: other.orgId, requestId: other.requestId }, 1);
     h.suspended.add(orgId);
     h.advance(601);
     const listed = vi.spyOn(h.network, 'listGroups');
@@ -430,9 +433,10 @@ describe('group request lifecycle', () => {
     h.suspended.delete(orgId);
     const afterResume = await sweepGroupRequests(h.deps);
 
-    expect(whileSuspended).toMatchObject({ timedOut: 0, found: 0, requeued: 0, suspendedWaiting: 1 });
+    expect(whileSuspended).toMatchObject({ timedOut: 0, found: 1, requeued: 0, suspendedWaiting: 1 });
+    expect(await h.deps.groups.get(other.orgId, other.requestId)).toMatchObject({ status: 'created' });
     expect(untouched?.status).toBe('creating');
-    expect(listed).toHaveBeenCalledTimes(1);
+    expect(listed).toHaveBeenCalledTimes(2);
     expect(afterResume.found).toBe(1);
     expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'created' });
   });

@@ -61,7 +61,13 @@ function harness() {
     queued.length = 0;
     return { orgId, reportId: report.reportId };
   };
-  return { deps, uploads, deleted, signed, queued, published, uploadGate, advance, request, suspended };
+  /** A run that hangs in its upload (its lease keeps being renewed) while the test goes on. */
+  const hungRun = async (job: { orgId: string; reportId: string }) => {
+    uploadGate.hold = new Promise(() => undefined);
+    void runReport(deps, job);
+    await expect.poll(() => uploads.length).toBe(1);
+  };
+  return { deps, uploads, deleted, signed, queued, published, uploadGate, advance, request, suspended, hungRun };
 }
 
 describe('report runs', () => {
@@ -101,9 +107,7 @@ describe('report runs', () => {
     const h = harness();
     const job = await h.request();
     h.advance(600);
-    h.uploadGate.hold = new Promise(() => undefined);
-    void runReport(h.deps, job);
-    await expect.poll(() => h.uploads.length).toBe(1);
+    await h.hungRun(job);
 
     h.advance(TIMEOUT_SECONDS - 1);
     await sweepReports(h.deps);
@@ -122,9 +126,7 @@ describe('report runs', () => {
   it("neither times out nor queues again a suspended organisation's report (CONTRACT §17)", async () => {
     const h = harness();
     const job = await h.request();
-    h.uploadGate.hold = new Promise(() => undefined);
-    void runReport(h.deps, job);
-    await expect.poll(() => h.uploads.length).toBe(1);
+    await h.hungRun(job);
     h.suspended.add(job.orgId);
     h.advance(TIMEOUT_SECONDS + 1);
 
@@ -143,9 +145,7 @@ describe('report runs', () => {
   it('queues a report again once the run holding it died, and lets the next run take it over', async () => {
     const h = harness();
     const job = await h.request();
-    h.uploadGate.hold = new Promise(() => undefined);
-    void runReport(h.deps, job);
-    await expect.poll(() => h.uploads.length).toBe(1);
+    await h.hungRun(job);
 
     await sweepReports(h.deps);
     const whileLeased = h.queued.length;
