@@ -3,10 +3,13 @@ import { dispatchDeps } from '#shared/config/webhooks';
 import { dispatchMessage } from '#shared/domain/webhooks/dispatch';
 import { sqsConsumer } from '#shared/queue/consumer';
 
-/** Either a domain event from the bus rule, or one delivery attempt. */
+const BusEventSchema = v.looseObject({ 'detail-type': v.string(), detail: v.looseObject({}) });
+
+/** A domain event from the bus rule, its fan-out job in the organisation's group, or one delivery attempt. */
 const DispatchMessage = v.union([
   v.object({ kind: v.literal('attempt'), orgId: v.string(), webhookId: v.string(), deliveryId: v.string() }),
-  v.looseObject({ 'detail-type': v.string(), detail: v.looseObject({}) }),
+  v.object({ kind: v.literal('fan-out'), orgId: v.string(), event: BusEventSchema }),
+  BusEventSchema,
 ]);
 
 export const handler = sqsConsumer('webhook-deliveries', DispatchMessage, async (message) => {

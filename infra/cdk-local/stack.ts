@@ -18,7 +18,6 @@ import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { type Config, loadConfig } from '#shared/config/env';
-import { valueAtEventPath } from '#shared/events/catalog';
 import { type EventPattern, matchesPattern } from '#shared/events/pattern';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
@@ -645,7 +644,7 @@ interface RuleTarget {
   ruleArn: string;
   arn: string;
   deadLetterArn?: string;
-  /** SqsParameters.MessageGroupId: a fixed group or a dynamic path into the event. */
+  /** SqsParameters.MessageGroupId: the group of every message the target sends (a fixed value, as AWS documents it). */
   messageGroupId?: string;
 }
 
@@ -733,8 +732,7 @@ class TemplateBus implements EventBusBackend {
     const principal = `events:${target.logicalId}`;
     if (target.arn.startsWith('arn:aws:sqs:')) {
       if (policies.serviceMay('events.amazonaws.com', 'sqs:SendMessage', target.arn, target.ruleArn)) {
-        const groupId = target.messageGroupId ? valueAtEventPath(event, target.messageGroupId) : undefined;
-        return void queueByArn(this.queues, target.arn).send(body, 0, groupId);
+        return void queueByArn(this.queues, target.arn).send(body, 0, target.messageGroupId);
       }
       ledger.denied(principal, 'sqs:SendMessage', target.arn);
     } else if (target.arn.startsWith('arn:aws:lambda:')) {

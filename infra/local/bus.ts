@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { BUS_RULES, type BusRule, valueAtEventPath } from '#shared/events/catalog';
+import { BUS_RULES, type BusRule } from '#shared/events/catalog';
 import { matchesPattern } from '#shared/events/pattern';
 import type { LocalQueue } from './queue.ts';
 
@@ -54,8 +54,8 @@ export class LocalBus {
       for (const listener of this.#listeners) listener(event);
       for (const rule of this.rules) {
         if (matchesPattern(rule.pattern, event as unknown as Record<string, unknown>)) {
-          const groupId = rule.messageGroupPath ? valueAtEventPath(event, rule.messageGroupPath) : undefined;
-          this.queues.get(rule.targetQueue)?.send(JSON.stringify(event), 0, groupId);
+          // As EventBridge's SQS target: no MessageGroupId of the event's own (the consumer regroups it).
+          this.queues.get(rule.targetQueue)?.send(JSON.stringify(event), 0);
         }
       }
       return { EventId: event.id };

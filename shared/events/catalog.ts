@@ -122,13 +122,12 @@ export interface BusRule {
   id: string;
   description: string;
   pattern: EventPattern;
-  /** The queue (by logical name) the matching events go to. */
-  targetQueue: string;
   /**
-   * Where in the event the message's group id is (an EventBridge dynamic path, `$.detail.…`): on a standard queue
-   * the group id makes it a fair queue, with the group as the tenant (CONTRACT §18).
+   * The queue (by logical name) the matching events go to. EventBridge's SQS target sends them without a
+   * MessageGroupId of the event's own (SqsParameters takes a fixed group only, as AWS documents it): the queue's
+   * consumer gives each its organisation's group itself (CONTRACT §18, §22).
    */
-  messageGroupPath?: string;
+  targetQueue: string;
 }
 
 export const BUS_RULES: BusRule[] = [
@@ -137,25 +136,11 @@ export const BUS_RULES: BusRule[] = [
     description:
       "Every domain event goes to the webhook dispatcher, which fans it out to the organisation's subscriptions",
     pattern: { source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] },
+    // The dispatcher forwards each event as a fan-out job in its organisation's group before fanning it out, so the
+    // fan-out's tenant is the organisation too, not only the attempts' (shared/domain/webhooks/dispatch.ts).
     targetQueue: 'webhook-deliveries',
-    // The organisation is the fan-out's tenant too, not only the attempts' (the dispatcher sets their group id).
-    messageGroupPath: '$.detail.organisation_id',
   },
 ];
-
-/**
- * The value at an EventBridge dynamic path (`$.detail.organisation_id`: dot notation from the event's root), when it
- * is a string; what EventBridge puts in a target parameter such as SqsParameters.MessageGroupId.
- */
-export function valueAtEventPath(event: unknown, path: string): string | undefined {
-  if (!path.startsWith('$.')) return path;
-  let value: unknown = event;
-  for (const key of path.slice(2).split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Scheduled functions (sweepers): EventBridge schedules on AWS, timers at WPCRM_SWEEP_INTERVAL_MS locally. */
 export interface ScheduleDef {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { loadConfig } from '#shared/config/env';
-import { attemptDelivery, fanOutEvent, sweepDueDeliveries } from '#shared/domain/webhooks/dispatch';
+import { attemptDelivery, dispatchMessage, fanOutEvent, sweepDueDeliveries } from '#shared/domain/webhooks/dispatch';
 import { createSubscription } from '#shared/domain/webhooks/subscriptions';
 import { ulidIds } from '#shared/ports/ids';
 import type { WebhookSendOutcome } from '#shared/ports/webhook-transport';
@@ -151,5 +151,36 @@ describe('webhook dispatcher', () => {
     await attemptDelivery(h.deps, job);
 
     expect(h.sent).toHaveLength(1);
+  });
+
+  it("forwards a bus event as its organisation's fan-out job before anything else, then fans the job out (CONTRACT §18, §22)", async () => {
+    const orgId = `org-${Math.random().toString(36).slice(2)}`;
+    const subscription = await createSubscription(h.deps, { orgId, url: 'https://receiver.example/hook' });
+    const event = {
+      version: '0',
+      source: 'wp-crm',
+      'detail-type': 'report.completed',
+      detail: { event_id: `evt_${orgId}`, type: 'report.completed', organisation_id: orgId, report_id: 'rpt_1' },
+    };
+
+    await dispatchMessage(h.deps, event);
+
+    // One job, in the organisation's group (SqsJobQueue sends `orgId` as MessageGroupId), and no delivery yet.
+    expect(h.queued.map((entry) => entry.body)).toEqual([
+      { kind: 'fan-out', orgId, event: { 'detail-type': 'report.completed', detail: event.detail } },
+    ]);
+    expect(await h.deps.webhooks.listDeliveries(orgId, subscription.webhookId, { limit: 10 })).toMatchObject({
+      items: [],
+    });
+
+    await dispatchMessage(h.deps, h.queued.shift()!.body as never);
+
+    expect(h.queued.map((entry) => (entry.body as { kind: string }).kind)).toEqual(['attempt']);
+  });
+
+  it('drops a bus event without an organisation instead of forwarding it to no one', async () => {
+    await dispatchMessage(h.deps, { 'detail-type': 'report.completed', detail: { event_id: 'evt_orphan' } });
+
+    expect(h.queued).toEqual([]);
   });
 });

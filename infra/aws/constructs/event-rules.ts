@@ -69,8 +69,6 @@ export class EventRules extends Construct {
             deadLetterQueue,
             retryAttempts: 185,
             maxEventAge: Duration.hours(24),
-            // A dynamic path: EventBridge reads the group id from each event (SqsParameters, fair queues).
-            ...(rule.messageGroupPath ? { messageGroupId: rule.messageGroupPath } : {}),
           }),
         ],
       });

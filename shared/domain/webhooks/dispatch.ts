@@ -63,6 +63,34 @@ export interface BusEvent {
 }
 
 /**
+ * A bus event forwarded by the dispatcher to its own queue in its organisation's message group. EventBridge's SQS
+ * target cannot give each event its organisation's MessageGroupId (SqsParameters takes one fixed group; AWS documents
+ * no dynamic path for it), so an event arrives without one, and the dispatcher's first step is this forward: the
+ * fan-out, which reads the subscriptions and writes a delivery each, then runs as the organisation's work in the fair
+ * queue, like the attempts (CONTRACT §18, §22).
+ */
+export interface FanOutJob {
+  kind: 'fan-out';
+  orgId: string;
+  event: BusEvent;
+}
+
+/** Forwards a bus event as its organisation's fan-out job; an event without an organisation is not delivered. */
+export async function forwardEvent(deps: Pick<DispatchDeps, 'queue'>, event: BusEvent): Promise<void> {
+  const orgId = event.detail.organisation_id;
+  if (typeof orgId !== 'string' || orgId === '') {
+    logger.warn('event without organisation_id not delivered', { type: event['detail-type'] });
+    return;
+  }
+  const job: FanOutJob = {
+    kind: 'fan-out',
+    orgId,
+    event: { 'detail-type': event['detail-type'], detail: event.detail },
+  };
+  await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, job);
+}
+
+/**
  * Fans an event out to its organisation's active subscriptions for that type (never another organisation's).
  * Each (subscription, event) becomes one delivery however often the event arrives, with the body bytes fixed now.
  */
@@ -332,9 +360,10 @@ async function disable(deps: DispatchDeps, subscription: Subscription, reason: '
   );
 }
 
-/** The dispatcher's queue carries both bus events and attempt jobs. */
-export function dispatchMessage(deps: DispatchDeps, message: AttemptJob | BusEvent): Promise<unknown> {
-  return (message as AttemptJob).kind === 'attempt'
-    ? attemptDelivery(deps, message as AttemptJob)
-    : fanOutEvent(deps, message as BusEvent);
+/** The dispatcher's queue carries bus events (forwarded at once), fan-out jobs and attempt jobs. */
+export function dispatchMessage(deps: DispatchDeps, message: AttemptJob | FanOutJob | BusEvent): Promise<unknown> {
+  const kind = (message as { kind?: unknown }).kind;
+  if (kind === 'attempt') return attemptDelivery(deps, message as AttemptJob);
+  if (kind === 'fan-out') return fanOutEvent(deps, (message as FanOutJob).event);
+  return forwardEvent(deps, message as BusEvent);
 }
