@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { RENDERER } from '#shared/docs/api-reference';
-import type { BundledFile } from './constructs/app-function.ts';
+import type { BundledFile } from './constructs/function-bundle.ts';
 
 const require = createRequire(import.meta.url);
 

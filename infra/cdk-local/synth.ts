@@ -5,6 +5,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '#infra/aws/constructs/app-function';
+import { flattenTemplate, type NestedTemplate } from './flatten.ts';
 import type { Template } from './template.ts';
 
 /** What the synthesized template and its bundles depend on. */
@@ -49,8 +50,33 @@ export async function synthesize(options: { outdir: string; stage: string }): Pr
     await rm(options.outdir, { recursive: true, force: true });
     await rename(staging, options.outdir);
   }
-  const template = JSON.parse(await readFile(join(options.outdir, `${stackName}.template.json`), 'utf8')) as Template;
+  const root = await readTemplate(options.outdir, `${stackName}.template.json`);
+  const template = flattenTemplate(root, await nestedTemplates(options.outdir, root));
   return { outdir: options.outdir, stackName, template, reused };
+}
+
+const readTemplate = async (outdir: string, file: string) =>
+  JSON.parse(await readFile(join(outdir, file), 'utf8')) as Template;
+
+/**
+ * The nested stacks of `template` as the synth wrote them: each `AWS::CloudFormation::Stack` names its template
+ * file in its asset metadata, and its construct path (`…/<Concern>.NestedStack/<Concern>.NestedStackResource`)
+ * gives the prefix of its resources in the flat template, the same one the infra tests use.
+ */
+async function nestedTemplates(outdir: string, template: Template): Promise<NestedTemplate[]> {
+  const nested: NestedTemplate[] = [];
+  for (const [resourceId, resource] of Object.entries(template.Resources)) {
+    if (resource.Type !== 'AWS::CloudFormation::Stack') continue;
+    const file = resource.Metadata?.['aws:asset:path'];
+    const path = String(resource.Metadata?.['aws:cdk:path'] ?? '');
+    const prefix = /([^/]+)\.NestedStackResource$/.exec(path)?.[1];
+    if (typeof file !== 'string' || !prefix) {
+      throw new Error(`nested stack ${resourceId}: the synth wrote no template path or construct path for it`);
+    }
+    const child = await readTemplate(outdir, file);
+    nested.push({ resourceId, prefix, template: child, nested: await nestedTemplates(outdir, child) });
+  }
+  return nested;
 }
 
 async function inputsHash(): Promise<string> {

@@ -1,4 +1,4 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
@@ -6,7 +6,7 @@ import { SQS_FAIR_QUEUE_DEFAULTS } from '#infra/local/queue';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
 import { ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION } from '#shared/domain/webhooks/subscription';
 import { QUEUES } from '#shared/events/catalog';
-import { type Json, logicalId, resources, testApp } from './support.ts';
+import { flatTemplate, type Json, logicalId, resources, testApp } from './support.ts';
 
 /** WEBHOOK_SUBSCRIPTION_LIMIT's default (shared/config/env.ts). */
 const SUBSCRIPTIONS_PER_ORGANISATION = 20;
@@ -31,7 +31,7 @@ describe('fair queues: consumer sizing (CONTRACT §18)', () => {
 
   beforeAll(() => {
     stack = buildApp(testApp(), 'dev');
-    template = Template.fromStack(stack);
+    template = flatTemplate(stack);
   });
 
   it('lets the in-flight share detect a flooding organisation: twice the 30 in flight a tenant needs, or more', () => {

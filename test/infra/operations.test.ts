@@ -1,10 +1,10 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { QUEUES } from '#shared/events/catalog';
 import { BUSINESS_METRICS, METRICS_NAMESPACE } from '#shared/observability/metric-names';
-import { asArray, logicalId, statements, testApp } from './support.ts';
+import { asArray, flatTemplate, logicalId, statements, testApp } from './support.ts';
 
 /** The operators' view of the deployed stack (CONTRACT §17): dashboard, its output, metrics, report expiry. */
 describe('ServiceStack operations', () => {
@@ -14,7 +14,7 @@ describe('ServiceStack operations', () => {
 
   beforeAll(() => {
     stack = buildApp(testApp(), 'dev');
-    template = Template.fromStack(stack);
+    template = flatTemplate(stack);
     const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as {
       Properties: { DashboardBody: unknown };
     }[];
@@ -47,7 +47,7 @@ describe('ServiceStack operations', () => {
   });
 
   it('derives the reports bucket’s expiration rule from REPORT_RETENTION_SECONDS, a day on top', () => {
-    const oneDay = Template.fromStack(buildApp(testApp({ reportRetentionSeconds: '86400' }), 'dev'));
+    const oneDay = flatTemplate(buildApp(testApp({ reportRetentionSeconds: '86400' }), 'dev'));
 
     oneDay.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 2 })]) },

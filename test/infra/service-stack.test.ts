@@ -1,5 +1,5 @@
 import type { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import { FUNCTION_ACCESS } from '#infra/aws/function-access';
@@ -20,6 +20,7 @@ import {
   expectSafeQueueSources,
   expectSafeQueues,
   expectStandardFunctions,
+  flatTemplate,
   type Json,
   logicalId,
   refId,
@@ -58,7 +59,7 @@ describe('ServiceStack (dev)', () => {
   beforeAll(() => {
     app = testApp();
     stack = buildApp(app, 'dev');
-    template = Template.fromStack(stack);
+    template = flatTemplate(stack);
   });
 
   it('passes the cdk-nag AwsSolutions checks, every remaining finding acknowledged', () => {
@@ -513,9 +514,9 @@ describe('ServiceStack (dev)', () => {
           'group.deleted',
         ],
       },
-      // The fan-out carries its organisation as MessageGroupId (EventBridge reads it from each event): the fair
-      // queue sees one organisation's events as that organisation's, not as one shared tenant (CONTRACT §18).
-      Targets: [Match.objectLike({ SqsParameters: { MessageGroupId: '$.detail.organisation_id' } })],
+      // No SqsParameters: EventBridge documents no dynamic MessageGroupId, and a fixed one would make every
+      // organisation's events one tenant of the fair queue; the dispatcher regroups each event (CONTRACT §22).
+      Targets: [Match.objectLike({ SqsParameters: Match.absent() })],
     });
   });
 
@@ -663,7 +664,7 @@ describe('ServiceStack (prod)', () => {
   it('retains the table, the bucket, the keys and the logs', () => {
     const stack = buildApp(testApp(EDGE_TEST_CONTEXT), 'prod');
 
-    const template = Template.fromStack(stack);
+    const template = flatTemplate(stack);
 
     expect(stack.stackName).toBe('WpCrm-prod');
     const stateful = [

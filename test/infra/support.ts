@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { App, type CfnElement, Stack } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { expect } from 'vitest';
 import { AppFunction, REPO_ROOT } from '#infra/aws/constructs/app-function';
+import { flattenTemplate, type NestedTemplate } from '#infra/cdk-local/flatten';
+import type { Template as TemplateJson } from '#infra/cdk-local/template';
 
 // biome-ignore lint/suspicious/noExplicitAny: templates are untyped JSON; tests assert field by field
 export type Json = Record<string, any>;
@@ -33,8 +35,46 @@ export const EDGE_TEST_CONTEXT = {
   edgeOriginClientCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
 };
 
-export const logicalId = (construct: IConstruct) =>
-  Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+/**
+ * A construct's logical id in the flat template (flatTemplate): its nested stacks' construct ids, outermost first,
+ * in front of its id in its own stack.
+ */
+export function logicalId(construct: IConstruct): string {
+  const element = (construct.node.defaultChild ?? construct) as CfnElement;
+  let stack = Stack.of(element);
+  let id = stack.getLogicalId(element);
+  while (stack.nested) {
+    id = `${stack.node.id}${id}`;
+    stack = (stack as NestedStack).nestedStackParent!;
+  }
+  return id;
+}
+
+/** The nested stacks directly below `stack`, with their own, as flattenTemplate takes them. */
+function nestedTemplates(stack: Stack): NestedTemplate[] {
+  const children = stack.node
+    .findAll()
+    .filter((construct): construct is NestedStack => construct instanceof NestedStack)
+    .filter((nested) => nested.nestedStackParent === stack);
+  return children.map((nested) => {
+    const resource = nested.nestedStackResource!;
+    return {
+      resourceId: stack.getLogicalId(resource),
+      prefix: nested.node.id,
+      template: Template.fromStack(nested).toJSON() as TemplateJson,
+      nested: nestedTemplates(nested),
+    };
+  });
+}
+
+/**
+ * The stack with its nested stacks as one template (infra/cdk-local/flatten.ts, what `npm run start:cdk` runs):
+ * every resource of the deployment, each id as logicalId() gives it, references across stacks resolved.
+ */
+export function flatTemplate(stack: Stack): Template {
+  const root = Template.fromStack(stack).toJSON() as TemplateJson;
+  return Template.fromJSON(flattenTemplate(root, nestedTemplates(stack)) as unknown as Record<string, unknown>);
+}
 
 export const resources = (template: Template, type: string): [string, Json][] =>
   Object.entries(template.findResources(type) as Record<string, Json>);

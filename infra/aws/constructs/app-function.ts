@@ -1,11 +1,9 @@
-import { fileURLToPath } from 'node:url';
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -14,31 +12,9 @@ import { Construct } from 'constructs';
 import { LEADING_KEY_PATTERNS, PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
 import type { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { REPORT_OBJECT_PATTERN } from '#shared/domain/reports/report';
+import { type BundledFile, functionCode } from './function-bundle.ts';
 
-/** The repository root: entries, package-lock.json and tsconfig live there, wherever cdk or vitest runs from. */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-/**
- * How every function is bundled (ARCHITECTURE, TOOLCHAIN §5): one ESM file with the SDK inside, module-first
- * mainFields (about a third smaller and faster to load than CDK's default), and source maps without the sources
- * (the stack traces need only the mappings). The benchmarks and the bundle test build with exactly these options.
- */
-/** The module bundled in place of the SDK's default credential chain, relative to REPO_ROOT (esbuild's cwd). */
-export const LAMBDA_CREDENTIALS = './shared/adapters/aws/lambda-credentials.ts';
-
-export const FUNCTION_BUNDLING = {
-  format: OutputFormat.ESM,
-  mainFields: ['module', 'main'],
-  target: 'node22',
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  externalModules: [],
-  banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
-  // Lambda's credentials are in the environment: the SDK's default chain is bundled as the environment provider
-  // alone (shared/adapters/aws/lambda-credentials.ts says why).
-  esbuildArgs: { '--alias': `@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS}` },
-} satisfies BundlingOptions;
+export { REPO_ROOT } from './function-bundle.ts';
 
 export type TableAccess = 'read' | 'readWrite';
 export type IndexName = (typeof TABLE_INDEXES)[number]['indexName'];
@@ -60,14 +36,6 @@ const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
   expire: ['s3:DeleteObject'],
 };
-
-/** A file the function reads at run time from beside its bundle (`new URL(name, import.meta.url)`). */
-export interface BundledFile {
-  /** Absolute path of the file to copy. */
-  source: string;
-  /** Its name in the asset, next to `index.mjs`. */
-  name: string;
-}
 
 export interface AppFunctionProps {
   /** The folder under `functions/` whose `handler.ts` exports `handler`. */
@@ -105,7 +73,7 @@ export interface AppFunctionProps {
  * each environment variable together with the least-privilege grant it needs.
  */
 export class AppFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: iam.Role;
   readonly logGroup: LogGroup;
   /** The folder under `functions/`. */
@@ -122,10 +90,9 @@ export class AppFunction extends Construct {
     this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
 
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: `${REPO_ROOT}functions/${props.fn}/handler.ts`,
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: `${REPO_ROOT}package-lock.json`,
+    this.fn = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.fn, props.files),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -134,10 +101,6 @@ export class AppFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       description: props.description,
-      bundling: {
-        ...FUNCTION_BUNDLING,
-        ...(props.files?.length ? { commandHooks: copyAfterBundling(props.files) } : {}),
-      },
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'wp-crm',
@@ -219,7 +182,7 @@ export class AppFunction extends Construct {
       }),
     );
     this.acknowledgeWildcard(
-      `Resource::<${this.logicalIdOf(bucket.node.defaultChild)}.Arn>/${access === 'expire' ? REPORT_OBJECT_PATTERN : '*'}`,
+      `Resource::<${this.attributeName(bucket.node.defaultChild as CfnElement, 'Arn')}>/${access === 'expire' ? REPORT_OBJECT_PATTERN : '*'}`,
       'Report objects are created at run time under generated keys.',
     );
     return this;
@@ -340,18 +303,14 @@ export class AppFunction extends Construct {
     Validations.of(this).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
   }
 
-  private logicalIdOf(element: unknown): string {
-    return Stack.of(this).getLogicalId(element as CfnElement);
+  /**
+   * How cdk-nag names `element`'s attribute in this function's policy: `<LogicalId.Attr>` in the same stack; from
+   * another stack (the service stack's bucket, seen from a concern's nested stack) it is the parameter CDK passes it
+   * through, `<referenceto<unique id><Attr>>`.
+   */
+  private attributeName(element: CfnElement, attribute: string): string {
+    const own = Stack.of(this);
+    if (Stack.of(element) === own) return `${own.getLogicalId(element)}.${attribute}`;
+    return `referenceto${Names.uniqueId(element)}${attribute}`;
   }
-}
-
-const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
-
-function copyAfterBundling(files: readonly BundledFile[]): ICommandHooks {
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (_inputDir, outputDir) =>
-      files.map((file) => `cp ${shellQuote(file.source)} ${shellQuote(`${outputDir}/${file.name}`)}`),
-  };
 }

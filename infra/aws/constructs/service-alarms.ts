@@ -7,11 +7,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
-import { pascalCase } from '../naming.ts';
 import type { AppFunction } from './app-function.ts';
 import type { QueueWorker } from './queue-worker.ts';
 
@@ -91,14 +90,16 @@ export class ServiceAlarms extends Construct {
       }),
     );
 
+    // A function's and a queue's alarms live beside them (in their concern's nested stack): the service stack's
+    // template does not grow with the functions, and a concern's stack holds everything of its functions.
     const functions = [...props.functions];
     for (const fn of functions) {
-      this.#alarm(`${pascalCase(fn.name)}Errors`, {
+      this.#alarm(fn, 'ErrorsAlarm', {
         description: `${fn.name} failed invocations (uncaught errors, timeouts, out of memory)`,
         metric: fn.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,
       });
-      this.#alarm(`${pascalCase(fn.name)}Throttles`, {
+      this.#alarm(fn, 'ThrottlesAlarm', {
         description: `${fn.name} invocations throttled by Lambda concurrency`,
         metric: fn.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,
@@ -109,24 +110,25 @@ export class ServiceAlarms extends Construct {
       if (!fn) throw new Error(`no function ${spec.fn} for the ${spec.alert} alert`);
       const filter = fn.logGroup.addMetricFilter(`${spec.metricName}Filter`, {
         filterPattern: FilterPattern.stringValue('$.alert', '=', spec.alert),
+        // The service stack's name, not the nested stack's: the namespace operators see is the same for every alert.
         metricNamespace: `wp-crm/${Stack.of(this).stackName}`,
         metricName: spec.metricName,
         metricValue: '1',
       });
-      this.#alarm(spec.metricName, {
+      this.#alarm(fn, `${spec.metricName}Alarm`, {
         description: spec.description,
         metric: filter.metric({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,
       });
     }
     for (const worker of props.workers) {
-      this.#alarm(`${pascalCase(worker.def.name)}OldestMessage`, {
+      this.#alarm(worker, 'OldestMessageAlarm', {
         description: `${worker.def.name} holds a message older than ${worker.def.alarmAgeMinutes} minutes: its consumer falls behind or keeps failing`,
         metric: worker.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
         threshold: worker.def.alarmAgeMinutes * 60,
       });
     }
-    this.#alarm('Api5xx', {
+    this.#alarm(this, 'Api5xx', {
       description: 'The API answered 5xx (INTERNAL or NETWORK_UNAVAILABLE) at least 5 times in 5 minutes',
       metric: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
       threshold: 5,
@@ -145,7 +147,7 @@ export class ServiceAlarms extends Construct {
         });
       }
     }
-    this.#alarm('TableThrottles', {
+    this.#alarm(this, 'TableThrottles', {
       description: 'DynamoDB throttled reads or writes on the table or its indexes',
       metric: new MathExpression({
         expression: Object.keys(throttleEvents).join('+'),
@@ -162,8 +164,8 @@ export class ServiceAlarms extends Construct {
     alarm.addAlarmAction(new SnsAction(this.topic));
   }
 
-  #alarm(id: string, spec: { description: string; metric: IMetric; threshold: number }) {
-    const alarm = new Alarm(this, id, {
+  #alarm(scope: IConstruct, id: string, spec: { description: string; metric: IMetric; threshold: number }) {
+    const alarm = new Alarm(scope, id, {
       alarmDescription: spec.description,
       metric: spec.metric,
       threshold: spec.threshold,

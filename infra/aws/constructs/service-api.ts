@@ -5,6 +5,8 @@ import {
   DomainName,
   HttpApi,
   HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
   type HttpStage,
   LogGroupLogDestination,
   SecurityPolicy,
@@ -54,6 +56,11 @@ export interface ServiceApiProps {
   routes: readonly RouteDef[];
   /** The deployed function of a `functions/` folder. */
   functionFor: (fn: string) => IFunction;
+  /**
+   * Where a route, its integration and its Lambda permission are defined (the function's concern stack).
+   * @default - the API's own scope
+   */
+  scopeFor?: (route: RouteDef) => Construct;
   /** Answers every unmatched request with the contract's problem+json 404/405 (the `$default` route). */
   fallback: IFunction;
   /**
@@ -115,18 +122,23 @@ export class ServiceApi extends Construct {
     });
 
     const integrations = new Map<string, HttpLambdaIntegration>();
+    const routes: HttpRoute[] = [];
     for (const route of props.routes) {
       let integration = integrations.get(route.fn);
       if (!integration) {
         integration = new HttpLambdaIntegration(`${pascalCase(route.fn)}Integration`, props.functionFor(route.fn));
         integrations.set(route.fn, integration);
       }
-      const added = this.api.addRoutes({
-        path: `${BASE_PATH}${route.path}`,
-        methods: [HttpMethod[route.method]],
+      // The route (and with its first route, the integration and each route's permission) in the route's scope: a
+      // function's whole wiring lives in its concern's stack, next to the function.
+      const path = `${BASE_PATH}${route.path}`;
+      const httpRoute = new HttpRoute(props.scopeFor?.(route) ?? this.api, `${route.method}${path}`, {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(path, HttpMethod[route.method]),
         integration,
       });
-      for (const httpRoute of added) this.stage.node.addDependency(httpRoute);
+      this.stage.node.addDependency(httpRoute);
+      routes.push(httpRoute);
     }
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
     if (defaultRoute) this.stage.node.addDependency(defaultRoute);
@@ -142,12 +154,14 @@ export class ServiceApi extends Construct {
     this.url = props.edge ? `https://${props.edge.domainName}${BASE_PATH}` : `${this.api.apiEndpoint}${BASE_PATH}`;
     if (props.edge) this.#originDomain(props.edge);
 
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        "Every function authenticates its route's ES256 bearer token itself (shared/http/api.ts), with the roles " +
-        'of the route table; public routes (token, JWKS, health, OpenAPI) and the 404/405 fallback need none.',
-    });
+    for (const scope of [this.api, ...routes]) {
+      Validations.of(scope).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          "Every function authenticates its route's ES256 bearer token itself (shared/http/api.ts), with the roles " +
+          'of the route table; public routes (token, JWKS, health, OpenAPI) and the 404/405 fallback need none.',
+      });
+    }
   }
 
   /** The custom domain CloudFront calls: TLS 1.2, and only with a client certificate its truststore trusts. */

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -8,6 +8,7 @@ import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { takesCursor } from '#shared/routes/route';
+import { CONCERNS, type Concern, concernOf } from '../concerns.ts';
 import { AppFunction } from '../constructs/app-function.ts';
 import { DataStore } from '../constructs/data-store.ts';
 import { EventRules } from '../constructs/event-rules.ts';
@@ -53,8 +54,11 @@ export interface ServiceStackProps extends StackProps {
 const FALLBACK_FN = 'route-not-found';
 
 /**
- * The whole service in one stack, so that its outputs (TableName for `wpcrm --stack`, ApiUrl, …) live in one place
- * and no cross-stack export pins the data. Stateful resources are retained outside dev.
+ * The service: one stack for operators (its outputs — TableName for `wpcrm --stack`, ApiUrl, … — live in one place
+ * and no cross-stack export pins the data), made of nested stacks by concern (infra/aws/concerns.ts) so that no
+ * template nears CloudFormation's limits (CONTRACT §22, README: Architecture notes). The service stack keeps the
+ * state (table, bucket, bus, keys, secrets), the HTTP API with its stage, the alarm topic and the dashboard; each
+ * concern's stack keeps its functions, routes, queues and rules. Stateful resources are retained outside dev.
  */
 export class ServiceStack extends Stack {
   readonly data: DataStore;
@@ -69,6 +73,8 @@ export class ServiceStack extends Stack {
   readonly workers: ReadonlyMap<string, QueueWorker>;
   /** Every function running service code, by its `functions/` folder. */
   readonly functions: ReadonlyMap<string, AppFunction>;
+  /** The nested stack of each concern. */
+  readonly concerns: ReadonlyMap<Concern, NestedStack>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -114,17 +120,25 @@ export class ServiceStack extends Stack {
       reason: 'A cursor lives for one listing; replacing the value by hand is the whole rotation (README, Runbook).',
     });
 
+    const concerns = new Map(
+      (Object.entries(CONCERNS) as [Concern, string][]).map(([concern, description]) => [
+        concern,
+        new NestedStack(this, concern, { description: `wp-crm ${props.stage}: ${description}` }),
+      ]),
+    );
+    this.concerns = concerns;
+    const scopeOf = (fn: string) => concerns.get(concernOf(fn))!;
     const workers = new Map(
       QUEUES.map((def) => [
         def.name,
-        new QueueWorker(this, pascalCase(def.name), { def, logRemovalPolicy: removalPolicy }),
+        new QueueWorker(scopeOf(def.consumer), pascalCase(def.name), { def, logRemovalPolicy: removalPolicy }),
       ]),
     );
     const functions = new Map([...workers.values()].map((worker) => [worker.def.consumer, worker.consumer]));
     const functionFor = (fn: string, timeout?: Duration) => {
       let appFunction = functions.get(fn);
       if (!appFunction) {
-        appFunction = new AppFunction(this, pascalCase(fn), {
+        appFunction = new AppFunction(scopeOf(fn), pascalCase(fn), {
           fn,
           timeout,
           files: FUNCTION_FILES[fn],
@@ -194,17 +208,28 @@ export class ServiceStack extends Stack {
     this.api = new ServiceApi(this, 'Http', {
       routes: ROUTES,
       functionFor: lambdaOf,
+      scopeFor: (route) => scopeOf(route.fn),
       fallback: lambdaOf(FALLBACK_FN),
       logRemovalPolicy: removalPolicy,
       edge: props.edge,
     });
-    new EventRules(this, 'Events', {
-      bus: this.data.bus,
-      rules: BUS_RULES,
-      queues: new Map([...workers].map(([name, worker]) => [name, worker.queue])),
-      schedules: SCHEDULES,
-      functionFor: lambdaOf,
-    });
+    // Each concern's rules and schedules, with a dead-letter queue of its own: a queue policy stays a few statements
+    // long however many concerns the service grows (SQS allows 10 conditions per policy).
+    for (const [concern, scope] of concerns) {
+      const rules = BUS_RULES.filter((rule) => {
+        const worker = workers.get(rule.targetQueue);
+        if (!worker) throw new Error(`bus rule ${rule.id}: no queue named ${rule.targetQueue}`);
+        return concernOf(worker.def.consumer) === concern;
+      });
+      const schedules = SCHEDULES.filter((schedule) => concernOf(schedule.fn) === concern);
+      new EventRules(scope, 'Events', {
+        bus: this.data.bus,
+        rules,
+        queues: new Map([...workers].map(([name, worker]) => [name, worker.queue])),
+        schedules,
+        functionFor: lambdaOf,
+      });
+    }
 
     // Every alarm notifies one topic that operators subscribe to (README: Runbook).
     this.alarms = new ServiceAlarms(this, 'Alarms', {
