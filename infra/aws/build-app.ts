@@ -1,5 +1,6 @@
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Throttle } from './constructs/service-api.ts';
 import { parseEdge } from './edge.ts';
 import { EdgeStack } from './stacks/edge-stack.ts';
 import { ServiceStack } from './stacks/service-stack.ts';
@@ -15,6 +16,30 @@ function retentionSeconds(value: unknown): number | undefined {
   return seconds;
 }
 
+/** `-c <name>=N`: a positive integer, or undefined when not given. */
+function positiveInteger(name: string, value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new Error(`${name} must be a positive integer, not ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+/**
+ * API Gateway's throttle quota of the target account and region, when the operator raised it (README, Deploy:
+ * `-c apiAccountRateLimit=20000 -c apiAccountBurstLimit=10000`); both or neither.
+ */
+function apiAccountThrottle(app: App): Throttle | undefined {
+  const rateLimit = positiveInteger('apiAccountRateLimit', app.node.tryGetContext('apiAccountRateLimit'));
+  const burstLimit = positiveInteger('apiAccountBurstLimit', app.node.tryGetContext('apiAccountBurstLimit'));
+  if (rateLimit === undefined && burstLimit === undefined) return undefined;
+  if (rateLimit === undefined || burstLimit === undefined) {
+    throw new Error('set both -c apiAccountRateLimit and -c apiAccountBurstLimit (the raised quota), or neither');
+  }
+  return { rateLimit, burstLimit };
+}
+
 /**
  * Adds the service's stack for `stage` (default: the `stage` context, else dev) to `app`, and the edge stack in
  * us-east-1 when the edge is configured (always in prod; infra/aws/edge.ts), with the cdk-nag AwsSolutions checks as
@@ -28,6 +53,7 @@ export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetCont
     jwtIssuer: app.node.tryGetContext('jwtIssuer') ?? `https://wp-crm.${stage}`,
     jwtAudience: app.node.tryGetContext('jwtAudience') ?? 'wp-crm-api',
     edge,
+    apiAccountThrottle: apiAccountThrottle(app),
     reportRetentionSeconds: retentionSeconds(
       app.node.tryGetContext('reportRetentionSeconds') ?? process.env.REPORT_RETENTION_SECONDS,
     ),
@@ -35,6 +61,7 @@ export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetCont
   if (edge) {
     new EdgeStack(app, `WpCrm-${stage}-Edge`, {
       edge,
+      stage,
       description: `wp-crm edge: CloudFront and AWS WAF in front of the API (${stage})`,
     });
   }

@@ -148,7 +148,9 @@ describe('ServiceStack (dev)', () => {
 
     expect(settings).toEqual({
       'POST /api/wp-crm/token': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
-      'POST /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 12000, ThrottlingBurstLimit: 5000 },
+      // 60 % of API Gateway's default account quota (10,000/s, burst 5,000): a route's limit above the account's
+      // would never be reached (CONTRACT §22).
+      'POST /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 6000, ThrottlingBurstLimit: 3000 },
       'GET /api/wp-crm/network/whatsapp/webhook': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
       $default: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });
@@ -660,6 +662,22 @@ describe('ServiceStack (dev)', () => {
   });
 });
 
+describe('ServiceStack with a raised API Gateway account quota', () => {
+  it('gives the network webhook 60 % of the quota the operator declares, and refuses half a declaration', () => {
+    const raised = flatTemplate(buildApp(testApp({ apiAccountRateLimit: '20000', apiAccountBurstLimit: '10000' })));
+    const [stage] = resources(raised, 'AWS::ApiGatewayV2::Stage');
+
+    expect(stage![1].Properties.RouteSettings['POST /api/wp-crm/network/whatsapp/webhook']).toEqual({
+      ThrottlingRateLimit: 12000,
+      ThrottlingBurstLimit: 6000,
+    });
+    expect(() => buildApp(testApp({ apiAccountRateLimit: '20000' }))).toThrow(/apiAccountBurstLimit/);
+    expect(() => buildApp(testApp({ apiAccountRateLimit: 'many', apiAccountBurstLimit: '1' }))).toThrow(
+      /apiAccountRateLimit must be a positive integer/,
+    );
+  });
+});
+
 describe('ServiceStack (prod)', () => {
   it('retains the table, the bucket, the keys and the logs', () => {
     const stack = buildApp(testApp(EDGE_TEST_CONTEXT), 'prod');
@@ -681,6 +699,21 @@ describe('ServiceStack (prod)', () => {
       Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })],
     });
     template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+  });
+
+  it("warns 30 days before the origin domain's certificate expires, to the operators' topic", () => {
+    const stack = buildApp(testApp(EDGE_TEST_CONTEXT), 'prod');
+    const template = flatTemplate(stack);
+
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/CertificateManager',
+      MetricName: 'DaysToExpiry',
+      Dimensions: [{ Name: 'CertificateArn', Value: EDGE_TEST_CONTEXT.edgeOriginCertificateArn }],
+      Threshold: 30,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: logicalId(stack.alarmTopic) }],
+    });
   });
 });
 

@@ -16,12 +16,17 @@ export interface Statement {
   Condition?: unknown;
 }
 
-/** An App with the project's feature flags, bundling skipped and the WASM template validator off (fast). */
-export function testApp(extra: Json = {}): App {
+/**
+ * An App with the project's feature flags and bundling skipped; the WASM template validator is off (fast) unless
+ * `validate` asks for it, as `cdk synth` runs it.
+ */
+export function testApp(extra: Json = {}, { validate = false } = {}): App {
   const { context } = JSON.parse(readFileSync(`${REPO_ROOT}cdk.json`, 'utf8')) as { context: Json };
+  // vitest.config.ts sets CDK_VALIDATION=false for speed, which aws-cdk-lib reads at synth over the App's setting.
+  if (validate) delete process.env.CDK_VALIDATION;
   return new App({
     context: { ...context, 'aws:cdk:bundling-stacks': [], ...extra },
-    builtinCloudFormationValidation: false,
+    builtinCloudFormationValidation: validate,
   });
 }
 
@@ -65,6 +70,25 @@ function nestedTemplates(stack: Stack): NestedTemplate[] {
       nested: nestedTemplates(nested),
     };
   });
+}
+
+/** Every template `cdk deploy` would upload for the app's stacks: each stack's and each nested stack's. */
+export function stackTemplates(app: App): { name: string; template: TemplateJson }[] {
+  const stacks = app.node.children.filter((child): child is Stack => child instanceof Stack);
+  const nestedOf = (stack: Stack, name: string): { name: string; template: TemplateJson }[] =>
+    nestedTemplates(stack).flatMap((nested) => [
+      { name: `${name}/${nested.prefix}`, template: nested.template },
+      ...flattenNames(nested, `${name}/${nested.prefix}`),
+    ]);
+  const flattenNames = (nested: NestedTemplate, name: string): { name: string; template: TemplateJson }[] =>
+    nested.nested.flatMap((child) => [
+      { name: `${name}/${child.prefix}`, template: child.template },
+      ...flattenNames(child, `${name}/${child.prefix}`),
+    ]);
+  return stacks.flatMap((stack) => [
+    { name: stack.stackName, template: Template.fromStack(stack).toJSON() as TemplateJson },
+    ...nestedOf(stack, stack.stackName),
+  ]);
 }
 
 /**
@@ -117,6 +141,8 @@ export function expectSafeQueueSources(template: Template): number {
     expect(mapping.ScalingConfig?.MaximumConcurrency, id).toBeGreaterThanOrEqual(2);
     expect(queue.RedrivePolicy?.maxReceiveCount, queueId).toBeGreaterThanOrEqual(5);
     expect(queue.VisibilityTimeout, queueId).toBeGreaterThanOrEqual(6 * fn.Timeout);
+    // Lambda never throttles what the event source took: a throttled batch counts a receive (K-5, CONTRACT §22).
+    expect(fn.ReservedConcurrentExecutions, id).toBeGreaterThanOrEqual(mapping.ScalingConfig.MaximumConcurrency);
 
     const dlqId = refId(queue.RedrivePolicy.deadLetterTargetArn);
     const dlq = queues[dlqId]!.Properties;

@@ -60,6 +60,11 @@ export interface AppFunctionProps {
    */
   files?: readonly BundledFile[];
   /**
+   * Concurrency reserved for this function alone (its floor and its ceiling).
+   * @default - none: the function shares the account's unreserved pool
+   */
+  reservedConcurrency?: number;
+  /**
    * What happens to the log group when the stack deletes the function.
    * @default RemovalPolicy.RETAIN
    */
@@ -97,6 +102,7 @@ export class AppFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup: this.logGroup,

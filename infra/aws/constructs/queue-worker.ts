@@ -47,6 +47,13 @@ export class QueueWorker extends Construct {
       fn: def.consumer,
       timeout,
       memorySize: def.memoryMb,
+      // As much concurrency reserved as the event source may use (maximum concurrency): Lambda can then never
+      // throttle a batch the event source took from the queue, which would return its messages with a receive
+      // counted and, five throttles later, move them to the DLQ. AWS: "make sure that your function's reserved
+      // concurrency is greater than or equal to the total maximum concurrency of all Amazon SQS event sources on the
+      // function. Otherwise, Lambda may throttle your messages"
+      // (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html). README, Deploy: account quotas.
+      reservedConcurrency: def.maxConcurrency,
       environment: def.nodeOptions ? { NODE_OPTIONS: `--enable-source-maps ${def.nodeOptions}` } : undefined,
       logRemovalPolicy: props.logRemovalPolicy,
     });

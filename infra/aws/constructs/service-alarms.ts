@@ -1,5 +1,6 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, type IMetric, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -12,6 +13,7 @@ import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
 import type { AppFunction } from './app-function.ts';
+import { CERTIFICATE_EXPIRY_ALARM_DAYS } from './edge-rules.ts';
 import type { QueueWorker } from './queue-worker.ts';
 
 export interface ServiceAlarmsProps {
@@ -19,6 +21,12 @@ export interface ServiceAlarmsProps {
   workers: Iterable<QueueWorker>;
   api: HttpApi;
   table: ITableV2;
+  /**
+   * The ACM certificate of the API's origin custom domain (the edge's `edgeOriginCertificateArn`, in this stack's
+   * region), whose expiry the operators are warned of.
+   * @default - no edge, no custom domain
+   */
+  originCertificateArn?: string;
   /**
    * Removal policy of the topic's key.
    * @default RemovalPolicy.RETAIN
@@ -127,6 +135,21 @@ export class ServiceAlarms extends Construct {
         metric: worker.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
         threshold: worker.def.alarmAgeMinutes * 60,
       });
+    }
+    if (props.originCertificateArn) {
+      // The origin domain's certificate lives in this region, where the edge stack's alarms cannot watch it. It may
+      // be imported (never renewed by ACM) or ACM's (then a drop below the threshold means its renewal is stuck);
+      // DaysToExpiry stops once it expired, so no data is a breach (README, Runbook).
+      const certificate = Certificate.fromCertificateArn(this, 'OriginCertificate', props.originCertificateArn);
+      const alarm = new Alarm(this, 'OriginCertificateExpiry', {
+        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the certificate of the API's origin domain (edgeOriginCertificateArn): when it expires CloudFront cannot reach the API. Renew it (README, Runbook).`,
+        metric: certificate.metricDaysToExpiry(),
+        threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+      this.alarms.push(alarm);
     }
     this.#alarm(this, 'Api5xx', {
       description: 'The API answered 5xx (INTERNAL or NETWORK_UNAVAILABLE) at least 5 times in 5 minutes',

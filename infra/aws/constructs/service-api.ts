@@ -29,27 +29,52 @@ export interface Throttle {
 }
 
 /**
- * Meta's notifications to the network webhook at the capacity plan's volume (docs/SCALE.md, "The network webhook"):
- * 100,000,000 messages a day, a quarter of them sent into groups of 8 (a `sent` and, per member, a `delivered` and a
- * `read`: 15 notifications each), three quarters inbound (one each), is 450,000,000 notifications a day: 5,208/s on
- * average and 10,400/s in a peak hour at twice the average, if Meta batched nothing. The route takes 12,000/s. API
- * Gateway's account quota (10,000 requests/s per region, all APIs together; burst 5,000) binds first at that volume
- * and is raised with a quota request (docs/SCALE.md).
+ * API Gateway's throttle quota per account and region, all APIs together, as a new account has it ("Throttle quota
+ * per account, per Region across HTTP APIs, REST APIs, WebSocket APIs and WebSocket callback APIs": 10,000 requests/s,
+ * burst 5,000; https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html). A route's or stage's limit
+ * above the account's is never reached: the account's binds first.
  */
-export const NETWORK_WEBHOOK_THROTTLE: Throttle = { rateLimit: 12_000, burstLimit: 5_000 };
+export const API_ACCOUNT_THROTTLE_DEFAULT: Throttle = { rateLimit: 10_000, burstLimit: 5_000 };
+
+/** No route takes more than this share of the account's quota (CONTRACT §22: 60 % of each limit). */
+export const ROUTE_SHARE_OF_ACCOUNT = 0.6;
+
+/**
+ * Meta's notifications to the network webhook: as much as one route may take of the account's quota. At the
+ * capacity plan's volume (docs/SCALE.md, "The network webhook": 100,000,000 messages a day, a quarter sent into groups
+ * of 8 — a `sent` and, per member, a `delivered` and a `read`: 15 notifications each — three quarters inbound, one
+ * each) Meta sends 450,000,000 notifications a day: 5,208/s on average, 10,400/s in a peak hour at twice the average
+ * if it batched nothing. The default account quota gives the route 6,000/s, enough for about 58 % of the plan's peak;
+ * an operator who raised the account's quota declares it (`-c apiAccountRateLimit=… -c apiAccountBurstLimit=…`,
+ * README: Deploy) and the route takes 60 % of that (20,000/s raised → 12,000/s). Meta retries what is throttled.
+ */
+export function networkWebhookThrottle(account: Throttle = API_ACCOUNT_THROTTLE_DEFAULT): Throttle {
+  return {
+    rateLimit: Math.floor(account.rateLimit * ROUTE_SHARE_OF_ACCOUNT),
+    burstLimit: Math.floor(account.burstLimit * ROUTE_SHARE_OF_ACCOUNT),
+  };
+}
+
+/** The network webhook's throttle under the default account quota. */
+export const NETWORK_WEBHOOK_THROTTLE: Throttle = networkWebhookThrottle();
 
 /**
  * The public routes' own throttles (README: errors produced by API Gateway itself). Each costs work before anyone
  * is known: a token attempt hashes a secret with scrypt, a webhook call checks an HMAC and writes, and `$default`
- * answers every unknown path. The network webhook's is sized for Meta's volume instead, and protected from single
- * addresses by the edge's per-address rule (infra/aws/constructs/edge-rules.ts).
+ * answers every unknown path. The network webhook's is sized for Meta's volume instead (networkWebhookThrottle), and
+ * protected from single addresses by the edge's per-address rule (infra/aws/constructs/edge-rules.ts).
  */
-export const PUBLIC_ROUTE_THROTTLES: Readonly<Record<string, Throttle>> = {
-  [routeKey(issueToken)]: { rateLimit: 20, burstLimit: 40 },
-  [routeKey(receiveNetworkWebhook)]: NETWORK_WEBHOOK_THROTTLE,
-  [routeKey(verifyNetworkWebhook)]: { rateLimit: 5, burstLimit: 10 },
-  $default: { rateLimit: 20, burstLimit: 40 },
-};
+export function publicRouteThrottles(account: Throttle = API_ACCOUNT_THROTTLE_DEFAULT): Record<string, Throttle> {
+  return {
+    [routeKey(issueToken)]: { rateLimit: 20, burstLimit: 40 },
+    [routeKey(receiveNetworkWebhook)]: networkWebhookThrottle(account),
+    [routeKey(verifyNetworkWebhook)]: { rateLimit: 5, burstLimit: 10 },
+    $default: { rateLimit: 20, burstLimit: 40 },
+  };
+}
+
+/** The public routes' throttles under the default account quota. */
+export const PUBLIC_ROUTE_THROTTLES: Readonly<Record<string, Throttle>> = publicRouteThrottles();
 
 export interface ServiceApiProps {
   /** The contract's routes (shared/routes/index.ts); each goes to the function of its `fn`. */
@@ -74,8 +99,13 @@ export interface ServiceApiProps {
    */
   burstLimit?: number;
   /**
+   * API Gateway's throttle quota of the account and region the API is deployed to (raised by a quota request).
+   * @default API_ACCOUNT_THROTTLE_DEFAULT
+   */
+  accountThrottle?: Throttle;
+  /**
    * Throttles of single routes by route key, besides the stage's.
-   * @default PUBLIC_ROUTE_THROTTLES
+   * @default publicRouteThrottles(accountThrottle)
    */
   routeThrottles?: Readonly<Record<string, Throttle>>;
   /**
@@ -144,7 +174,7 @@ export class ServiceApi extends Construct {
     if (defaultRoute) this.stage.node.addDependency(defaultRoute);
     // Route settings name routes by key; the stage depends on every route so that they exist when it is updated.
     // The property is a JSON map that CDK passes through as is, hence the CloudFormation casing.
-    const throttles = props.routeThrottles ?? PUBLIC_ROUTE_THROTTLES;
+    const throttles = props.routeThrottles ?? publicRouteThrottles(props.accountThrottle);
     (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
       Object.entries(throttles).map(([key, throttle]) => [
         key,

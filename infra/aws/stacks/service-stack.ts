@@ -15,7 +15,7 @@ import { EventRules } from '../constructs/event-rules.ts';
 import { JwtKeys } from '../constructs/jwt-keys.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
-import { ServiceApi } from '../constructs/service-api.ts';
+import { ServiceApi, type Throttle } from '../constructs/service-api.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import type { EdgeConfig } from '../edge.ts';
 import { FUNCTION_ACCESS } from '../function-access.ts';
@@ -44,6 +44,12 @@ export interface ServiceStackProps extends StackProps {
    * @default - none (dev only)
    */
   edge?: EdgeConfig;
+  /**
+   * API Gateway's throttle quota of the account and region (`-c apiAccountRateLimit=… -c apiAccountBurstLimit=…`
+   * after a quota raise): no route takes more than 60 % of it.
+   * @default API_ACCOUNT_THROTTLE_DEFAULT (10,000 requests/s, burst 5,000)
+   */
+  apiAccountThrottle?: Throttle;
   /**
    * How long reports are kept (REPORT_RETENTION_SECONDS): the report functions' setting and the bucket's rule.
    * @default 604800
@@ -209,6 +215,7 @@ export class ServiceStack extends Stack {
       routes: ROUTES,
       functionFor: lambdaOf,
       scopeFor: (route) => scopeOf(route.fn),
+      accountThrottle: props.apiAccountThrottle,
       fallback: lambdaOf(FALLBACK_FN),
       logRemovalPolicy: removalPolicy,
       edge: props.edge,
@@ -237,6 +244,7 @@ export class ServiceStack extends Stack {
       workers: workers.values(),
       api: this.api.api,
       table: this.data.table,
+      originCertificateArn: props.edge?.originCertificateArn,
       removalPolicy,
     });
     this.alarmTopic = this.alarms.topic;

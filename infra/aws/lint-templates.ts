@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { App } from 'aws-cdk-lib';
+import { buildApp } from './build-app.ts';
+import { REPO_ROOT } from './constructs/function-bundle.ts';
+import { parseStage } from './stage.ts';
+
+/**
+ * `npm run lint:cfn` (CONTRACT §22, run by .ci/run): synthesizes every documented stage and option — dev, dev with
+ * the edge, prod with the edge — with CDK's built-in CloudFormation validation on (a finding fails the synth, as
+ * `cdk deploy` would), then runs AWS's cfn-lint over every template written, nested stacks included. Bundling is
+ * skipped: assets change only their hashes, not the templates' shape. Exits 1 on any error; every warning cfn-lint
+ * may print is either fixed or in CFN_LINT_IGNORED with its reason.
+ */
+
+/** The operator's edge settings as the README's Deploy section writes them (example values). */
+const EDGE_CONTEXT = {
+  edgeDomainName: 'api.example.com',
+  edgeCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555',
+  edgeOriginDomainName: 'origin.api.example.com',
+  edgeOriginCertificateArn: 'arn:aws:acm:eu-west-1:111122223333:certificate/66666666-7777-8888-9999-000000000000',
+  edgeOriginTruststoreUri: 's3://my-truststore/wp-crm/cloudfront-ca.pem',
+  edgeOriginClientCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
+};
+
+export const CONFIGURATIONS: { name: string; stage: string; context: Record<string, string> }[] = [
+  { name: 'dev', stage: 'dev', context: {} },
+  { name: 'dev-edge', stage: 'dev', context: EDGE_CONTEXT },
+  { name: 'prod-edge', stage: 'prod', context: EDGE_CONTEXT },
+];
+
+/** cfn-lint rules not applied, each with the reason (README, Deploy). */
+export const CFN_LINT_IGNORED: Record<string, string> = {
+  W3005:
+    'Every function depends on its execution role twice: through the Role GetAtt and through the DependsOn that ' +
+    'CDK adds for the role and its policy together, so that no function is created before its permissions. The ' +
+    'DependsOn on the role is redundant, not wrong; the one on the policy is needed.',
+};
+
+const run = promisify(execFile);
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'wpcrm-lint-cfn-'));
+  const { context } = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  // The validator is on unless CDK_VALIDATION=false, which the test runner sets for speed.
+  delete process.env.CDK_VALIDATION;
+  const templates: string[] = [];
+  try {
+    for (const configuration of CONFIGURATIONS) {
+      const outdir = join(root, configuration.name);
+      const started = Date.now();
+      const app = new App({
+        outdir,
+        context: { ...context, ...configuration.context, 'aws:cdk:bundling-stacks': [] },
+        builtinCloudFormationValidation: true,
+      });
+      buildApp(app, parseStage(configuration.stage));
+      app.synth();
+      const written = readdirSync(outdir).filter((file) => file.endsWith('.template.json'));
+      templates.push(...written.map((file) => join(outdir, file)));
+      console.log(
+        `${configuration.name}: synthesized with CloudFormation validation, ${written.length} templates (${Date.now() - started} ms)`,
+      );
+    }
+
+    const started = Date.now();
+    const ignore = Object.keys(CFN_LINT_IGNORED);
+    const args = [
+      '--format',
+      'parseable',
+      ...(ignore.length > 0 ? ['--ignore-checks', ...ignore] : []),
+      '--',
+      ...templates,
+    ];
+    const { stdout, code } = await run('cfn-lint', args, { maxBuffer: 64 * 1024 * 1024 }).then(
+      (result) => ({ ...result, code: 0 }),
+      (error: Error & { stdout?: string; code?: number | string }) => {
+        if (error.code === 'ENOENT') {
+          throw new Error("cfn-lint is not installed: `pip install cfn-lint` (AWS's CloudFormation linter)");
+        }
+        return { stdout: error.stdout ?? '', code: Number(error.code) };
+      },
+    );
+    const findings = stdout.split('\n').filter(Boolean);
+    for (const finding of findings) console.log(finding.replace(`${root}/`, ''));
+    // cfn-lint's exit code is a bit mask: 2 errors, 4 warnings, 8 informational.
+    const errors = (code & 2) !== 0;
+    const warnings = (code & 4) !== 0;
+    console.log(
+      `cfn-lint: ${templates.length} templates, ${findings.length} findings (${Date.now() - started} ms)` +
+        `${errors ? ', ERRORS' : ''}${warnings ? ', warnings' : ''}`,
+    );
+    if (errors || warnings || findings.length > 0) process.exitCode = 1;
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();
