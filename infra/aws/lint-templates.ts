@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import { buildApp } from './build-app.ts';
 import { REPO_ROOT } from './constructs/function-bundle.ts';
+import { HEADROOM, LIMITS } from './limits.ts';
 import { parseStage } from './stage.ts';
 
 /**
@@ -43,6 +44,26 @@ export const CFN_LINT_IGNORED: Record<string, string> = {
 
 const run = promisify(execFile);
 
+/** Per template: resources against the 60 % budget, and how many function-backed routes or workers still fit. */
+function printHeadroom(outdir: string, files: string[]): void {
+  const budget = Math.floor(LIMITS.resources * HEADROOM);
+  console.log(
+    '| Template | Resources (budget 300) | Outputs | Parameters | KB | Room: routes (9 each) | Room: workers (13 each) |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const file of files.sort()) {
+    const text = readFileSync(join(outdir, file), 'utf8');
+    const template = JSON.parse(text) as { Resources: object; Outputs?: object; Parameters?: object };
+    const resources = Object.keys(template.Resources).length;
+    const name = file
+      .replace(/\.(nested\.)?template\.json$/, '')
+      .replace(/^WpCrmprod(.*?)[0-9A-F]{8}$/, 'WpCrm-prod/$1');
+    console.log(
+      `| ${name} | ${resources} | ${Object.keys(template.Outputs ?? {}).length} | ${Object.keys(template.Parameters ?? {}).length} | ${Math.round(Buffer.byteLength(text) / 1024)} | ${Math.floor((budget - resources) / 9)} | ${Math.floor((budget - resources) / 13)} |`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'wpcrm-lint-cfn-'));
   const { context } = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
@@ -64,6 +85,7 @@ async function main(): Promise<void> {
       app.synth();
       const written = readdirSync(outdir).filter((file) => file.endsWith('.template.json'));
       templates.push(...written.map((file) => join(outdir, file)));
+      if (configuration.name === 'prod-edge') printHeadroom(outdir, written);
       console.log(
         `${configuration.name}: synthesized with CloudFormation validation, ${written.length} templates (${Date.now() - started} ms)`,
       );
