@@ -22,7 +22,11 @@ export interface ApiRoute {
 export interface HttpApiOptions {
   apiId: string;
   routes: ApiRoute[];
-  /** Stage-wide throttling (DefaultRouteSettings). */
+  /**
+   * The stage's default route throttling (DefaultRouteSettings): the limits of each route that has none of its own,
+   * in that route's own bucket, as API Gateway applies them (the stage's default is per route, not one bucket that
+   * all routes share; https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html).
+   */
   throttle?: { rateLimit: number; burstLimit: number };
   /** Extra local endpoints served before the routes (e.g. /_local/iam). */
   localRoutes?: Record<string, (request: IncomingMessage) => Promise<unknown> | unknown>;
@@ -38,7 +42,7 @@ const message = (statusCode: number, text: string): APIGatewayProxyStructuredRes
 
 /**
  * The template's HTTP API (payload format 2.0): routes chosen as API Gateway chooses them (literal segments before
- * path variables, a method before ANY, `$default` last), stage and route throttling with token buckets, the
+ * path variables, a method before ANY, `$default` last), throttling with a token bucket per route, the
  * integration timeout, and API Gateway's own error answers when the function fails or may not be invoked.
  */
 export class TemplateHttpApi {
@@ -75,7 +79,7 @@ export class TemplateHttpApi {
     const match = matchRoute(this.options.routes, request.method ?? 'GET', url.pathname);
     if (!match) return send(response, message(404, 'Not Found'));
     const { route, params } = match;
-    if (!this.#take('$stage', this.options.throttle) || !this.#take(route.routeKey, route.throttle)) {
+    if (!this.#take(route.routeKey, route.throttle ?? this.options.throttle)) {
       return send(response, message(429, 'Too Many Requests'));
     }
     if (!route.permitted) {

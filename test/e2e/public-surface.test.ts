@@ -1,5 +1,8 @@
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseUrl, call, client } from './target.ts';
+import { baseUrl, call, client, dataDir, localDeployment } from './target.ts';
 
 describe(`public surface of ${baseUrl}`, () => {
   it('answers health', async () => {
@@ -56,5 +59,37 @@ describe(`public surface of ${baseUrl}`, () => {
     expect(assetUrl.pathname).toMatch(/\/api\/wp-crm\/docs\/[^/]+$/);
     expect(asset.response.status).toBe(200);
     expect(asset.data!.length).toBeGreaterThan(100_000);
+  });
+
+  it('keeps POST /token and the network webhook answering while one address sends junk at 300 requests/s (CONTRACT §21)', async () => {
+    const { demo } = localDeployment();
+    const appSecret = readFileSync(join(dataDir, 'whatsapp-app-secret'), 'utf8').trim();
+    const notification = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
+    const signature = `sha256=${createHmac('sha256', appSecret).update(notification).digest('hex')}`;
+    // 600 requests to an unknown path over 2 s: the $default route's own bucket (20/s, burst 40) runs dry.
+    let junkStatuses: number[] = [];
+    const junk = (async () => {
+      const sent: Promise<number>[] = [];
+      for (let tick = 0; tick < 20; tick += 1) {
+        for (let request = 0; request < 30; request += 1) {
+          sent.push(call(`/junk-${tick}-${request}`).then((response) => response.status));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      junkStatuses = await Promise.all(sent);
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const token = await client().POST('/api/wp-crm/token', { body: demo.credentials.ACCOUNT_OWNER });
+    const webhook = await fetch(`${baseUrl}/network/whatsapp/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body: notification,
+    });
+    await junk;
+
+    expect(junkStatuses.filter((status) => status === 429).length).toBeGreaterThan(0);
+    expect(token.response.status).toBe(200);
+    expect(webhook.status).toBe(200);
   });
 });

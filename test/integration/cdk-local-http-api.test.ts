@@ -100,6 +100,22 @@ describe('TemplateHttpApi', () => {
     expect(await response.json()).toEqual({ groups: [1, 2] });
   });
 
+  it("throttles each route without its own limits by the stage's default, in a bucket of its own (CONTRACT §21)", async () => {
+    const fn = stubFunction(async () => succeeded({}));
+    const { origin } = await startApi({
+      routes: [routeTo('GET /groups', fn), routeTo('POST /token', fn), routeTo('$default', fn)],
+      throttle: { rateLimit: 0.001, burstLimit: 2 },
+    });
+
+    // Junk on unknown paths uses up the $default route's bucket, and nothing else.
+    const junk = await Promise.all([1, 2, 3, 4].map(() => fetch(`${origin}/no/such/path`)));
+    const token = await fetch(`${origin}/token`, { method: 'POST' });
+    const groups = await fetch(`${origin}/groups`);
+
+    expect(junk.map((response) => response.status)).toEqual([200, 200, 429, 429]);
+    expect([token.status, groups.status]).toEqual([200, 200]);
+  });
+
   it('answers 429 Too Many Requests beyond the stage burst, without invoking the function', async () => {
     const fn = stubFunction(async () => succeeded({}));
     const { origin } = await startApi({

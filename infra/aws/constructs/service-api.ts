@@ -147,6 +147,7 @@ export class ServiceApi extends Construct {
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
+      // The default of each route (API Gateway applies it per route); every route also has its own setting below.
       throttle: { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 },
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs) },
     });
@@ -172,14 +173,21 @@ export class ServiceApi extends Construct {
     }
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
     if (defaultRoute) this.stage.node.addDependency(defaultRoute);
-    // Route settings name routes by key; the stage depends on every route so that they exist when it is updated.
-    // The property is a JSON map that CDK passes through as is, hence the CloudFormation casing.
+    // Every route has a throttle of its own (CONTRACT §21): the public routes theirs, every other route the stage's
+    // default limits, written out so that no route's limit depends on what the stage default means. Route settings
+    // name routes by key; the stage depends on every route so that they exist when it is updated. The property is a
+    // JSON map that CDK passes through as is, hence the CloudFormation casing.
     const throttles = props.routeThrottles ?? publicRouteThrottles(props.accountThrottle);
+    const stageDefault = { rateLimit: props.rateLimit ?? 100, burstLimit: props.burstLimit ?? 200 };
+    const keys = [...props.routes.map(routeKey), '$default'];
+    for (const key of Object.keys(throttles)) {
+      if (!keys.includes(key)) throw new Error(`route throttle for ${key}: no such route`);
+    }
     (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
-      Object.entries(throttles).map(([key, throttle]) => [
-        key,
-        { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit },
-      ]),
+      keys.map((key) => {
+        const throttle = throttles[key] ?? stageDefault;
+        return [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }];
+      }),
     );
     this.url = props.edge ? `https://${props.edge.domainName}${BASE_PATH}` : `${this.api.apiEndpoint}${BASE_PATH}`;
     if (props.edge) this.#originDomain(props.edge);
