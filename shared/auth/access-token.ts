@@ -3,6 +3,7 @@ import { importJWK, type JWK, type JWTHeaderParameters, jwtVerify, SignJWT } fro
 import * as v from 'valibot';
 import { derivedCredentialId } from '#shared/domain/auth/credential-id';
 import { type Principal, ROLES, type Role } from '#shared/domain/auth/roles';
+import { SECRET_FINGERPRINT } from '#shared/domain/auth/secret-fingerprint';
 import { UnauthorizedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { KeyStore } from '#shared/ports/key-store';
@@ -24,6 +25,8 @@ const Claims = v.object({
   jti: v.pipe(v.string(), v.minLength(1)),
   /** The credential's opaque id; tokens issued before it existed lack it (derived from `sub` then). */
   cid: v.optional(v.pipe(v.string(), v.regex(/^crd_[0-9A-Za-z]{1,64}$/))),
+  /** Which of the credential's secrets issued it (secret-fingerprint.ts); tokens issued before it existed lack it. */
+  sfp: v.optional(v.pipe(v.string(), v.regex(SECRET_FINGERPRINT))),
 });
 
 export interface TokenSettings {
@@ -35,7 +38,7 @@ export interface TokenSettings {
 export async function signAccessToken(
   keys: KeyStore,
   settings: TokenSettings,
-  subject: { clientId: string; orgId: string; roles: Role[]; credentialId?: string },
+  subject: { clientId: string; orgId: string; roles: Role[]; credentialId?: string; secretFingerprint?: string },
   now: Date,
 ): Promise<string> {
   const { kid, privateJwk } = await keys.signingKey();
@@ -45,6 +48,7 @@ export async function signAccessToken(
     org: subject.orgId,
     roles: subject.roles,
     ...(subject.credentialId ? { cid: subject.credentialId } : {}),
+    ...(subject.secretFingerprint ? { sfp: subject.secretFingerprint } : {}),
   })
     .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid })
     .setIssuer(settings.issuer)
@@ -87,6 +91,7 @@ export async function verifyAccessToken(
       roles,
       tokenId: claims.jti,
       credentialId: claims.cid ?? derivedCredentialId(claims.sub),
+      ...(claims.sfp ? { secretFingerprint: claims.sfp } : {}),
     };
   } catch (error) {
     if (error instanceof UnauthorizedError) throw error;

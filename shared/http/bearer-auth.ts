@@ -27,7 +27,7 @@ const MAX_VERIFIED = 1_000;
  */
 export async function authenticateBearer(header: string | undefined): Promise<Principal> {
   const principal = await verifyBearer(header);
-  await checkAccess(accessStatus(), principal);
+  await checkAccess(accessStatus(), principal, clock().now());
   return principal;
 }
 

@@ -1,6 +1,7 @@
 import type { ClientCredential, OrgStatus } from '#shared/domain/orgs/model';
 import { OrgSuspendedError, UnauthorizedError } from '#shared/errors';
 import type { Principal } from './roles.ts';
+import { secretFingerprint } from './secret-fingerprint.ts';
 
 /** Reads what decides whether a valid token still grants access (CONTRACT §17). */
 export interface AccessStatusStore {
@@ -51,10 +52,11 @@ export class AccessStatusCache {
 
 /**
  * A verified token grants access only while its credential exists, is not revoked and belongs to the token's
- * organisation (else 401 UNAUTHORIZED: a deleted organisation's tokens too), and its organisation is not suspended
- * (403 ORG_SUSPENDED).
+ * organisation (else 401 UNAUTHORIZED: a deleted organisation's tokens too), was issued with a secret the credential
+ * still accepts (after `credential rotate`, the previous secret's tokens only until the overlap ends), and its
+ * organisation is not suspended (403 ORG_SUSPENDED).
  */
-export async function checkAccess(cache: AccessStatusCache, principal: Principal): Promise<void> {
+export async function checkAccess(cache: AccessStatusCache, principal: Principal, now = new Date()): Promise<void> {
   const [credential, status] = await Promise.all([
     cache.credential(principal.clientId),
     cache.orgStatus(principal.orgId),
@@ -62,5 +64,24 @@ export async function checkAccess(cache: AccessStatusCache, principal: Principal
   if (!credential || credential.revokedAt || credential.orgId !== principal.orgId) {
     throw new UnauthorizedError('the token was issued to a credential that is no longer valid');
   }
+  if (!issuedWithAcceptedSecret(credential, principal.secretFingerprint, now)) {
+    throw new UnauthorizedError('the token was issued with a client secret that has been rotated');
+  }
   if (status === 'suspended') throw new OrgSuspendedError();
+}
+
+/**
+ * The current secret's tokens always; the previous secret's until `previousSecretExpiresAt`. A token without a
+ * fingerprint (issued before tokens carried one) counts as the previous secret's once the credential was rotated.
+ */
+function issuedWithAcceptedSecret(credential: ClientCredential, fingerprint: string | undefined, now: Date): boolean {
+  if (fingerprint !== undefined && fingerprint === secretFingerprint(credential.secretHash)) return true;
+  if (!credential.rotatedAt) return fingerprint === undefined;
+  const overlapOpen =
+    credential.previousSecretExpiresAt !== undefined && now.toISOString() < credential.previousSecretExpiresAt;
+  if (!overlapOpen) return false;
+  return (
+    fingerprint === undefined ||
+    (credential.previousSecretHash !== undefined && fingerprint === secretFingerprint(credential.previousSecretHash))
+  );
 }

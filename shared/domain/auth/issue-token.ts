@@ -8,6 +8,7 @@ import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared
 import type { KeyStore } from '#shared/ports/key-store';
 import { credentialIdOf } from './credential-id.ts';
 import type { Role } from './roles.ts';
+import { secretFingerprint } from './secret-fingerprint.ts';
 
 /** Failures of one client id from one source address: 10 lock that pair only (CONTRACT §18). */
 export const MAX_FAILED_ATTEMPTS = 10;
@@ -71,18 +72,20 @@ export async function issueToken(
   const stored = await deps.identity.getCredential(input.clientId);
   const credential = stored?.revokedAt ? undefined : stored;
   let valid = await verifyClientSecret(input.clientSecret, credential?.secretHash ?? DECOY_HASH);
+  let matched = credential?.secretHash;
   const previousUntil = credential?.previousSecretExpiresAt;
   if (!valid && credential?.previousSecretHash && previousUntil && now.toISOString() < previousUntil) {
     valid = await verifyClientSecret(input.clientSecret, credential.previousSecretHash);
+    matched = credential.previousSecretHash;
   }
-  if (!credential || !valid) throw new InvalidClientError();
+  if (!credential || !valid || !matched) throw new InvalidClientError();
 
   await refund(deps, claimed);
   if ((await deps.orgStatus?.(credential.orgId)) === 'suspended') throw new OrgSuspendedError();
   const accessToken = await signAccessToken(
     deps.keys,
     deps.config.jwt,
-    { ...credential, credentialId: credentialIdOf(credential) },
+    { ...credential, credentialId: credentialIdOf(credential), secretFingerprint: secretFingerprint(matched) },
     now,
   );
   return {

@@ -13,4 +13,6 @@ export interface Principal {
   tokenId: string;
   /** The opaque id of the credential the token was issued to (`crd_…`, CONTRACT §18). */
   credentialId: string;
+  /** Which of the credential's secrets the token was issued with (absent on tokens issued before it was kept). */
+  secretFingerprint?: string;
 }

@@ -1,6 +1,8 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashClientSecret } from '#shared/auth/client-secret';
 import { issueToken } from '#shared/domain/auth/issue-token';
+import { secretFingerprint } from '#shared/domain/auth/secret-fingerprint';
 import type { ClientCredential } from '#shared/domain/orgs/model';
 import { InvalidClientError, OrgSuspendedError, TooManyAttemptsError } from '#shared/errors';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
@@ -229,12 +231,14 @@ describe('issueToken', () => {
   });
 
   it('accepts the previous secret of a rotated credential until its overlap ends, then only the new one', async () => {
+    const newHash = await hashClientSecret('new');
+    const oldHash = await hashClientSecret('old');
     await deps.identity.createCredential({
       clientId: 'cli_rotated',
       orgId: ORG,
       roles: ['CRM_ADMIN'],
-      secretHash: await hashClientSecret('new'),
-      previousSecretHash: await hashClientSecret('old'),
+      secretHash: newHash,
+      previousSecretHash: oldHash,
       previousSecretExpiresAt: new Date(time.getTime() + 60_000).toISOString(),
       createdAt: time.toISOString(),
     });
@@ -251,6 +255,9 @@ describe('issueToken', () => {
     expect(during.org).toBe(ORG);
     expect(after).toBeInstanceOf(InvalidClientError);
     expect(fresh.org).toBe(ORG);
+    // Each token says which secret issued it, so the previous secret's are refused when the overlap ends (§17).
+    expect(decodeJwt(during.accessToken).sfp).toBe(secretFingerprint(oldHash));
+    expect(decodeJwt(fresh.accessToken).sfp).toBe(secretFingerprint(newHash));
   });
 
   it("refuses a suspended organisation's credential with ORG_SUSPENDED, and does not count it as a failure", async () => {

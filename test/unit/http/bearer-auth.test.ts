@@ -6,6 +6,7 @@ import { clock, config } from '#shared/config/core';
 import { provide, resetDeps } from '#shared/config/instances';
 import { verificationKeyStore } from '#shared/config/keys';
 import { AccessStatusCache } from '#shared/domain/auth/access-status';
+import { secretFingerprint } from '#shared/domain/auth/secret-fingerprint';
 import type { ClientCredential, OrgStatus } from '#shared/domain/orgs/model';
 import { OrgSuspendedError, UnauthorizedError } from '#shared/errors';
 import { authenticateBearer } from '#shared/http/bearer-auth';
@@ -68,6 +69,54 @@ describe('authenticateBearer', () => {
     advance(61);
 
     await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it("refuses the previous secret's tokens once a rotation's overlap ends, and keeps the new secret's (CONTRACT §17)", async () => {
+    const oldHash = credential!.secretHash;
+    const newHash = 'scrypt$new';
+    const fromOld = await signAccessToken(
+      keys,
+      config().jwt,
+      { ...subject, secretFingerprint: secretFingerprint(oldHash) },
+      time.now,
+    );
+    const legacy = await signAccessToken(keys, config().jwt, subject, time.now);
+    await authenticateBearer(`Bearer ${fromOld}`);
+    credential = {
+      ...credential!,
+      secretHash: newHash,
+      previousSecretHash: oldHash,
+      previousSecretExpiresAt: new Date(time.now.getTime() + 60_000).toISOString(),
+      rotatedAt: time.now.toISOString(),
+    };
+    advance(31); // the cached credential (30 s) gives way to the rotated one
+    const fromNew = await signAccessToken(
+      keys,
+      config().jwt,
+      { ...subject, secretFingerprint: secretFingerprint(newHash) },
+      time.now,
+    );
+
+    await expect(authenticateBearer(`Bearer ${fromOld}`)).resolves.toMatchObject({ clientId: 'cli_1' });
+    await expect(authenticateBearer(`Bearer ${legacy}`)).resolves.toMatchObject({ clientId: 'cli_1' });
+
+    advance(30); // the overlap has ended
+
+    await expect(authenticateBearer(`Bearer ${fromOld}`)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticateBearer(`Bearer ${legacy}`)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticateBearer(`Bearer ${fromNew}`)).resolves.toMatchObject({ clientId: 'cli_1' });
+  });
+
+  it('refuses at once, after a rotation without overlap, a token of the secret it replaced', async () => {
+    const fromOld = await signAccessToken(
+      keys,
+      config().jwt,
+      { ...subject, secretFingerprint: secretFingerprint(credential!.secretHash) },
+      time.now,
+    );
+    credential = { ...credential!, secretHash: 'scrypt$new', rotatedAt: time.now.toISOString() };
+
+    await expect(authenticateBearer(`Bearer ${fromOld}`)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it('accepts the bearer scheme name in any letter case (A-11)', async () => {
