@@ -1,6 +1,7 @@
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Throttle } from './constructs/service-api.ts';
+import { addControlTowerChecks } from './control-tower.ts';
 import { parseEdge } from './edge.ts';
 import { EdgeStack } from './stacks/edge-stack.ts';
 import { ServiceStack } from './stacks/service-stack.ts';
@@ -66,5 +67,7 @@ export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetCont
     });
   }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // `-c validate=controltower`: AWS Control Tower's proactive controls too (infra/aws/control-tower.ts).
+  addControlTowerChecks(app);
   return stack;
 }

@@ -2,7 +2,7 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
 import type { QueueDef } from '#shared/events/catalog';
@@ -61,6 +61,8 @@ export class QueueWorker extends Construct {
     // The DLQ keeps messages longer than the source, so a redriven message never expires on the way.
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
+      // Says it is a dead-letter queue (what SQS applies when none is set; Control Tower CT.SQS.PR.1 reads it).
+      redriveAllowPolicy: { redrivePermission: RedrivePermission.ALLOW_ALL },
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });

@@ -14,6 +14,7 @@ import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-reque
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
 import type { AppFunction } from './app-function.ts';
 import { CERTIFICATE_EXPIRY_ALARM_DAYS } from './edge-rules.ts';
+import { denyGrantsButForAwsResources } from './kms.ts';
 import type { QueueWorker } from './queue-worker.ts';
 
 export interface ServiceAlarmsProps {
@@ -80,6 +81,7 @@ export class ServiceAlarms extends Construct {
       enableKeyRotation: true,
       removalPolicy: props.removalPolicy,
     });
+    denyGrantsButForAwsResources(this.key);
     this.key.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [cloudWatch],

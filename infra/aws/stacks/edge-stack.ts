@@ -46,6 +46,7 @@ import {
   NETWORK_WEBHOOK_PATH,
   wafDescription,
 } from '../constructs/edge-rules.ts';
+import { denyGrantsButForAwsResources } from '../constructs/kms.ts';
 import type { EdgeConfig } from '../edge.ts';
 import { removalPolicyFor, type Stage } from '../stage.ts';
 
@@ -301,6 +302,7 @@ export class EdgeStack extends Stack {
       enableKeyRotation: true,
       removalPolicy,
     });
+    denyGrantsButForAwsResources(key);
     key.addToResourcePolicy(
       new iam.PolicyStatement({
         principals: [cloudWatch],

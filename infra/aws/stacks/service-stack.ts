@@ -13,6 +13,7 @@ import { AppFunction } from '../constructs/app-function.ts';
 import { DataStore } from '../constructs/data-store.ts';
 import { EventRules } from '../constructs/event-rules.ts';
 import { JwtKeys } from '../constructs/jwt-keys.ts';
+import { denyGrantsButForAwsResources } from '../constructs/kms.ts';
 import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi, type Throttle } from '../constructs/service-api.ts';
@@ -98,6 +99,7 @@ export class ServiceStack extends Stack {
       enableKeyRotation: true,
       removalPolicy,
     });
+    denyGrantsButForAwsResources(this.webhookSecretsKey);
     // Meta's webhook verify token is generated; Meta's app secret is not shipped at all (no placeholder): the operator
     // adds it after the first deploy (README, Deploy), and until then the webhook answers 503 (CONTRACT §13).
     this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
