@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { invocationStats, runningFunction } from '#infra/local/lambda';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { stackEnv } from '#test/support/stack-harness';
 import { CapacityMeter, type OperationCapacity } from './capacity-meter.ts';
@@ -121,7 +120,7 @@ export async function groupEndToEndBenchmark(options: { requests: number; metere
 async function meteredFlow(stack: LocalStack, groups: number, createOne: () => Promise<unknown>): Promise<FlowUsage> {
   const endpoint = stack.info.endpoints.dynamodb;
   const meter = new CapacityMeter(
-    { region: stack.config.aws.region, endpoint, credentials: LOCAL_AWS_CREDENTIALS },
+    { region: stack.config.aws.region, endpoint, credentials: stack.info.credentials },
     runningFunction,
   ).install();
   let sqsMessages = 0;

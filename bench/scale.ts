@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
@@ -71,7 +70,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const meter = new CapacityMeter({
     region: stack.config.aws.region,
     endpoint: stack.info.endpoints.dynamodb,
-    credentials: LOCAL_AWS_CREDENTIALS,
+    credentials: stack.info.credentials,
   });
   try {
     stack.simulator!.options.webhookDelayMs = 0;

@@ -15,7 +15,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
+import type { LocalCredentials } from '#infra/local/sigv4';
 import { QUEUES } from '#shared/events/catalog';
 import {
   BUSINESS_METRICS,
@@ -197,14 +197,20 @@ const zeroCounts = () =>
 async function localSources(target: Target): Promise<OpsSources> {
   const dataDir = target.dataDir!;
   const stackFile = join(dataDir, 'stack.json');
-  const info = JSON.parse(await readFile(stackFile, 'utf8').catch(() => '{}')) as { endpoints?: { sqs?: string } };
+  const info = JSON.parse(await readFile(stackFile, 'utf8').catch(() => '{}')) as {
+    endpoints?: { sqs?: string };
+    credentials?: LocalCredentials;
+  };
   const endpoint = info.endpoints?.sqs;
   if (!endpoint)
     throw stackNotRunning(`${stackFile} names no queue endpoint; set WPCRM_DATA_DIR to the stack's data dir`);
+  // The queues' endpoint answers only the stack's key of this run, which the same stack.json holds.
+  const credentials = info.credentials ?? target.credentials;
+  if (!credentials) throw stackNotRunning(`${stackFile} holds no key; restart the stack`);
   const sqs = new SQSClient({
     region: 'local',
     endpoint,
-    credentials: LOCAL_AWS_CREDENTIALS,
+    credentials,
     maxAttempts: 2,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
   });

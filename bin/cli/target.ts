@@ -5,7 +5,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
+import type { LocalCredentials } from '#infra/local/sigv4';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import type { S3Location } from '#shared/adapters/s3/s3-rest';
 import type { Config } from '#shared/config/env';
@@ -22,18 +22,29 @@ export interface Target {
   stack?: { name: string; region: string };
   /** The reports bucket, for the commands that touch files (`org delete`). */
   reports?: S3Location & { credentials?: { accessKeyId: string; secretAccessKey: string } };
+  /** The local stack's key of this run (from its stack.json), for the commands that call its other endpoints. */
+  credentials?: LocalCredentials;
 }
+
+/** A stack's key of this run as stack.json holds it. */
+export const LocalKeySchema = v.object({
+  accessKeyId: v.pipe(v.string(), v.minLength(1)),
+  secretAccessKey: v.pipe(v.string(), v.minLength(1)),
+});
 
 /** The part of `StackInfo` (infra/local/stack-info.ts) the command line needs. */
 const StackFile = v.object({
   endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()), s3: v.optional(v.pipe(v.string(), v.url())) }),
   tableName: v.pipe(v.string(), v.minLength(1)),
   reportsBucket: v.optional(v.pipe(v.string(), v.minLength(1))),
+  credentials: v.optional(LocalKeySchema),
 });
 
 /**
  * The running local stack (CONTRACT §10): `WPCRM_DYNAMODB_PORT` when set, else `$WPCRM_DATA_DIR/stack.json`.
- * Port 0 only tells the stack to pick one, so it defers to stack.json too.
+ * Port 0 only tells the stack to pick one, so it defers to stack.json too. The stack's key is fresh for each run
+ * (CONTRACT §21): it comes from the stack.json that describes that stack, else (a stack found by its port alone) from
+ * `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`.
  */
 export async function localTarget(config: Config, env: Record<string, string | undefined>): Promise<Target> {
   const stackFile = join(resolve(config.local.dataDir), 'stack.json');
@@ -43,8 +54,8 @@ export async function localTarget(config: Config, env: Record<string, string | u
   // A stack killed without clean-up leaves its stack.json behind; only a listener proves it runs.
   if (!(await answers(endpoint)))
     throw stackNotRunning(`no local stack answers at ${endpoint}; start one with npm start or npm run start:cdk`);
-  // The local stack's key: its servers refuse any other (and the SDK never looks up, or sends, real ones).
-  const credentials = LOCAL_AWS_CREDENTIALS;
+  // The local stack's key of this run: its servers refuse any other (and the SDK never looks up a profile).
+  const credentials = stackKey(described?.endpoint === endpoint ? described.credentials : undefined, env, endpoint);
   const db = createDocumentClient({ region: config.aws.region, endpoint, credentials });
   // npm start names its table TABLE_NAME; start:cdk runs the template's generated name. Both write it to stack.json.
   const tableName =
@@ -55,7 +66,21 @@ export async function localTarget(config: Config, env: Record<string, string | u
     endpoint: (described?.endpoint === endpoint && described.s3) || `http://127.0.0.1:${config.local.s3Port}`,
     credentials,
   };
-  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports };
+  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports, credentials };
+}
+
+function stackKey(
+  described: LocalCredentials | undefined,
+  env: Record<string, string | undefined>,
+  endpoint: string,
+): LocalCredentials {
+  if (described) return described;
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = env;
+  if (accessKeyId && secretAccessKey) return { accessKeyId, secretAccessKey };
+  throw stackNotRunning(
+    `no key for the stack at ${endpoint}: set WPCRM_DATA_DIR to its data dir (its stack.json holds the key of this ` +
+      'run), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the credentials in that stack.json',
+  );
 }
 
 /** The table of a stack found by its port alone: the one table it serves (the service keeps one). */
@@ -75,8 +100,8 @@ async function readStackFile(file: string) {
   });
   const parsed = v.safeParse(StackFile, parseJson(text));
   if (!parsed.success) throw stackNotRunning(`no local stack: ${file} is not a stack description`);
-  const { endpoints, tableName, reportsBucket } = parsed.output;
-  return { endpoint: endpoints.dynamodb, s3: endpoints.s3, tableName, reportsBucket };
+  const { endpoints, tableName, reportsBucket, credentials } = parsed.output;
+  return { endpoint: endpoints.dynamodb, s3: endpoints.s3, tableName, reportsBucket, credentials };
 }
 
 function parseJson(text: string): unknown {

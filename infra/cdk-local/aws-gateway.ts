@@ -7,7 +7,8 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
+import { type Admission, admitSigned, fromLoopback } from '#infra/local/loopback-guard';
+import { type LocalCredentials, signingScope } from '#infra/local/sigv4';
 import { NodeSha256 } from '#shared/adapters/s3/s3-rest';
 import type { IamLedger } from './iam-ledger.ts';
 import { AwsServiceError, type AwsServices } from './services.ts';
@@ -31,8 +32,13 @@ export interface Authorization {
 
 /** A function's execution role as the gateway knows its callers. */
 export interface GatewayPrincipal {
-  /** The function's logical id: the key of the IAM report. */
+  /** The function's logical id: the role it acts with, and the key of the IAM report. */
   id: string;
+  /**
+   * Where the IAM report counts this session's calls, when not under the function itself: a probe session of the
+   * function's role (`probe:<logical id>`, GET /_local/assume-role) that a test uses to show what the role may not do.
+   */
+  ledgerId?: string;
   roleName: string;
   /** The assumed-role session name (the function name on Lambda). */
   sessionName: string;
@@ -64,6 +70,8 @@ export interface GatewayBackends {
   s3: string;
   /** The in-process queues and bus behind the AWS JSON protocol (infra/local/aws-emulator.ts). */
   sqsAndEvents: string;
+  /** The stack's key of this run: the backends above answer only it, so the gateway signs what it forwards with it. */
+  localCredentials: LocalCredentials;
   services: AwsServices;
   /** Lambda's Invoke API: RequestResponse or Event. */
   invoke(
@@ -76,14 +84,22 @@ export interface GatewayBackends {
 /** Lambda's limit on how long a pre-signed URL made with a role session's credentials can be used. */
 const MAX_PRESIGNED_SECONDS = 7 * 24 * 3600;
 
+/** A function's role session as the gateway knows it: the principal and the key pair its processes sign with. */
+interface Session {
+  principal: GatewayPrincipal;
+  credentials: LocalCredentials & { sessionToken?: string };
+}
+
 /**
  * One loopback endpoint for every AWS API the functions call (they reach it through `AWS_ENDPOINT_URL`): each
- * request is attributed to a function by its access key id, checked against that function's role in the template,
- * recorded in the IAM ledger, and then served by the local backend — or refused as AWS refuses it.
+ * request is attributed to a function by its access key id, its SigV4 signature verified with that function's own
+ * secret key of this run (so no one else can speak for a function), checked against the function's role in the
+ * template, recorded in the IAM ledger, and then served by the local backend — or refused as AWS refuses it. A request
+ * with an `Origin` header or a `Host` other than its loopback name and port is refused first (CONTRACT §21).
  */
 export class AwsGateway {
   #server: Server;
-  #principals = new Map<string, GatewayPrincipal>();
+  #sessions = new Map<string, Session>();
 
   constructor(
     private readonly authorizer: CallAuthorizer,
@@ -101,9 +117,16 @@ export class AwsGateway {
     this.#server.keepAliveTimeout = 5_000;
   }
 
-  /** Lets a function's processes call AWS with `accessKeyId`. */
-  addPrincipal(accessKeyId: string, principal: GatewayPrincipal): void {
-    this.#principals.set(accessKeyId, principal);
+  /**
+   * Lets a function's processes call AWS with their session's key pair (and token): `accessKeyId` names the caller,
+   * and every signature is checked with `credentials.secretAccessKey`.
+   */
+  addPrincipal(
+    accessKeyId: string,
+    principal: GatewayPrincipal,
+    credentials: { secretAccessKey: string; sessionToken?: string },
+  ): void {
+    this.#sessions.set(accessKeyId, { principal, credentials: { accessKeyId, ...credentials } });
   }
 
   async listen(): Promise<string> {
@@ -128,10 +151,17 @@ export class AwsGateway {
     );
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
+    const { port } = this.#server.address() as AddressInfo;
+    const scope = signingScope({ url: path, headers });
+    const local = fromLoopback(request, port);
+    if (!local.ok) return this.#refuse(response, scope?.service, local);
+    if (!scope) {
+      return this.#refuse(response, undefined, { ok: false, kind: 'unsigned', reason: 'Missing Authentication Token' });
+    }
     const call = this.authorizer.describe({ method, path, headers, body });
     if ('error' in call) return jsonError(response, 400, 'UnknownOperationException', call.error);
-    const principal = this.#principals.get(call.accessKeyId);
-    if (!principal) {
+    const session = this.#sessions.get(call.accessKeyId);
+    if (!session) {
       return this.#deny(
         response,
         call.service,
@@ -148,14 +178,28 @@ export class AwsGateway {
         return this.#deny(response, call.service, 403, 'AccessDenied', 'Request has expired');
       }
     }
+    // The caller proves it is the function: the signature is made with that function's secret key of this run, and
+    // the session token is the one its processes were given.
+    const verdict = admitSigned(request, port, () => session.credentials, body);
+    if (!verdict.ok) return this.#refuse(response, call.service, verdict);
+    const token =
+      headers['x-amz-security-token'] || new URLSearchParams(path.split('?')[1]).get('X-Amz-Security-Token');
+    if (session.credentials.sessionToken !== undefined && token !== session.credentials.sessionToken) {
+      return this.#refuse(response, call.service, {
+        ok: false,
+        kind: 'unknown-key',
+        reason: 'The security token included in the request is invalid.',
+      });
+    }
+    const { principal } = session;
     if (this.ledger.mode !== 'off') {
       for (const authorization of call.authorizations) {
         const decision = this.authorizer.authorize(principal, authorization);
         if (decision.allowed) {
-          this.ledger.used(principal.id, decision.matchedGrants);
+          this.ledger.used(principal.ledgerId ?? principal.id, decision.matchedGrants);
           continue;
         }
-        this.ledger.denied(principal.id, authorization.action, authorization.resource);
+        this.ledger.denied(principal.ledgerId ?? principal.id, authorization.action, authorization.resource);
         if (this.ledger.mode === 'enforce') {
           const why = decision.explicitDenyIn
             ? `with an explicit deny in a${decision.explicitDenyIn === 'identity' ? 'n identity' : ' resource'}-based policy`
@@ -180,12 +224,20 @@ export class AwsGateway {
       // The embedded servers answer only the local key (infra/local/loopback-guard.ts): the call, already checked
       // against the function's role, is signed again with it.
       case 'dynamodb':
-        return forward(backends.dynamodb, await signedLocally(http, 'dynamodb', backends.dynamodb), response);
+        return forward(
+          backends.dynamodb,
+          await signedLocally(http, 'dynamodb', backends.dynamodb, backends.localCredentials),
+          response,
+        );
       case 's3':
-        return forward(backends.s3, await signedLocally(http, 's3', backends.s3), response);
+        return forward(backends.s3, await signedLocally(http, 's3', backends.s3, backends.localCredentials), response);
       case 'sqs':
       case 'events':
-        return forward(backends.sqsAndEvents, http, response);
+        return forward(
+          backends.sqsAndEvents,
+          await signedLocally(http, call.service, backends.sqsAndEvents, backends.localCredentials),
+          response,
+        );
       case 'secretsmanager':
       case 'ssm':
       case 'kms': {
@@ -213,6 +265,44 @@ export class AwsGateway {
       }
       default:
         return jsonError(response, 400, 'UnknownOperationException', `${call.service} is not emulated locally`);
+    }
+  }
+
+  /**
+   * A request refused before its call is checked (CONTRACT §21), in its service's protocol: from a web page or a
+   * foreign `Host`, unsigned, signed with an unknown key, or with a signature that does not hold.
+   */
+  #refuse(response: ServerResponse, service: string | undefined, refusal: Exclude<Admission, { ok: true }>) {
+    const s3 = service === 's3';
+    const sqs = service === 'sqs';
+    switch (refusal.kind) {
+      case 'origin':
+      case 'host':
+        return this.#deny(response, service ?? '', 403, 'AccessDeniedException', refusal.reason);
+      case 'unsigned':
+        return this.#deny(
+          response,
+          service ?? '',
+          403,
+          s3 ? 'AccessDenied' : sqs ? 'MissingAuthenticationToken' : 'MissingAuthenticationTokenException',
+          refusal.reason,
+        );
+      case 'unknown-key':
+        return this.#deny(
+          response,
+          service ?? '',
+          403,
+          sqs ? 'InvalidClientTokenId' : 'UnrecognizedClientException',
+          'The security token included in the request is invalid.',
+        );
+      case 'invalid':
+        return this.#deny(
+          response,
+          service ?? '',
+          403,
+          s3 || sqs ? 'SignatureDoesNotMatch' : 'InvalidSignatureException',
+          `The request signature we calculated does not match the signature you provided (${refusal.reason}).`,
+        );
     }
   }
 
@@ -248,6 +338,7 @@ async function signedLocally(
   http: { method: string; path: string; headers: Record<string, string>; body: Buffer },
   service: string,
   base: string,
+  credentials: LocalCredentials,
 ) {
   const target = new URL(base);
   const [pathname, rawQuery = ''] = http.path.split('?', 2) as [string, string?];
@@ -269,7 +360,7 @@ async function signedLocally(
   const signer = new SignatureV4({
     service,
     region,
-    credentials: LOCAL_AWS_CREDENTIALS,
+    credentials,
     sha256: NodeSha256,
     uriEscapePath: service !== 's3',
   });

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readBody, send, toEvent } from '#infra/local/api-gateway-event';
 import { DrainingServer } from '#infra/local/draining-server';
+import { refuseLocalRoute } from '#infra/local/loopback-guard';
 import type { FunctionRuntime } from './lambda-runtime.ts';
 
 /** One route of the template's HTTP API, with what its integration invokes. */
@@ -30,6 +31,11 @@ export interface HttpApiOptions {
   throttle?: { rateLimit: number; burstLimit: number };
   /** Extra local endpoints served before the routes (e.g. /_local/iam). */
   localRoutes?: Record<string, (request: IncomingMessage) => Promise<unknown> | unknown>;
+  /**
+   * The bearer token the local routes require (CONTRACT §21: also loopback `Host`, no `Origin`); none: they answer no
+   * one.
+   */
+  localRoutesToken?: string;
   /** Called when API Gateway could not invoke a route's function for want of a permission. */
   onForbiddenInvoke?: (route: ApiRoute) => void;
 }
@@ -70,7 +76,9 @@ export class TemplateHttpApi {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const local = this.options.localRoutes?.[url.pathname];
     if (local && request.method === 'GET') {
-      response.writeHead(200, { 'content-type': 'application/json' });
+      const refused = refuseLocalRoute(request, this.options.localRoutesToken);
+      if (refused) return send(response, message(refused.status, refused.message));
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       return void response.end(JSON.stringify(await local(request)));
     }
     const body = await readBody(request);

@@ -3,7 +3,12 @@ export type IamMode = 'enforce' | 'report' | 'off';
 
 export interface IamReport {
   functions: Record<string, { denied: { action: string; resource: string; count: number }[]; unused: string[] }>;
+  /** Calls of probe sessions (GET /_local/assume-role), by `probe:<logical id>`: what a test asked a role to do. */
+  probes: Record<string, { allowed: string[]; denied: { action: string; resource: string; count: number }[] }>;
 }
+
+/** A probe session's ledger id: `probe:<logical id>` (never a function's own). */
+export const PROBE_PREFIX = 'probe:';
 
 interface Entry {
   granted: string[];
@@ -38,22 +43,30 @@ export class IamLedger {
     entry.denied.set(key, record);
   }
 
-  /** Calls denied so far, over every principal. */
+  /** Calls denied so far, over every principal but the probes (whose denials a test asked for). */
   get deniedCount(): number {
     let count = 0;
-    for (const entry of this.#entries.values()) for (const record of entry.denied.values()) count += record.count;
+    for (const [principal, entry] of this.#entries) {
+      if (principal.startsWith(PROBE_PREFIX)) continue;
+      for (const record of entry.denied.values()) count += record.count;
+    }
     return count;
   }
 
   report(): IamReport {
     const functions: IamReport['functions'] = {};
+    const probes: IamReport['probes'] = {};
     for (const [principal, entry] of [...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (principal.startsWith(PROBE_PREFIX)) {
+        probes[principal] = { allowed: [...entry.used].sort(), denied: [...entry.denied.values()] };
+        continue;
+      }
       functions[principal] = {
         denied: [...entry.denied.values()],
         unused: entry.granted.filter((grant) => !entry.used.has(grant)),
       };
     }
-    return { functions };
+    return { functions, probes };
   }
 
   #entry(principal: string): Entry {

@@ -12,7 +12,7 @@ async function main() {
     label: `wp-crm ${stack.info.stackName} (synthesized template, IAM ${process.env.WPCRM_IAM ?? 'enforce'})`,
   });
   console.log(
-    `IAM report: GET ${new URL(stack.apiUrl).origin}/_local/iam (also ${stack.dataDir}/iam-report.json on exit)`,
+    `IAM report: GET ${new URL(stack.apiUrl).origin}/_local/iam with Authorization: Bearer <localRoutesToken of ${stack.dataDir}/stack.json> (also ${stack.dataDir}/iam-report.json on exit)`,
   );
   closeOnSignals(() => stack.close());
 }

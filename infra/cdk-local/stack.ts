@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -11,7 +12,7 @@ import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue, QueueConsumer } from '#infra/local/queue';
 import { type DemoSeed, seedDemo } from '#infra/local/seed';
 import { startDynamo, startS3, waitForActiveTable } from '#infra/local/servers';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
+import { newLocalCredentials, newSessionCredentials } from '#infra/local/sigv4';
 import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
 import { type CdkStackInfo, cdkStackInfo, writeStackFile } from '#infra/local/stack-info';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
@@ -24,7 +25,7 @@ import { ulidIds } from '#shared/ports/ids';
 import { BASE_PATH } from '#shared/routes/route';
 import { AwsGateway } from './aws-gateway.ts';
 import { type ApiRoute, TemplateHttpApi } from './http-api.ts';
-import { type IamLedger, type IamMode, type IamReport, IamLedger as Ledger } from './iam-ledger.ts';
+import { type IamLedger, type IamMode, type IamReport, IamLedger as Ledger, PROBE_PREFIX } from './iam-ledger.ts';
 import { lambdaServiceCalls } from './lambda-logs.ts';
 import { FunctionRuntime, type InvokeOutcome } from './lambda-runtime.ts';
 import { TemplatePolicies } from './policies.ts';
@@ -136,9 +137,14 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
   const ledger = new Ledger(mode);
+  // Fresh for each run (CONTRACT §21), written to stack.json: the key of the embedded servers and the queues' and
+  // bus's endpoint (the gateway forwards with it; the CLI and tests sign with it), each function's own session key
+  // (below), and the bearer token of the diagnostic routes.
+  const credentials = newLocalCredentials();
+  const localRoutesToken = randomBytes(32).toString('base64url');
   const queues = new Map<string, LocalQueue>();
   let bus: TemplateBus | undefined;
-  const emulator = new AwsEmulator(queues, { put: (entries) => bus!.put(entries) });
+  const emulator = new AwsEmulator(queues, { put: (entries) => bus!.put(entries) }, credentials);
   const emulatorUrl = await emulator.listen();
   cleanups.push(() => emulator.close());
 
@@ -160,6 +166,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
       dynamodb: dynamoEndpoint,
       s3: s3Backend,
       sqsAndEvents: emulatorUrl,
+      localCredentials: credentials,
       services,
       invoke: (name, payload, type) => invokeApi(functionsByName, name, payload, type),
     }),
@@ -172,7 +179,20 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const apiOptions = {
     apiId: '',
     routes,
-    localRoutes: { '/_local/iam': () => ledger.report() },
+    localRoutes: {
+      '/_local/iam': () => ledger.report(),
+      // A fresh session of one function's role, for a test to show what that role may not do (CONTRACT §21): its
+      // calls are checked as the function's, and reported apart, as `probe:<logical id>`.
+      '/_local/assume-role': (request: IncomingMessage) => {
+        const logicalId = new URL(request.url ?? '/', 'http://local').searchParams.get('function') ?? '';
+        if (!functions.has(logicalId)) return { error: `no function with the logical id ${JSON.stringify(logicalId)}` };
+        const session = newSessionCredentials();
+        const principal = policies!.sessionFor(logicalId, session.accessKeyId, `probe-${logicalId}`.slice(0, 64));
+        gateway.addPrincipal(session.accessKeyId, { ...principal, ledgerId: `${PROBE_PREFIX}${logicalId}` }, session);
+        return session;
+      },
+    },
+    localRoutesToken,
     onForbiddenInvoke: (route: ApiRoute) =>
       ledger.denied(`apigateway:${route.fn.def.logicalId}`, 'lambda:InvokeFunction', route.fn.def.arn),
   };
@@ -200,7 +220,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const dynamo = await startDynamo({
     port: cfg.local.dynamoPort,
     path: inMemory ? undefined : join(dataDir, 'dynamodb'),
-    guarded: true,
+    guarded: credentials,
   });
   cleanups.push(dynamo.close);
   dynamoEndpoint = dynamo.endpoint;
@@ -208,14 +228,14 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     port: cfg.local.s3Port,
     directory: join(dataDir, 's3'),
     bucket: bucketName,
-    guarded: true,
+    guarded: credentials,
   });
   cleanups.push(s3.close);
   s3Backend = s3.endpoint;
   const dynamoClient = new DynamoDBClient({
     region: cfg.aws.region,
     endpoint: dynamo.endpoint,
-    credentials: LOCAL_AWS_CREDENTIALS,
+    credentials,
   });
   for (const [logicalId, resource] of tables) {
     await createTable(dynamoClient, physical.get(logicalId)!.ref, resource);
@@ -263,9 +283,12 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     if (resource.Metadata?.['aws:asset:is-bundled'] !== true) continue; // CDK's own framework functions (see README)
     const props = resource.Properties ?? {};
     const own = physical.get(logicalId)!;
-    const accessKeyId = `ASIA${createHash('sha256').update(`${stackName}/${logicalId}`).digest('hex').slice(0, 16).toUpperCase()}`;
+    // The execution role's session: a key pair and token of its own, fresh for this run; the gateway verifies every
+    // signature of the function's calls with it.
+    const session = newSessionCredentials();
+    const { accessKeyId } = session;
     const principal = policies.sessionFor(logicalId, accessKeyId, own.ref);
-    gateway.addPrincipal(accessKeyId, principal);
+    gateway.addPrincipal(accessKeyId, principal, session);
     ledger.register(logicalId, policies.grantedPairs(logicalId));
     const logGroup = props.LoggingConfig?.LogGroup
       ? resolver.string(props.LoggingConfig.LogGroup)
@@ -319,8 +342,8 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
         _HANDLER: String(props.Handler),
         // The execution role's session, and where its AWS calls go.
         AWS_ACCESS_KEY_ID: accessKeyId,
-        AWS_SECRET_ACCESS_KEY: randomBytes(20).toString('base64'),
-        AWS_SESSION_TOKEN: randomBytes(32).toString('base64'),
+        AWS_SECRET_ACCESS_KEY: session.secretAccessKey,
+        AWS_SESSION_TOKEN: session.sessionToken,
         AWS_ENDPOINT_URL: awsEndpoint,
         AWS_CONFIG_FILE: join(home, 'no-config'),
         AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
@@ -363,6 +386,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
       : await loadOrSeedDemo(dataDir, inMemory, {
           region: cfg.aws.region,
           endpoint: dynamo.endpoint,
+          credentials,
           tableName,
           // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (README, Deploy).
           storeToken: async (channelId, token) =>
@@ -397,9 +421,21 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
 
   const apiUrl = `${apiOrigin}${BASE_PATH}`;
   const info = cdkStackInfo(
-    { apiUrl, apiPort, dynamo, s3, simulatorPort, awsEndpoint, graphUrl, tableName, reportsBucket: bucketName },
+    {
+      apiUrl,
+      apiPort,
+      dynamo,
+      s3,
+      simulatorPort,
+      awsEndpoint,
+      graphUrl,
+      tableName,
+      reportsBucket: bucketName,
+      credentials,
+    },
     stackName,
     emulatorUrl,
+    localRoutesToken,
   );
   const removeStackFile = await writeStackFile(dataDir, info, inMemory);
   if (removeStackFile) cleanups.push(removeStackFile);
@@ -877,6 +913,7 @@ async function loadOrSeedDemo(
   target: {
     region: string;
     endpoint: string;
+    credentials: { accessKeyId: string; secretAccessKey: string };
     tableName: string;
     storeToken: (channelId: string, token: string) => Promise<string>;
   },
@@ -886,7 +923,7 @@ async function loadOrSeedDemo(
   const db = createDocumentClient({
     region: target.region,
     endpoint: target.endpoint,
-    credentials: LOCAL_AWS_CREDENTIALS,
+    credentials: target.credentials,
   });
   const demo = await seedDemo(
     {

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalBus, PutEventsEntry } from './bus.ts';
+import { admitSigned, type GuardRefusal } from './loopback-guard.ts';
+import type { LocalCredentials } from './sigv4.ts';
 
 /** What the endpoint needs of a bus: the local one, or the template's (infra/cdk-local). */
 export type EventBusBackend = Pick<LocalBus, 'put'>;
@@ -13,6 +15,11 @@ import type { LocalQueue } from './queue.ts';
  * (SendMessage, SendMessageBatch, ChangeMessageVisibility, GetQueueAttributes, PutEvents), so the production SQS and
  * EventBridge adapters run unchanged against the in-process queues and bus; and those an operator's `wpcrm dlq …`
  * makes (ListQueues, ReceiveMessage, DeleteMessage).
+ *
+ * Like the embedded DynamoDB and S3 servers it answers only the stack's own clients (CONTRACT §21; issue: a web page
+ * made an organisation's receiver get a forged event): a request with an `Origin` header, a `Host` other than
+ * 127.0.0.1 (or localhost) and its port, or not SigV4-signed with the stack's key of this run is refused, before it
+ * is parsed, with the error each SDK parses (AWS JSON `__type`; SQS's query-compatible code as well).
  */
 export class AwsEmulator {
   #server: Server;
@@ -20,6 +27,8 @@ export class AwsEmulator {
   constructor(
     private readonly queues: Map<string, LocalQueue>,
     private readonly bus: EventBusBackend,
+    /** The stack's key of this run: the only signature let in. */
+    private readonly credentials: LocalCredentials,
   ) {
     this.#server = createServer((request, response) => {
       void this.#handle(request, response);
@@ -45,6 +54,9 @@ export class AwsEmulator {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const target = String(request.headers['x-amz-target'] ?? '');
+    const { port } = this.#server.address() as AddressInfo;
+    const admission = admitSigned(request, port, this.credentials, Buffer.concat(chunks));
+    if (!admission.ok) return this.#refuse(response, target, admission.kind, admission.reason);
     let input: Record<string, unknown>;
     try {
       input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
@@ -141,8 +153,35 @@ export class AwsEmulator {
     };
   }
 
-  #reply(response: ServerResponse, status: number, version: '1.0' | '1.1', body: unknown) {
-    response.writeHead(status, { 'content-type': `application/x-amz-json-${version}` });
+  #reply(
+    response: ServerResponse,
+    status: number,
+    version: '1.0' | '1.1',
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    response.writeHead(status, { 'content-type': `application/x-amz-json-${version}`, ...headers });
     response.end(JSON.stringify(body));
   }
+
+  /**
+   * A refused request, as AWS's JSON services answer it (403 with `__type`: EventBridge's error names) and, for SQS,
+   * with the query-compatible code in `x-amzn-query-error` that its SDK reads first.
+   */
+  #refuse(response: ServerResponse, target: string, kind: GuardRefusal, reason: string) {
+    const [json, query] = REFUSALS[kind];
+    const sqs = target.startsWith('AmazonSQS.');
+    const headers: Record<string, string> = { 'x-amzn-errortype': json };
+    if (sqs) headers['x-amzn-query-error'] = `${query};Sender`;
+    this.#reply(response, 403, sqs ? '1.0' : '1.1', { __type: json, message: reason }, headers);
+  }
 }
+
+/** Each refusal's AWS JSON error name and SQS query error code. */
+const REFUSALS: Record<GuardRefusal, [json: string, query: string]> = {
+  origin: ['AccessDeniedException', 'AccessDenied'],
+  host: ['AccessDeniedException', 'AccessDenied'],
+  unsigned: ['MissingAuthenticationTokenException', 'MissingAuthenticationToken'],
+  'unknown-key': ['UnrecognizedClientException', 'InvalidClientTokenId'],
+  invalid: ['InvalidSignatureException', 'SignatureDoesNotMatch'],
+};

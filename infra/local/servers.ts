@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { TABLE_INDEXES, TABLE_KEYS } from '#shared/adapters/dynamodb/table';
 import { guardLoopback } from './loopback-guard.ts';
+import type { LocalCredentials } from './sigv4.ts';
 
 export interface RunningServer {
   endpoint: string;
@@ -19,10 +21,14 @@ const listen = (server: Server, port: number) =>
   });
 
 /**
- * dynalite on loopback; `path` persists the data (LevelDB), none keeps it in memory. `guarded` (the stacks) lets only
- * the stack's own signed clients in (infra/local/loopback-guard.ts).
+ * dynalite on loopback; `path` persists the data (LevelDB), none keeps it in memory. `guarded` (the stacks: their key
+ * of this run) lets only the stack's own clients signed with that key in (infra/local/loopback-guard.ts).
  */
-export async function startDynamo(options: { port: number; path?: string; guarded?: boolean }): Promise<RunningServer> {
+export async function startDynamo(options: {
+  port: number;
+  path?: string;
+  guarded?: LocalCredentials;
+}): Promise<RunningServer> {
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const gate = requestGate(server);
   let port = 0;
@@ -30,6 +36,7 @@ export async function startDynamo(options: { port: number; path?: string; guarde
     guardLoopback(server, {
       port: () => port,
       readsBody: true,
+      credentials: options.guarded,
       refuse: (response, reason) => {
         response.writeHead(403, { 'content-type': 'application/x-amz-json-1.0' });
         response.end(JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: reason }));
@@ -151,7 +158,7 @@ export async function startS3(options: {
   port: number;
   directory: string;
   bucket: string;
-  guarded?: boolean;
+  guarded?: LocalCredentials;
 }): Promise<RunningServer> {
   const s3rver = new S3rver({
     port: options.port,
@@ -165,10 +172,14 @@ export async function startS3(options: {
   const server = createServer();
   server.on('request', s3rver.callback());
   let port = 0;
-  if (options.guarded) {
+  const guarded = options.guarded;
+  if (guarded) {
+    // s3rver looks a SigV4 request's key id up in its own registry (the guard has checked the signature).
+    s3rverAccounts().DUMMY_ACCOUNT.createKeyPair(guarded.accessKeyId, guarded.secretAccessKey);
     guardLoopback(server, {
       port: () => port,
       readsBody: false,
+      credentials: guarded,
       refuse: (response, reason) => {
         response.writeHead(403, { 'content-type': 'application/xml' });
         response.end(
@@ -185,6 +196,14 @@ export async function startS3(options: {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        if (guarded) s3rverAccounts().DUMMY_ACCOUNT.revokeAccessKey(guarded.accessKeyId);
       }),
   };
+}
+
+/** s3rver's account registry (lib/models/account.js): the key ids its requests may name. */
+function s3rverAccounts(): {
+  DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void; revokeAccessKey(id: string): void };
+} {
+  return createRequire(import.meta.url)('s3rver/lib/models/account.js');
 }

@@ -1,13 +1,32 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** An access key: what a client signs its AWS calls with, and what a local endpoint checks them against. */
+export interface LocalCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 /**
- * The key pair every client of the local stack signs its AWS calls with: the handlers (npm start), start:cdk's
- * gateway when it forwards a function's call, the CLI, tests and benchmarks. s3rver insists on this key id.
- * It is not a secret — the embedded servers listen on loopback only; requiring it keeps requests that were not made
- * by the stack's own clients out (a web page, an unsigned GET of a report file), together with the Origin and Host
- * checks of infra/local/loopback-guard.ts.
+ * A fresh key pair for one run of a local stack (CONTRACT §21): the handlers (npm start), start:cdk's gateway when it
+ * forwards a function's call, the CLI, tests and benchmarks sign with it, and the embedded DynamoDB and S3 servers
+ * and the SQS / EventBridge emulator refuse any other signature. It lives only in the stack's process, in the
+ * environment it gives its handlers, and in `$WPCRM_DATA_DIR/stack.json` (mode 0600), where the CLI and the tests
+ * read it; a web page cannot learn it and a key seen once does not open the next run.
  */
-export const LOCAL_AWS_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+export function newLocalCredentials(): LocalCredentials {
+  return { accessKeyId: `AKIA${randomHex(8)}`, secretAccessKey: randomBytes(30).toString('base64url') };
+}
+
+/** A fresh role session for one of start:cdk's functions: its own key pair and session token for this run. */
+export function newSessionCredentials(): LocalCredentials & { sessionToken: string } {
+  return {
+    accessKeyId: `ASIA${randomHex(8)}`,
+    secretAccessKey: randomBytes(30).toString('base64url'),
+    sessionToken: randomBytes(32).toString('base64'),
+  };
+}
+
+const randomHex = (bytes: number) => randomBytes(bytes).toString('hex').toUpperCase();
 
 export interface SignedRequest {
   method: string;
@@ -18,7 +37,13 @@ export interface SignedRequest {
   body?: Buffer;
 }
 
-export type Verdict = { ok: true } | { ok: false; reason: string };
+/**
+ * Why a request was refused: `unsigned` (no SigV4 signature at all), `unknown-key` (signed with a key the endpoint
+ * does not know), `invalid` (the signature, its scope or its time do not hold). Each protocol names them its own way.
+ */
+export type RefusalKind = 'unsigned' | 'unknown-key' | 'invalid';
+
+export type Verdict = { ok: true } | { ok: false; kind: RefusalKind; reason: string };
 
 const ALGORITHM = 'AWS4-HMAC-SHA256';
 /** The most a pre-signed URL may live (S3's own limit, 7 days). */
@@ -28,11 +53,12 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
 
 /**
  * Checks an AWS Signature Version 4, in the Authorization header or in the query (pre-signed URLs), against
- * `credentials`: the canonical request is rebuilt from the signed headers as AWS defines it and signed again.
+ * `credentials` (one key, or a lookup by access key id): the canonical request is rebuilt from the signed headers as
+ * AWS defines it and signed again.
  */
 export function verifySignature(
   request: SignedRequest,
-  credentials: { accessKeyId: string; secretAccessKey: string },
+  credentials: LocalCredentials | ((accessKeyId: string) => LocalCredentials | undefined),
   now = new Date(),
 ): Verdict {
   const [path = '/', rawQuery = ''] = splitOnce(request.url, '?');
@@ -59,8 +85,10 @@ export function verifySignature(
       date: param('X-Amz-Date'),
     };
   } else {
+    const authorization = header('authorization');
+    if (authorization === undefined) return no('the request is not signed', 'unsigned');
     const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
-      header('authorization') ?? '',
+      authorization,
     );
     if (!match) return no('no SigV4 signature');
     const date = header('x-amz-date') ?? '';
@@ -70,7 +98,13 @@ export function verifySignature(
   }
 
   const [accessKeyId, scopeDate, region, service, terminator] = auth.credential.split('/');
-  if (accessKeyId !== credentials.accessKeyId) return no('signed with another key');
+  const key =
+    typeof credentials === 'function'
+      ? credentials(accessKeyId ?? '')
+      : accessKeyId === credentials.accessKeyId
+        ? credentials
+        : undefined;
+  if (!key) return no('signed with another key', 'unknown-key');
   if (terminator !== 'aws4_request' || !scopeDate || !region || !service || !auth.date.startsWith(scopeDate)) {
     return no('malformed credential scope');
   }
@@ -100,15 +134,32 @@ export function verifySignature(
   ].join('\n');
   const scope = `${scopeDate}/${region}/${service}/aws4_request`;
   const stringToSign = [ALGORITHM, auth.date, scope, sha256Hex(Buffer.from(canonicalRequest))].join('\n');
-  let key: Buffer = hmac(`AWS4${credentials.secretAccessKey}`, scopeDate);
-  for (const part of [region, service, 'aws4_request']) key = hmac(key, part);
-  const expected = hmac(key, stringToSign);
+  let signingKey: Buffer = hmac(`AWS4${key.secretAccessKey}`, scopeDate);
+  for (const part of [region, service, 'aws4_request']) signingKey = hmac(signingKey, part);
+  const expected = hmac(signingKey, stringToSign);
   const given = Buffer.from(auth.signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return no('the signature does not match');
   return { ok: true };
 }
 
-const no = (reason: string): Verdict => ({ ok: false, reason });
+const no = (reason: string, kind: RefusalKind = 'invalid'): Verdict => ({ ok: false, kind, reason });
+
+/**
+ * Who signed a request and for which service, as its SigV4 credential scope says (Authorization header, else a
+ * pre-signed URL's X-Amz-Credential), before anything is verified: it picks the error format of a refusal.
+ */
+export function signingScope(
+  request: Pick<SignedRequest, 'url' | 'headers'>,
+): { accessKeyId: string; service: string } | undefined {
+  const authorization = request.headers.authorization;
+  const fromHeader = /Credential=([^,\s]+)/.exec(
+    Array.isArray(authorization) ? authorization[0]! : (authorization ?? ''),
+  );
+  const credential =
+    fromHeader?.[1] ?? parseQuery(splitOnce(request.url, '?')[1]).find(([name]) => name === 'X-Amz-Credential')?.[1];
+  const parts = credential?.split('/') ?? [];
+  return parts.length >= 4 && parts[0] ? { accessKeyId: parts[0], service: parts.at(-2)! } : undefined;
+}
 
 const sha256Hex = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();

@@ -1,5 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LocalCredentials } from './sigv4.ts';
 
 /** The ports a running stack listens on (0 in the environment: picked free). */
 export interface StackPorts {
@@ -19,6 +20,11 @@ interface StackInfoBase {
   startedAt: string;
   /** The reports bucket (wpcrm org delete erases files there). */
   reportsBucket: string;
+  /**
+   * The key of this run (fresh at every start, CONTRACT §21): the embedded DynamoDB and S3 servers and the SQS /
+   * EventBridge endpoint refuse any other signature. The CLI, the tests and the benchmarks sign with it.
+   */
+  credentials: LocalCredentials;
 }
 
 /** `npm start`: the queues and the bus answer at the AWS-protocol endpoint under their own names. */
@@ -32,6 +38,8 @@ export interface CdkStackInfo extends StackInfoBase {
   stackName: string;
   /** `sqs`: the queues' own endpoint (no IAM), for operators' `wpcrm dlq …` as `npm start` has it. */
   endpoints: { dynamodb: string; s3: string; aws: string; graph: string; sqs: string };
+  /** The bearer token of this run's diagnostic routes (`GET /_local/iam`), fresh at every start. */
+  localRoutesToken: string;
 }
 
 /** What a running stack writes to `<data dir>/stack.json` for the CLI, the tests and the benchmarks (README). */
@@ -49,6 +57,8 @@ export interface RunningServers {
   tableName: string;
   /** The reports bucket (wpcrm org delete erases files there). */
   reportsBucket: string;
+  /** The stack's key of this run. */
+  credentials: LocalCredentials;
 }
 
 function base(servers: RunningServers) {
@@ -63,11 +73,12 @@ function base(servers: RunningServers) {
     tableName: servers.tableName,
     startedAt: new Date().toISOString(),
     reportsBucket: servers.reportsBucket,
+    credentials: servers.credentials,
   };
 }
 
 export function localStackInfo(servers: RunningServers): LocalStackInfo {
-  const { ports, tableName, startedAt, reportsBucket } = base(servers);
+  const { ports, tableName, startedAt, reportsBucket, credentials } = base(servers);
   const { dynamo, s3, awsEndpoint, graphUrl } = servers;
   return {
     pid: process.pid,
@@ -83,11 +94,17 @@ export function localStackInfo(servers: RunningServers): LocalStackInfo {
     tableName,
     startedAt,
     reportsBucket,
+    credentials,
   };
 }
 
-export function cdkStackInfo(servers: RunningServers, stackName: string, sqsEndpoint: string): CdkStackInfo {
-  const { ports, tableName, startedAt, reportsBucket } = base(servers);
+export function cdkStackInfo(
+  servers: RunningServers,
+  stackName: string,
+  sqsEndpoint: string,
+  localRoutesToken: string,
+): CdkStackInfo {
+  const { ports, tableName, startedAt, reportsBucket, credentials } = base(servers);
   const { dynamo, s3, awsEndpoint, graphUrl } = servers;
   return {
     pid: process.pid,
@@ -99,15 +116,19 @@ export function cdkStackInfo(servers: RunningServers, stackName: string, sqsEndp
     tableName,
     startedAt,
     reportsBucket,
+    credentials,
+    localRoutesToken,
   };
 }
 
 /**
- * Writes `stack.json` into the data dir; returns the clean-up that removes it again, for a data dir that outlives the
- * stack (an in-memory stack's whole throwaway dir goes).
+ * Writes `stack.json` into the data dir, readable by this user only (it holds the run's key); returns the clean-up
+ * that removes it again, for a data dir that outlives the stack (an in-memory stack's whole throwaway dir goes).
  */
 export async function writeStackFile(dataDir: string, info: StackInfo, inMemory: boolean) {
   const stackFile = join(dataDir, 'stack.json');
-  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`);
+  // A new file, so that its mode applies (a stack.json left by an older run may be readable by others).
+  await rm(stackFile, { force: true });
+  await writeFile(stackFile, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
   return inMemory ? undefined : () => rm(stackFile, { force: true });
 }

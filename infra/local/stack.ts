@@ -19,7 +19,7 @@ import { drainInvocations, invoke, loadFunction } from './lambda.ts';
 import { LocalQueue, QueueConsumer } from './queue.ts';
 import { type DemoSeed, seedDemo } from './seed.ts';
 import { ensureTable, startDynamo, startS3 } from './servers.ts';
-import { LOCAL_AWS_CREDENTIALS } from './sigv4.ts';
+import { newLocalCredentials } from './sigv4.ts';
 import { GRAPH_VERSION, WhatsAppSimulator } from './simulator/server.ts';
 import { type LocalStackInfo, localStackInfo, writeStackFile } from './stack-info.ts';
 
@@ -78,14 +78,16 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
   await mkdir(dataDir, { recursive: true });
   if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
 
+  // The key of this run (CONTRACT §21): every local endpoint refuses any other signature; stack.json holds it.
+  const credentials = newLocalCredentials();
   const dynamoPath = inMemory ? undefined : join(dataDir, 'dynamodb');
-  let dynamo = await startDynamo({ port: base.local.dynamoPort, path: dynamoPath, guarded: true });
+  let dynamo = await startDynamo({ port: base.local.dynamoPort, path: dynamoPath, guarded: credentials });
   cleanups.push(() => dynamo.close());
   const s3 = await startS3({
     port: base.local.s3Port,
     directory: join(dataDir, 's3'),
     bucket: base.aws.reportsBucket,
-    guarded: true,
+    guarded: credentials,
   });
   cleanups.push(s3.close);
 
@@ -112,7 +114,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     );
   }
   const bus = new LocalBus(queues);
-  const emulator = new AwsEmulator(queues, bus);
+  const emulator = new AwsEmulator(queues, bus, credentials);
   const awsEndpoint = await emulator.listen();
   cleanups.push(() => emulator.close());
   // Runs after every event source below has stopped (cleanups run in reverse) and before any server closes:
@@ -139,9 +141,9 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     WPCRM_LOCAL_STACK: 'true',
     ...definedOnly(sourceEnv),
     AWS_REGION: base.aws.region,
-    // The local key: the embedded servers refuse any other signature (infra/local/loopback-guard.ts).
-    AWS_ACCESS_KEY_ID: LOCAL_AWS_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_AWS_CREDENTIALS.secretAccessKey,
+    // The key of this run: the local endpoints refuse any other signature (infra/local/loopback-guard.ts).
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     TABLE_NAME: base.aws.tableName,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     S3_ENDPOINT: s3.endpoint,
@@ -176,7 +178,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     new DynamoDBClient({
       region: cfg.aws.region,
       endpoint: dynamo.endpoint,
-      credentials: LOCAL_AWS_CREDENTIALS,
+      credentials,
     }),
     cfg.aws.tableName,
   );
@@ -227,6 +229,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     graphUrl,
     tableName: cfg.aws.tableName,
     reportsBucket: cfg.aws.reportsBucket,
+    credentials,
   });
   const removeStackFile = await writeStackFile(dataDir, info, inMemory);
   if (removeStackFile) cleanups.push(removeStackFile);
@@ -248,7 +251,7 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
         if (typeof downtime === 'function') await downtime();
         else await new Promise((resolveDelay) => setTimeout(resolveDelay, downtime));
       } finally {
-        dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath, guarded: true });
+        dynamo = await startDynamo({ port: dynamo.port, path: dynamoPath, guarded: credentials });
       }
     },
     close: async () => {

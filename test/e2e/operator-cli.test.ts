@@ -13,8 +13,11 @@ describe('wpcrm against the running stack', () => {
     rmSync(elsewhere, { recursive: true, force: true });
   });
 
-  const stackPorts = () =>
-    (JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as { ports: { dynamodb: number } }).ports;
+  const stackFile = () =>
+    JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as {
+      ports: { dynamodb: number };
+      credentials: { accessKeyId: string; secretAccessKey: string };
+    };
 
   async function provisionAndSignIn(run: (args: string[]) => ReturnType<typeof wpcrm>) {
     const org = await run(['org', 'create', '--name', 'Operator CLI']);
@@ -32,12 +35,16 @@ describe('wpcrm against the running stack', () => {
     expect(token.status).toBe(200);
   });
 
-  it('finds the table from the DynamoDB port alone (WPCRM_DYNAMODB_PORT), whatever the stack named it', async () => {
-    const port = String(stackPorts().dynamodb);
+  it('finds the table from the DynamoDB port (WPCRM_DYNAMODB_PORT) and the key of the run, whatever the stack named it', async () => {
+    const { ports, credentials } = stackFile();
+    // The key is fresh for each run (CONTRACT §21): without the stack's data dir, the operator passes it.
+    const env = {
+      WPCRM_DYNAMODB_PORT: String(ports.dynamodb),
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    };
 
-    const { orgId, token } = await provisionAndSignIn((args) =>
-      wpcrm(args, elsewhere, 60_000, { WPCRM_DYNAMODB_PORT: port }),
-    );
+    const { orgId, token } = await provisionAndSignIn((args) => wpcrm(args, elsewhere, 60_000, env));
 
     expect(orgId).toMatch(/^[0-9a-f-]{36}$/);
     expect(token.status).toBe(200);

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { ListQueuesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { reportKeys } from '#shared/adapters/dynamodb/keys';
 import { killCliProcesses, wpcrm } from '#test/support/cli';
@@ -14,6 +13,8 @@ import { call, dataDir, localDeployment } from './target.ts';
 interface StackFile {
   tableName: string;
   endpoints: { dynamodb: string; sqs?: string };
+  /** The stack's key of this run (CONTRACT §21). */
+  credentials: { accessKeyId: string; secretAccessKey: string };
 }
 
 const json = <T = Record<string, unknown>>(text: string) => JSON.parse(text) as T;
@@ -31,11 +32,12 @@ describe('wpcrm stuck work, status and report expiry against the running stack',
     const listed = json<{ deadLetterQueues: { queue: string }[] }>((await run('dlq', 'list')).stdout);
     expect(listed.deadLetterQueues.map((item) => item.queue).sort()).toEqual([
       'group-requests',
+      'network-notifications',
       'outbound-messages',
       'report-requests',
       'webhook-deliveries',
     ]);
-    const sqs = new SQSClient({ region: 'local', endpoint: stack.endpoints.sqs, credentials: LOCAL_AWS_CREDENTIALS });
+    const sqs = new SQSClient({ region: 'local', endpoint: stack.endpoints.sqs, credentials: stack.credentials });
     const { QueueUrls = [] } = await sqs.send(new ListQueuesCommand({}));
     const dlqUrl = QueueUrls.find((url) => /GroupRequestsDeadLetterQueue/.test(url))!;
     const body = { orgId: randomUUID(), requestId: `grq_${randomUUID()}` };
@@ -81,7 +83,7 @@ describe('wpcrm stuck work, status and report expiry against the running stack',
     const db = createDocumentClient({
       region: 'local',
       endpoint: stack.endpoints.dynamodb,
-      credentials: LOCAL_AWS_CREDENTIALS,
+      credentials: stack.credentials,
     });
     await db.send(
       new UpdateCommand({

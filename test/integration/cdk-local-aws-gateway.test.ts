@@ -13,6 +13,8 @@ const REGION = 'eu-west-1';
 const ACCESS_KEY_ID = 'ASIAGROUPSFN0000001';
 const SESSION_NAME = 'WpCrm-dev-Service-GroupsFn-0123456789AB';
 const KEYS_ACCESS_KEY_ID = 'ASIAKEYSFN000000001';
+/** What the functions' processes sign with (the gateway verifies each signature with it). */
+const SESSION_KEY = { secretAccessKey: 'secret', sessionToken: 'session' };
 
 const template: Template = {
   Resources: {
@@ -138,15 +140,20 @@ const startGateway = async (mode: IamMode) => {
       dynamodb: dynamo.endpoint,
       s3: 'http://127.0.0.1:1',
       sqsAndEvents: 'http://127.0.0.1:1',
+      localCredentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       services: new AwsServices(undefined, REGION, ACCOUNT),
       invoke: async () => ({ payload: 'null' }),
     }),
     ACCOUNT,
   );
   gateways.push(gateway);
-  gateway.addPrincipal(ACCESS_KEY_ID, policies.sessionFor('GroupsFn', ACCESS_KEY_ID, SESSION_NAME));
+  gateway.addPrincipal(ACCESS_KEY_ID, policies.sessionFor('GroupsFn', ACCESS_KEY_ID, SESSION_NAME), SESSION_KEY);
   ledger.register('KeysFn', policies.grantedPairs('KeysFn'));
-  gateway.addPrincipal(KEYS_ACCESS_KEY_ID, policies.sessionFor('KeysFn', KEYS_ACCESS_KEY_ID, 'KeysFn-session'));
+  gateway.addPrincipal(
+    KEYS_ACCESS_KEY_ID,
+    policies.sessionFor('KeysFn', KEYS_ACCESS_KEY_ID, 'KeysFn-session'),
+    SESSION_KEY,
+  );
   const endpoint = await gateway.listen();
   return { endpoint, ledger };
 };

@@ -227,9 +227,10 @@ describe('TemplateHttpApi', () => {
     const { origin } = await startApi({
       routes: [routeTo('$default', fn)],
       localRoutes: { '/_local/iam': () => ({ functions: {} }) },
+      localRoutesToken: 'local-token',
     });
 
-    const response = await fetch(`${origin}/_local/iam`);
+    const response = await fetch(`${origin}/_local/iam`, { headers: { authorization: 'Bearer local-token' } });
 
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ functions: {} });

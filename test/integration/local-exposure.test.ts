@@ -2,7 +2,6 @@ import { request } from 'node:http';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { NodeSha256 } from '#shared/adapters/s3/s3-rest';
 import { eventually, useLocalStack } from '#test/support/local-stack';
 
@@ -15,7 +14,7 @@ describe("the local stack's embedded DynamoDB and S3", () => {
   const api = useLocalStack();
   const dynamo = () => api.stack.info.endpoints.dynamodb;
 
-  async function signedScan(credentials = LOCAL_AWS_CREDENTIALS) {
+  async function signedScan(credentials = api.stack.info.credentials) {
     const target = new URL(dynamo());
     const body = JSON.stringify({ TableName: api.stack.info.tableName, Limit: 1 });
     const signer = new SignatureV4({ service: 'dynamodb', region: 'eu-west-1', credentials, sha256: NodeSha256 });
@@ -107,7 +106,7 @@ describe("the local stack's embedded DynamoDB and S3", () => {
     const otherKey = new DynamoDBClient({
       region: 'eu-west-1',
       endpoint: dynamo(),
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'guessed' },
+      credentials: { accessKeyId: api.stack.info.credentials.accessKeyId, secretAccessKey: 'guessed' },
       maxAttempts: 1,
     });
 
