@@ -249,11 +249,21 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   }),
 
   'channel disable': command({
-    summary: 'Disable a channel: creating groups or sending on it answers 422 CHANNEL_DISABLED.',
+    summary:
+      'Disable a channel: nothing reaches Meta for it; every route that would call Meta answers 422 CHANNEL_DISABLED.',
     flags: { channel: { value: '<channelId>', required: true } },
     run: async (flags, connect) => {
       const id = channelId(flags.channel);
       return updateChannel(operateDeps(await connect()), { channelId: id, disable: true });
+    },
+  }),
+
+  'channel enable': command({
+    summary: 'Enable a disabled channel again: routes and workers call Meta for it again at once.',
+    flags: { channel: { value: '<channelId>', required: true } },
+    run: async (flags, connect) => {
+      const id = channelId(flags.channel);
+      return updateChannel(operateDeps(await connect()), { channelId: id, enable: true });
     },
   }),
 };

@@ -5,6 +5,7 @@ import { SecretsManagerWhatsAppSecrets } from '#shared/adapters/keys/whatsapp-se
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { MessagingNetwork } from '#shared/ports/messaging-network';
 import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
+import { accessStatus } from './access.ts';
 import { awsClientOptions, config } from './core.ts';
 import { instance } from './instances.ts';
 
@@ -18,8 +19,9 @@ export function secretsManager(): SecretsManagerClient {
   return instance(secretsManager, () => new SecretsManagerClient(awsClientOptions(undefined)));
 }
 
+/** The one gate to Meta: a channel's token, refused for a disabled channel or a suspended organisation (§17, §21). */
 export function channelCredentials(): ChannelCredentials {
-  return instance(channelCredentials, () => new SecretsManagerChannelCredentials(secretsManager));
+  return instance(channelCredentials, () => new SecretsManagerChannelCredentials(secretsManager, accessStatus()));
 }
 
 export function whatsAppSecrets(): WhatsAppSecrets {

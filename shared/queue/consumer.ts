@@ -5,6 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { accessStatus } from '#shared/config/access';
 import { jobQueue } from '#shared/config/sqs';
+import { OrgSuspendedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import { backoffSeconds, RetryLater } from './retry.ts';
 
@@ -46,18 +47,21 @@ export function sqsConsumer<S extends v.GenericSchema>(
       await jobQueue().retryAfter(queue, record.receiptHandle, 0);
       throw new Error(`poison message ${record.messageId}`);
     }
+    // Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new
+    // message (its receive count starts again, so a long suspension never moves it to the DLQ) before this one is
+    // deleted. A duplicate after a failed delete is harmless: every consumer is idempotent.
+    const putBack = async (orgId: string | undefined) => {
+      await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
+      logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
+    };
+    const orgId = orgOf(body.output);
     try {
-      const orgId = orgOf(body.output);
-      if (orgId && (await accessStatus().isSuspended(orgId))) {
-        // Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new
-        // message (its receive count starts again, so a long suspension never moves it to the DLQ) before this one
-        // is deleted. A duplicate after a failed delete is harmless: every consumer is idempotent.
-        await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
-        logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
-        return;
-      }
+      if (orgId && (await accessStatus().isSuspended(orgId))) return await putBack(orgId);
       await work(body.output, receiveCount);
     } catch (error) {
+      // The network gate refused a suspended organisation the job's use case reached (a suspension newer than the
+      // check above): the job waits the same way.
+      if (error instanceof OrgSuspendedError) return await putBack(orgId);
       if (error instanceof RetryLater) {
         logger.info('record retried later', {
           queue,

@@ -16,7 +16,7 @@ import { createChannel, createOrg } from '#shared/domain/orgs/administer';
 import { logger } from '#shared/observability/logger';
 import type { DomainEvent } from '#shared/ports/event-publisher';
 import { ulidIds } from '#shared/ports/ids';
-import { NetworkError } from '#shared/ports/messaging-network';
+import { type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import { RetryLater } from '#shared/queue/retry';
 import { useDynamo } from '#test/support/dynamo';
 import { FakeNetwork } from '#test/support/fake-network';
@@ -31,8 +31,9 @@ function harness() {
   const queued: unknown[] = [];
   const suspended = new Set<string>();
   const identity = new DynamoIdentityStore(table.db, table.tableName);
+  const access = { isSuspended: async (orgId: string) => suspended.has(orgId) };
   const deps = {
-    access: { isSuspended: async (orgId: string) => suspended.has(orgId) },
+    access,
     config: loadConfig({ GROUP_RECONCILE_SETTLE_SECONDS: '30', NETWORK_RETRY_BASE_SECONDS: '1' }),
     clock: { now: () => time.now },
     ids: ulidIds(),
@@ -46,12 +47,23 @@ function harness() {
     network,
     channelCredentials: new SecretsManagerChannelCredentials(() => {
       throw new Error('no secrets in tests');
-    }),
+    }, access),
   };
   const advance = (seconds: number) => {
     time.now = new Date(time.now.getTime() + seconds * 1000);
   };
   return { deps, network, published, queued, advance, suspended };
+}
+
+/** `channel disable` / `channel enable`, as the operator commands write it. */
+async function setDisabled(orgId: string, channelId: string, disabled: boolean) {
+  const now = new Date().toISOString();
+  await new DynamoOrgAdminStore(table.db, table.tableName).updateChannel(
+    orgId,
+    channelId,
+    { disabledAt: disabled ? now : null },
+    now,
+  );
 }
 
 async function newRequest(h: ReturnType<typeof harness>, subject = 'Team') {
@@ -202,6 +214,80 @@ describe('group request lifecycle', () => {
       error: { code: 'CHANNEL_DISABLED' },
     });
     expect(h.published.map((event) => event.type)).toEqual(['group.creation_failed']);
+  });
+
+  it('leaves a request whose create call may have made a group open while its channel is disabled, asking Meta nothing, and the sweeper fails it with CHANNEL_DISABLED at its timeout (CONTRACT §17)', async () => {
+    const { orgId, channelId, requestId, phoneNumberId } = await newRequest(h, 'Unknown outcome');
+    h.network.createScript = ['ambiguous-before'];
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toBeInstanceOf(RetryLater);
+    await setDisabled(orgId, channelId, true);
+    const listGroups = vi.spyOn(h.network, 'listGroups');
+    h.advance(31);
+
+    await processGroupRequest(h.deps, { orgId, requestId }, 2);
+    const waiting = await h.deps.groups.get(orgId, requestId);
+    h.advance(600);
+    await sweepGroupRequests(h.deps);
+
+    expect(waiting).toMatchObject({ status: 'creating', submittedAt: expect.any(String) });
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHANNEL_DISABLED' },
+    });
+    expect(h.network.createCalls).toBe(1);
+    // The table is shared: the sweep also asks Meta for other tests' timed-out requests, on their own numbers.
+    const callsForChannel = (listGroups.mock.calls as unknown as [NetworkChannel][]).filter(
+      ([channel]) => channel.phoneNumberId === phoneNumberId,
+    );
+    expect(callsForChannel).toEqual([]);
+  });
+
+  it('keeps a confirmation without an invite link while the channel is disabled, and completes the group with the link once it is enabled', async () => {
+    const { orgId, channelId, requestId, phoneNumberId } = await newRequest(h, 'Link later');
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    const { networkRequestId } = (await h.deps.groups.get(orgId, requestId))!;
+    await setDisabled(orgId, channelId, true);
+    const getInviteLink = vi.spyOn(h.network, 'getInviteLink');
+    const linkCalls = () => getInviteLink.mock.calls.filter(([channel]) => channel.phoneNumberId === phoneNumberId);
+    const confirmation = success(phoneNumberId, networkRequestId!, h.network.groupIdOf(1));
+    delete (confirmation.group as { invite_link?: string }).invite_link;
+
+    await applyGroupCreateNotification(h.deps, confirmation);
+    await processGroupRequest(h.deps, { orgId, requestId }, 2);
+    h.advance(600);
+    await sweepGroupRequests(h.deps);
+    const whileDisabled = await h.deps.groups.get(orgId, requestId);
+    const callsWhileDisabled = linkCalls().length;
+    await setDisabled(orgId, channelId, false);
+    await processGroupRequest(h.deps, { orgId, requestId }, 3);
+
+    expect(whileDisabled?.status).toBe('creating');
+    expect(callsWhileDisabled).toBe(0);
+    expect(linkCalls()).toHaveLength(1);
+    await expectCreatedWithFirstGroup(h, orgId, requestId);
+  });
+
+  it('records a group Meta confirmed with its invite link while the channel is disabled, calling Meta for nothing', async () => {
+    const { orgId, channelId, requestId, phoneNumberId } = await newRequest(h);
+    await processGroupRequest(h.deps, { orgId, requestId }, 1);
+    const { networkRequestId } = (await h.deps.groups.get(orgId, requestId))!;
+    await setDisabled(orgId, channelId, true);
+    const getInviteLink = vi.spyOn(h.network, 'getInviteLink');
+
+    await applyGroupCreateNotification(h.deps, success(phoneNumberId, networkRequestId!, h.network.groupIdOf(1)));
+
+    expect(getInviteLink).not.toHaveBeenCalled();
+    await expectCreatedWithFirstGroup(h, orgId, requestId);
+  });
+
+  it("leaves a suspended organisation's request untouched: the gate's refusal goes up for the queue to put the job back", async () => {
+    const { orgId, requestId } = await newRequest(h);
+    h.suspended.add(orgId);
+
+    await expect(processGroupRequest(h.deps, { orgId, requestId }, 1)).rejects.toMatchObject({ code: 'ORG_SUSPENDED' });
+
+    expect(h.network.createCalls).toBe(0);
+    expect(await h.deps.groups.get(orgId, requestId)).toMatchObject({ status: 'pending' });
   });
 
   it('does not reconcile while the previous create call may still be in flight, whatever the settle time', async () => {

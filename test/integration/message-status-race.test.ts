@@ -34,9 +34,12 @@ describe('statuses that arrive before the sender links the message id', () => {
       outbox: new DynamoEventOutbox(table.db, table.tableName),
       events: { publish: async (events: DomainEvent[]) => void published.push(...events) },
       network,
-      channelCredentials: new SecretsManagerChannelCredentials(() => {
-        throw new Error('no secrets in tests');
-      }),
+      channelCredentials: new SecretsManagerChannelCredentials(
+        () => {
+          throw new Error('no secrets in tests');
+        },
+        { isSuspended: async () => false },
+      ),
     };
     network.sendText = async () => {
       const networkMessageId = `wamid.${network.prefix}`;

@@ -34,8 +34,9 @@ function harness() {
     },
     retryAfter: async () => undefined,
   };
+  const access = { isSuspended: async () => false };
   const deps = {
-    access: { isSuspended: async () => false },
+    access,
     config: loadConfig({}),
     clock: { now: () => time.now },
     ids: ulidIds(),
@@ -50,7 +51,7 @@ function harness() {
     network: new FakeNetwork(() => time.now),
     channelCredentials: new SecretsManagerChannelCredentials(() => {
       throw new Error('no secrets in tests');
-    }),
+    }, access),
     files: { upload: async () => ({ sizeBytes: 0 }), downloadUrl: async () => '', delete: async () => undefined },
   };
   const advance = (ms: number) => {

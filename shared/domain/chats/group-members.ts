@@ -44,7 +44,11 @@ export async function requireGroupChat(deps: GroupReadDeps, orgId: string, chatI
   return { chat: chat as GroupContext['chat'], channel };
 }
 
-/** A group the network can still act on, with the channel's credentials; a deleted one is 422 GROUP_DELETED. */
+/**
+ * A group the network can still act on, with the channel's credentials; a deleted one is 422 GROUP_DELETED. The
+ * credentials come through the network gate (ChannelCredentials): a disabled channel is 422 CHANNEL_DISABLED here,
+ * before the route writes anything or calls Meta (CONTRACT §17).
+ */
 export async function requireGroup(deps: GroupMemberDeps, orgId: string, chatId: string): Promise<GroupContext> {
   const { chat, channel } = await requireGroupChat(deps, orgId, chatId);
   if (groupStatusOf(chat) === 'deleted') throw new GroupDeletedError(chatId);

@@ -1,7 +1,14 @@
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChannelStore } from '#shared/ports/identity-store';
-import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './outcomes.ts';
+import {
+  completeGroup,
+  failGroup,
+  type NetworkAccess,
+  networkAccess,
+  networkFailure,
+  type OutcomeDeps,
+} from './outcomes.ts';
 
 /** One `group_create` object of a `group_lifecycle_update`, with the number it was reported for. */
 export interface HeldGroupCreate {
@@ -26,7 +33,9 @@ export interface ApplyGroupCreateDeps extends OutcomeDeps {
  *    ours (the worker applies it once it links the id); re-check the link afterwards, so a link written meanwhile is
  *    not missed.
  * 2. Ignore a notification reported for another number than the request's (a cross-tenant or forged id).
- * 3. Errors → `failed` with Meta's code and message; success → the chat, `created`, `group.created`.
+ * 3. Errors → `failed` with Meta's code and message; success → the chat, `created`, `group.created`, with the
+ *    notification's invite link, else the one Meta gives through the network gate; while the gate refuses the
+ *    channel, a success without a link is kept for the worker, and nothing reaches Meta.
  */
 export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, held: HeldGroupCreate): Promise<void> {
   const networkRequestId = held.group.request_id;
@@ -80,9 +89,29 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
   }
   const channel = await deps.identity.getChannel(request.orgId, request.channelId);
   if (!channel) return;
-  const network = await deps.channelCredentials.forChannel(channel);
-  const inviteLink = held.group.invite_link ?? (await deps.network.getInviteLink(network, groupId));
+  // Meta made the group, so it is recorded whatever the channel's state; Meta itself is asked (for a link the
+  // notification lacks, or to delete an orphan) only through the network gate, which refuses a disabled channel
+  // or a suspended organisation (CONTRACT §17).
+  const network = networkAccess(deps.channelCredentials, channel);
+  const inviteLink = held.group.invite_link ?? (await inviteLinkOf(deps, network, groupId));
+  if (inviteLink === undefined) {
+    // `group.created` carries the link, and Meta may not be asked for it now: the confirmation is kept, and the worker
+    // applies it again each time the request is queued (the sweeper queues a stalled one every two minutes), so the
+    // group is completed once the channel is let through again.
+    await deps.groups.holdConfirmation(networkRequestId, trimmed(held), deps.clock.now());
+    logger.warn('group confirmed without an invite link while the network gate refuses its channel; kept', {
+      networkRequestId,
+      requestId: request.requestId,
+      channelId: request.channelId,
+    });
+    return;
+  }
   await completeGroup(deps, request, { groupId, inviteLink, phoneNumberId: held.phoneNumberId }, network);
+}
+
+async function inviteLinkOf(deps: ApplyGroupCreateDeps, network: NetworkAccess, groupId: string) {
+  const channel = await network();
+  return channel && (await deps.network.getInviteLink(channel, groupId));
 }
 
 const MAX_HELD_TEXT = 2048;

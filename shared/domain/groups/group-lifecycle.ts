@@ -31,7 +31,8 @@ export async function getGroup(deps: { chats: ChatStore }, input: { orgId: strin
 
 /**
  * Changes a group's subject and/or description (CONTRACT §11).
- * 1. The chat must be a group (404 / 422 NOT_A_GROUP) that is not deleted (422 GROUP_DELETED).
+ * 1. The chat must be a group (404 / 422 NOT_A_GROUP) that is not deleted (422 GROUP_DELETED), on a channel the
+ *    network gate lets through (422 CHANNEL_DISABLED).
  * 2. Ask Meta (`POST /{group-id}`); a refusal is 422 NETWORK_REJECTED, no answer 503 NETWORK_UNAVAILABLE.
  * 3. Nothing changes here: Meta's `group_settings_update` applies each field that succeeded and publishes
  *    `group.updated` (apply-group-lifecycle.ts).
@@ -54,7 +55,8 @@ export async function updateGroup(
 /**
  * Deletes a group on the network (CONTRACT §11).
  * 1. The chat must be a group (404 / 422); one already deleted answers 202 without a network call.
- * 2. `DELETE /{group-id}`; Meta's `group_delete` notification marks it deleted and publishes `group.deleted`.
+ * 2. The channel must pass the network gate (422 CHANNEL_DISABLED), then `DELETE /{group-id}`; Meta's `group_delete`
+ *    notification marks it deleted and publishes `group.deleted`.
  */
 export async function deleteGroup(deps: GroupMemberDeps, input: { orgId: string; chatId: string }) {
   const { chat, channel } = await requireGroupChat(deps, input.orgId, input.chatId);

@@ -1,7 +1,10 @@
 import { newChat } from '#shared/domain/chats/chat';
+import type { Channel } from '#shared/domain/orgs/model';
+import { ChannelDisabledError, OrgSuspendedError } from '#shared/errors';
 import { eventIdFor } from '#shared/events/domain-event';
 import { logger } from '#shared/observability/logger';
 import { countBusiness } from '#shared/observability/metrics';
+import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { EventPublisher } from '#shared/ports/event-publisher';
@@ -55,15 +58,25 @@ export async function announce(deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'eve
  * 1. Store the GROUP chat under an id derived from the request's (a repeat finds it stored).
  * 2. Move the request to `created` (only from pending/creating).
  * 3. Announce `group.created` — only by the call that made the transition, so replays publish nothing.
- * A request that already failed stays failed, and the group the network made anyway is deleted.
+ * A request that already failed stays failed, and the group the network made anyway is deleted, unless the network
+ * gate refuses the channel (disabled, or its organisation suspended): then nothing reaches Meta, and the orphan is
+ * logged for the operator.
  */
 export async function completeGroup(
   deps: OutcomeDeps,
   request: GroupRequest,
   group: CreatedGroup,
-  channel: NetworkChannel,
+  network: NetworkAccess,
 ) {
   if (request.status === 'failed') {
+    const channel = await network();
+    if (!channel) {
+      logger.warn('confirmation for a failed group request on a refused channel; the orphan group is left on Meta', {
+        requestId: request.requestId,
+        groupId: group.groupId,
+      });
+      return;
+    }
     logger.warn('confirmation for a failed group request; deleting the orphan group', {
       requestId: request.requestId,
       groupId: group.groupId,
@@ -114,8 +127,31 @@ export async function completeGroup(
     return;
   }
   const current = await deps.groups.get(request.orgId, request.requestId);
-  if (current?.status === 'failed') await completeGroup(deps, current, group, channel);
+  if (current?.status === 'failed') await completeGroup(deps, current, group, network);
 }
+
+/**
+ * The channel's credentials, asked of the network gate only when a call to Meta is needed: undefined when the gate
+ * refuses the channel (ChannelDisabledError, OrgSuspendedError), for the paths that then do without Meta.
+ */
+export type NetworkAccess = () => Promise<NetworkChannel | undefined>;
+
+export function networkAccess(credentials: ChannelCredentials, channel: Channel): NetworkAccess {
+  let pass: Promise<NetworkChannel | undefined> | undefined;
+  return () => {
+    pass ??= credentials.forChannel(channel).catch((error: unknown) => {
+      if (error instanceof ChannelDisabledError || error instanceof OrgSuspendedError) return undefined;
+      throw error;
+    });
+    return pass;
+  };
+}
+
+/** Credentials a caller already obtained through the gate. */
+export const granted =
+  (channel: NetworkChannel): NetworkAccess =>
+  async () =>
+    channel;
 
 /** The request failed: move it to `failed` (only from pending/creating) and announce `group.creation_failed` once. */
 export async function failGroup(

@@ -1,4 +1,5 @@
 import type { Config } from '#shared/config/env';
+import { ChannelDisabledError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChannelStore } from '#shared/ports/identity-store';
@@ -7,7 +8,7 @@ import { backoffSeconds, RetryLater } from '#shared/queue/retry';
 import { applyGroupCreateNotification, type HeldGroupCreate } from './apply-group-create.ts';
 import { ineligibility } from './create-group.ts';
 import { chatIdFor, type GroupRequest } from './group-request.ts';
-import { completeGroup, failGroup, networkFailure, type OutcomeDeps } from './outcomes.ts';
+import { completeGroup, failGroup, granted, networkFailure, type OutcomeDeps } from './outcomes.ts';
 
 export interface ProcessGroupRequestDeps extends OutcomeDeps {
   config: Pick<Config, 'groups'>;
@@ -30,7 +31,8 @@ const RECONCILE_SKEW_MS = 60_000;
 
 /**
  * Submits one group request to the network (the group worker's job). Safe to run any number of times.
- * 1. Skip a request that is gone or final; fail one whose channel can no longer host groups.
+ * 1. Skip a request that is gone or final; fail one whose channel can no longer host groups; one whose channel the
+ *    network gate refuses (disabled) is never submitted (whileDisabled).
  * 2. `pending` → `creating` by conditional write.
  * 3. A previous call whose outcome is unknown (`submittedAt` set, no Meta request_id): once the settle time has
  *    passed (and at least the network's call timeout, so that call has ended), list the number's groups; a matching group completes the request, otherwise the marker is cleared
@@ -64,7 +66,14 @@ export async function processGroupRequest(
     });
     return;
   }
-  const network = await deps.channelCredentials.forChannel(channel);
+  // The network gate: a disabled channel's request is not submitted (below); a suspended organisation's refusal goes
+  // up, and the queue consumer puts the job back to wait.
+  let network: NetworkChannel | undefined;
+  try {
+    network = await deps.channelCredentials.forChannel(channel);
+  } catch (error) {
+    if (!(error instanceof ChannelDisabledError)) throw error;
+  }
   const now = () => deps.clock.now();
 
   if (request.status === 'pending') {
@@ -79,6 +88,11 @@ export async function processGroupRequest(
     // first (the notification handler keeps those): look again; applying one twice changes nothing.
     const held = (await deps.groups.heldConfirmation(request.networkRequestId)) as HeldGroupCreate | undefined;
     if (held) await applyGroupCreateNotification(deps, held);
+    return;
+  }
+
+  if (!network) {
+    await whileDisabled(deps, request, now().toISOString());
     return;
   }
 
@@ -105,7 +119,7 @@ export async function processGroupRequest(
         deps,
         request,
         { groupId: existing.groupId, inviteLink, phoneNumberId: network.phoneNumberId },
-        network,
+        granted(network),
       );
       return;
     }
@@ -123,15 +137,6 @@ export async function processGroupRequest(
     }
   }
 
-  if (channel.disabledAt) {
-    // Disabled by an operator after the request was accepted (CONTRACT §17), and no create call of it can still be
-    // making a group (none was made, or the reconcile found none): it is not submitted.
-    await failGroup(deps, request, {
-      code: 'CHANNEL_DISABLED',
-      message: 'the channel was disabled by an operator before the group was created',
-    });
-    return;
-  }
   const marker = now().toISOString();
   if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, marker, marker))) {
     logger.debug('another run is submitting this request; this one stops', { requestId: request.requestId });
@@ -174,6 +179,35 @@ export async function processGroupRequest(
   const held = (await deps.groups.heldConfirmation(networkRequestId)) as HeldGroupCreate | undefined;
   if (held) await applyGroupCreateNotification(deps, held);
 }
+
+/**
+ * The network gate refuses the channel: an operator disabled it after the request was accepted (CONTRACT §17).
+ * Nothing reaches Meta, and nothing is left half-done (one Meta has, with its request_id linked, was handled above:
+ * only its confirmation is awaited):
+ * - A create call's outcome is unknown (`submittedAt`): it may have made the group, so the request stays open; the
+ *   sweeper decides at its confirmation timeout.
+ * - Not submitted: the submission is claimed (so no other run can still submit it), and the request fails with
+ *   CHANNEL_DISABLED.
+ */
+async function whileDisabled(deps: ProcessGroupRequestDeps, request: GroupRequest, now: string) {
+  if (request.submittedAt) {
+    logger.info('channel disabled while a create call may have made the group; left to the sweeper', {
+      requestId: request.requestId,
+    });
+    return;
+  }
+  if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, now, now))) {
+    logger.debug('another run is submitting this request; this one stops', { requestId: request.requestId });
+    return;
+  }
+  await failGroup(deps, request, CHANNEL_DISABLED);
+}
+
+/** The error of a group request an operator's `channel disable` stopped (CONTRACT §17). */
+export const CHANNEL_DISABLED = {
+  code: 'CHANNEL_DISABLED',
+  message: 'the channel was disabled by an operator before the group was created',
+};
 
 /** The network refused the channel: no retry and no failure; the operators' alarm counts the alert line. */
 async function putOnHold(deps: ProcessGroupRequestDeps, request: GroupRequest, marker: string, error: NetworkError) {

@@ -1,16 +1,17 @@
 import type { Config } from '#shared/config/env';
 import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { republishRecordedEvents } from '#shared/domain/events/publish-once';
+import { ChannelDisabledError, OrgSuspendedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { EventOutbox } from '#shared/ports/event-outbox';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import type { JobQueue } from '#shared/ports/job-queue';
-import { NetworkError } from '#shared/ports/messaging-network';
+import { type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import { GROUP_REQUESTS_QUEUE } from './create-group.ts';
 import type { GroupRequest } from './group-request.ts';
-import { announce, completeGroup, failGroup, type OutcomeDeps } from './outcomes.ts';
-import { findSubmittedGroup, reconcileSettleSeconds } from './process-group-request.ts';
+import { announce, completeGroup, failGroup, granted, type OutcomeDeps } from './outcomes.ts';
+import { CHANNEL_DISABLED, findSubmittedGroup, reconcileSettleSeconds } from './process-group-request.ts';
 
 /** A pending request not picked up within this time was probably never queued (or its message was lost). */
 export const REQUEUE_AFTER_SECONDS = 60;
@@ -35,7 +36,8 @@ const REPUBLISH_AFTER_SECONDS = 30;
  *    number's groups (GET /{phoneNumberId}/groups, CONTRACT §18) and completed if its group exists; while Meta cannot
  *    answer, or a create call may still be making the group, it stays open until a later sweep. Otherwise → `failed`
  *    with CONFIRMATION_TIMEOUT, or with the network's code and message when the request is on hold (that refusal is
- *    why it never completed).
+ *    why it never completed). On a channel an operator disabled, Meta is not asked (the network gate refuses it):
+ *    → `failed` with CHANNEL_DISABLED (CONTRACT §17).
  * 2. Requests still `pending` after a minute, `creating` with no change for two minutes, or on hold for five → queued
  *    again (the worker is idempotent).
  * 3. Final requests whose event was never published → published and stamped.
@@ -56,14 +58,17 @@ export async function sweepGroupRequests(deps: SweepGroupRequestsDeps) {
     }
     const age = now - Date.parse(request.createdAt);
     if (age >= timeoutMs) {
+      let answer: NetworkAnswer = 'absent';
       if (!request.onHold && (request.submittedAt || request.networkRequestId)) {
-        const answer = await askNetwork(deps, request, now);
+        answer = await askNetwork(deps, request, now);
         if (answer === 'completed') found += 1;
-        if (answer !== 'absent') continue;
+        if (answer === 'completed' || answer === 'unknown') continue;
       }
       const error = request.onHold
         ? { code: request.onHold.code, message: request.onHold.message }
-        : { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' };
+        : answer === 'disabled'
+          ? CHANNEL_DISABLED
+          : { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' };
       if (await failGroup(deps, request, error)) timedOut += 1;
     } else if (
       (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) ||
@@ -103,23 +108,32 @@ export type SweepGroupRequestsDeps = OutcomeDeps & {
   access: Pick<AccessStatusCache, 'isSuspended'>;
 };
 
+type NetworkAnswer = 'completed' | 'absent' | 'unknown' | 'disabled';
+
 /**
  * Whether Meta has the group of a request about to time out: `completed` (found, and the request completed with
- * it), `absent` (Meta answered without it, or refused the channel), or `unknown` (a create call may still be making
- * it, or Meta did not answer): an unknown request is asked again at the next sweep, never failed.
+ * it), `absent` (Meta answered without it, or refused the channel), `unknown` (a create call may still be making
+ * it, Meta did not answer, or the organisation is suspended): an unknown request is asked again at the next sweep,
+ * never failed. `disabled`: the network gate refuses the disabled channel, so Meta is not asked, and the request
+ * fails with CHANNEL_DISABLED, unless Meta's confirmation of it is kept waiting for the channel (it made the group:
+ * the request stays open until the channel is enabled and the worker completes it).
  */
-async function askNetwork(
-  deps: SweepGroupRequestsDeps,
-  request: GroupRequest,
-  now: number,
-): Promise<'completed' | 'absent' | 'unknown'> {
+async function askNetwork(deps: SweepGroupRequestsDeps, request: GroupRequest, now: number): Promise<NetworkAnswer> {
   if (request.submittedAt && now - Date.parse(request.submittedAt) < reconcileSettleSeconds(deps) * 1000) {
     return 'unknown';
   }
   const channel = await deps.identity.getChannel(request.orgId, request.channelId);
   if (!channel) return 'absent';
   try {
-    const network = await deps.channelCredentials.forChannel(channel);
+    let network: NetworkChannel;
+    try {
+      network = await deps.channelCredentials.forChannel(channel);
+    } catch (error) {
+      if (error instanceof OrgSuspendedError) return 'unknown';
+      if (!(error instanceof ChannelDisabledError)) throw error;
+      const confirmed = request.networkRequestId && (await deps.groups.heldConfirmation(request.networkRequestId));
+      return confirmed ? 'unknown' : 'disabled';
+    }
     const group = await findSubmittedGroup(deps, request, network);
     if (!group) return 'absent';
     const inviteLink = await deps.network.getInviteLink(network, group.groupId);
@@ -131,7 +145,7 @@ async function askNetwork(
       deps,
       request,
       { groupId: group.groupId, inviteLink, phoneNumberId: network.phoneNumberId },
-      network,
+      granted(network),
     );
     return 'completed';
   } catch (error) {

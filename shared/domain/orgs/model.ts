@@ -52,7 +52,10 @@ export interface Channel {
   createdAt: string;
   /** The business's copy of Meta's group invite-link template (CONTRACT §16); absent → DEFAULT_INVITE_TEMPLATE. */
   inviteTemplate?: InviteTemplate;
-  /** Set by `channel disable`: creating groups or sending on it → 422 CHANNEL_DISABLED. */
+  /**
+   * Set by `channel disable`, removed by `channel enable`: while set, the network gate (ChannelCredentials) lets no
+   * call to Meta through for the channel, and its routes answer 422 CHANNEL_DISABLED (CONTRACT §17).
+   */
   disabledAt?: string;
   updatedAt?: string;
 }

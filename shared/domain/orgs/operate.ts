@@ -139,7 +139,10 @@ export interface ChannelUpdate {
   accessToken?: string;
   accessTokenSecretId?: string;
   inviteTemplate?: { name: string; language: string };
+  /** `channel disable`: nothing reaches Meta on its behalf (the network gate, CONTRACT §17). */
   disable?: true;
+  /** `channel enable`: the channel works again (routes at once; workers within their caches). */
+  enable?: true;
 }
 
 /**
@@ -154,7 +157,7 @@ export async function updateChannel(deps: OperateDeps, input: ChannelUpdate) {
     name: input.name,
     groupsEligible: input.groupsEligible,
     inviteTemplate: input.inviteTemplate,
-    disabledAt: input.disable ? (channel.disabledAt ?? now) : undefined,
+    disabledAt: input.disable ? (channel.disabledAt ?? now) : input.enable ? null : undefined,
   };
   if (input.accessTokenSecretId)
     Object.assign(changes, { accessTokenSecretId: input.accessTokenSecretId, accessToken: null });

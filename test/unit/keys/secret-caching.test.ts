@@ -22,6 +22,8 @@ const channel = {
   accessTokenSecretId: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:channel-ch_1',
 } as Channel;
 
+const active = { isSuspended: async () => false };
+
 const keySet = (activeKid: string) =>
   JSON.stringify({
     activeKid,
@@ -38,7 +40,7 @@ afterEach(() => vi.useRealTimers());
 describe('channel access tokens from Secrets Manager', () => {
   it('reuses a token for 5 minutes, then reads the operator’s new one', async () => {
     secrets.on(GetSecretValueCommand).resolvesOnce({ SecretString: 'old' }).resolves({ SecretString: 'new' });
-    const credentials = new SecretsManagerChannelCredentials(() => new SecretsManagerClient({}));
+    const credentials = new SecretsManagerChannelCredentials(() => new SecretsManagerClient({}), active);
 
     expect((await credentials.forChannel(channel)).accessToken).toBe('old');
     minutes(4.9);
@@ -50,7 +52,7 @@ describe('channel access tokens from Secrets Manager', () => {
 
   it('does not cache a failed read: the next call reads again', async () => {
     secrets.on(GetSecretValueCommand).rejectsOnce(throttled).resolves({ SecretString: 'token' });
-    const credentials = new SecretsManagerChannelCredentials(() => new SecretsManagerClient({}));
+    const credentials = new SecretsManagerChannelCredentials(() => new SecretsManagerClient({}), active);
 
     await expect(credentials.forChannel(channel)).rejects.toThrow();
     expect((await credentials.forChannel(channel)).accessToken).toBe('token');

@@ -5,6 +5,7 @@ import { accessStatus } from '#shared/config/access';
 import { provide, resetDeps } from '#shared/config/instances';
 import { jobQueue } from '#shared/config/sqs';
 import { AccessStatusCache } from '#shared/domain/auth/access-status';
+import { OrgSuspendedError } from '#shared/errors';
 import type { JobQueue } from '#shared/ports/job-queue';
 import { sqsConsumer } from '#shared/queue/consumer';
 import { RetryLater } from '#shared/queue/retry';
@@ -106,5 +107,31 @@ describe('sqsConsumer', () => {
       { queue: 'jobs', body: suspendedJob, delaySeconds: 300 },
       { queue: 'jobs', body: suspendedEvent, delaySeconds: 300 },
     ]);
+  });
+
+  it('puts a job back the same way when the network gate refuses its suspended organisation mid-way', async () => {
+    const sent: { queue: string; body: unknown; delaySeconds?: number }[] = [];
+    const delays: number[] = [];
+    provide(jobQueue, {
+      send: async (queue, body, options) => void sent.push({ queue, body, ...options }),
+      retryAfter: async (_queue, _handle, seconds) => void delays.push(seconds),
+    });
+    provide(
+      accessStatus,
+      new AccessStatusCache({ getOrgStatus: async () => undefined, getCredential: async () => undefined }, 0),
+    );
+    const handler = sqsConsumer('jobs', v.looseObject({}), async () => {
+      throw new OrgSuspendedError();
+    });
+    const job = { orgId: '1c9d7a52-6f0e-4b0a-8a55-3d2b1e0f9a77', messageId: 'msg_1' };
+
+    const result = await handler(
+      { Records: [record('m1', job)] } as SQSEvent,
+      { functionName: 'test', awsRequestId: 'r' } as Context,
+    );
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sent).toEqual([{ queue: 'jobs', body: job, delaySeconds: 300 }]);
+    expect(delays).toEqual([]);
   });
 });
