@@ -1,6 +1,7 @@
 import autocannon, { type Result } from 'autocannon';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
+import { NETWORK_NOTIFICATIONS_QUEUE } from '#shared/ports/notification-inbox';
 import { signedInboundGroupText, stackEnv } from '#test/support/stack-harness';
 
 /** One autocannon run: latency percentiles (ms), throughput (requests/s) and what came back. */
@@ -106,6 +107,8 @@ async function loadWebhooks(stack: LocalStack, options: { connections: number; s
       },
     ],
   });
+  // The webhook kept what it acknowledged; the worker behind it applies it (CONTRACT §21): count once it is done.
+  await applied(stack);
   const stored = await storedInbound(stack, chatId, run);
   return {
     ...figures(result, options.connections),
@@ -138,6 +141,13 @@ async function groupChat(stack: LocalStack) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`group ${requestId} was not created`);
+}
+
+/** Waits (at most a minute) until the network-notifications queue holds nothing: every kept notification applied. */
+async function applied(stack: LocalStack): Promise<void> {
+  const queue = stack.queues.get(NETWORK_NOTIFICATIONS_QUEUE);
+  const deadline = Date.now() + 60_000;
+  while (queue && queue.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** The network ids of the chat's stored inbound messages of this run. */

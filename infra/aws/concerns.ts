@@ -8,7 +8,7 @@ export const CONCERNS = {
   Foundation: 'tokens, public keys, health, documentation, channels and the 404/405 fallback',
   Groups: 'group creation, status, listing, settings and deletion, with their worker and sweeper',
   Chats: 'messages, receipts, assignment, participants, invite links and join requests, with the message sender',
-  Network: "Meta's webhook: the verification handshake and the signed notifications",
+  Network: "Meta's webhook: the verification handshake, the signed notifications kept, and the worker applying them",
   Webhooks: 'outbound webhook subscriptions and deliveries, with the dispatcher and its sweeper',
   Reports: 'report requests, listing and downloads, with the report worker and sweeper',
 } as const;
@@ -55,6 +55,7 @@ export const FUNCTION_CONCERNS: Readonly<Record<string, Concern>> = {
 
   'verify-network-webhook': 'Network',
   'receive-network-webhook': 'Network',
+  'apply-network-notifications': 'Network',
 
   'create-webhook': 'Webhooks',
   'list-webhooks': 'Webhooks',

@@ -58,14 +58,17 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     sendsTo: ['group-requests'],
   },
   'verify-network-webhook': { verifiesNetworkWebhooks: true },
-  'receive-network-webhook': {
+  // Internet-facing: verifies and keeps Meta's notifications, and reads nothing of any organisation (CONTRACT §21).
+  'receive-network-webhook': { verifiesNetworkWebhooks: true, sendsTo: ['network-notifications'] },
+  'apply-network-notifications': {
     table: 'readWrite',
     tableKeys: LEADING_KEY_PATTERNS.networkWebhook,
-    // The channel of a confirmation held before its request was known, by phone-number id.
+    // A change's channel (and so its organisation) by phone-number id.
     indexes: ['GSI1'],
     publishesEvents: true,
     callsNetwork: true,
-    verifiesNetworkWebhooks: true,
+    // Forwards each organisation's part of a notification in that organisation's group.
+    sendsTo: ['network-notifications'],
   },
   'get-chat': { table: 'read' },
   'list-messages': { table: 'read' },

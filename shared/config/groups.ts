@@ -2,6 +2,7 @@ import type { createGroup } from '#shared/domain/groups/create-group';
 import type { getCreationStatus } from '#shared/domain/groups/get-creation-status';
 import type { processGroupRequest } from '#shared/domain/groups/process-group-request';
 import type { sweepGroupRequests } from '#shared/domain/groups/sweep-group-requests';
+import type { applyInboxMessage } from '#shared/domain/network/inbox';
 import type { receiveNetworkWebhook, verifyWebhookSubscription } from '#shared/domain/network/receive-webhook';
 import type { IdempotencyStore } from '#shared/ports/idempotency-store';
 import { accessStatus } from './access.ts';
@@ -10,7 +11,7 @@ import { chatStore, eventOutbox, groupRequestStore, identityStore, limits } from
 import { eventPublisher } from './eventbridge.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
 import { channelCredentials, messagingNetwork, whatsAppSecrets } from './network.ts';
-import { jobQueue } from './sqs.ts';
+import { jobQueue, notificationInbox } from './sqs.ts';
 
 /** POST /groups: the use case and the Idempotency-Key store. */
 export function createGroupDeps(): DepsOf<typeof createGroup> & { limits: IdempotencyStore } {
@@ -64,9 +65,16 @@ export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
   );
 }
 
-/** Meta's signed webhook: group confirmations, participants, inbound messages and statuses. */
+/** Meta's signed webhook: verifies and keeps; nothing of any organisation (CONTRACT §21). */
 export function networkWebhookDeps(): DepsOf<typeof receiveNetworkWebhook> {
   return instance(networkWebhookDeps, () =>
+    lazyDeps({ config, whatsappSecrets: whatsAppSecrets, inbox: notificationInbox }),
+  );
+}
+
+/** The worker that applies what the webhook kept: group confirmations, participants, inbound messages and statuses. */
+export function networkNotificationsDeps(): DepsOf<typeof applyInboxMessage> {
+  return instance(networkNotificationsDeps, () =>
     lazyDeps({
       config,
       clock,
@@ -78,7 +86,7 @@ export function networkWebhookDeps(): DepsOf<typeof receiveNetworkWebhook> {
       outbox: eventOutbox,
       network: messagingNetwork,
       channelCredentials,
-      whatsappSecrets: whatsAppSecrets,
+      queue: jobQueue,
     }),
   );
 }

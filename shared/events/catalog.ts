@@ -115,6 +115,22 @@ export const QUEUES: QueueDef[] = [
     // Workers of at most 15 minutes each.
     alarmAgeMinutes: 30,
   },
+  /**
+   * Meta's notifications, as the internet-facing network webhook kept them → apply-network-notifications, which sorts
+   * each by organisation and forwards it in that organisation's group before applying it (CONTRACT §21). Meta was
+   * answered 200 already, so this queue is what keeps them: ten receives with backoff (about 50 minutes of a failing
+   * dependency) before the DLQ, whose alarm asks for a redrive.
+   */
+  {
+    name: 'network-notifications',
+    consumer: 'apply-network-notifications',
+    // 10 × 10 = 100 in flight: twice the 30 a tenant needs before SQS fair queues can detect a flooding one (§18).
+    batchSize: 10,
+    timeoutSeconds: 30,
+    maxReceiveCount: 10,
+    maxConcurrency: 10,
+    alarmAgeMinutes: 15,
+  },
 ];
 
 /** Bus rules, defined once: the local bus applies them, the CDK stack turns them into EventBridge rules. */

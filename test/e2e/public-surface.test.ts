@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseUrl, call, client, dataDir, localDeployment } from './target.ts';
@@ -66,13 +67,25 @@ describe(`public surface of ${baseUrl}`, () => {
     const appSecret = readFileSync(join(dataDir, 'whatsapp-app-secret'), 'utf8').trim();
     const notification = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
     const signature = `sha256=${createHmac('sha256', appSecret).update(notification).digest('hex')}`;
-    // 600 requests to an unknown path over 2 s: the $default route's own bucket (20/s, burst 40) runs dry.
+    // 600 requests to an unknown path over 2 s: the $default route's own bucket (20/s, burst 40) runs dry. Sent
+    // with node:http, past the openapi.json recorder: API Gateway's own 429 `{"message"}` is the gateway's, not the
+    // service's (README: errors produced by API Gateway itself).
+    const junkUrl = new URL(`${baseUrl}/junk`);
+    const junkStatus = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest({ host: junkUrl.hostname, port: junkUrl.port, path, method: 'GET' }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        });
+        request.on('error', reject);
+        request.end();
+      });
     let junkStatuses: number[] = [];
     const junk = (async () => {
       const sent: Promise<number>[] = [];
       for (let tick = 0; tick < 20; tick += 1) {
         for (let request = 0; request < 30; request += 1) {
-          sent.push(call(`/junk-${tick}-${request}`).then((response) => response.status));
+          sent.push(junkStatus(`${junkUrl.pathname}-${tick}-${request}`));
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -35,7 +35,7 @@ describe('fair queues: consumer sizing (CONTRACT §18)', () => {
   });
 
   it('lets the in-flight share detect a flooding organisation: twice the 30 in flight a tenant needs, or more', () => {
-    for (const name of ['group-requests', 'outbound-messages', 'webhook-deliveries']) {
+    for (const name of ['group-requests', 'outbound-messages', 'webhook-deliveries', 'network-notifications']) {
       const mapping = mappingOf(name);
       expect(mapping.BatchSize * mapping.ScalingConfig.MaximumConcurrency, name).toBeGreaterThanOrEqual(
         2 * SQS_FAIR_QUEUE_DEFAULTS.minInFlight,

@@ -43,6 +43,7 @@ describe('wpcrm operator commands (dlq, requests held, status)', () => {
     const queues = json<DeadLetters>(listed.stdout).deadLetterQueues;
     expect(queues.map((item) => item.queue).sort()).toEqual([
       'group-requests',
+      'network-notifications',
       'outbound-messages',
       'report-requests',
       'webhook-deliveries',

@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
 import { LOCAL_DEVELOPMENT_APP_SECRET } from '#shared/auth/meta-signature';
-import { config } from '#shared/config/core';
 import { deps } from '#shared/config/deps';
 import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { createdGroup } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
+import { postNotification } from '#test/support/meta';
 import { signedMetaRequest } from '#test/support/whatsapp';
 
 describe('responses that carry a secret or a token (CONTRACT §13)', () => {
@@ -353,8 +353,7 @@ describe('inbound notifications are scoped to their phone number (CONTRACT §13)
         },
       ],
     };
-    const { body, headers } = signedMetaRequest(payload, config().whatsapp.appSecret);
-    const response = await api.call('/network/whatsapp/webhook', { method: 'POST', body, headers });
+    const response = await postNotification(api, payload);
     expect(response.status).toBe(200);
   };
   const inbound = (groupId: string, text: string) => ({

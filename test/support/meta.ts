@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
 import { config } from '#shared/config/core';
+import { NETWORK_NOTIFICATIONS_QUEUE } from '#shared/ports/notification-inbox';
+import { eventually } from './eventually.ts';
 import type { TestStack } from './local-stack.ts';
 import { signedMetaRequest } from './whatsapp.ts';
 
@@ -35,10 +37,31 @@ export function metaFixture(name: string, values: FixtureValues = {}): unknown {
   return JSON.parse(text);
 }
 
-/** Signs a payload with the stack's app secret and posts it to the network webhook; returns the response. */
+/**
+ * Signs a payload with the stack's app secret and posts it to the network webhook; returns the response once what
+ * it kept has been applied (the network-notifications worker has nothing left to do), so a test reads the outcome.
+ */
 export async function postNotification(api: TestStack, payload: unknown): Promise<Response> {
+  const response = await postNotificationOnly(api, payload);
+  if (response.status === 200) await networkSettled(api);
+  return response;
+}
+
+/** The same, answered as soon as the webhook kept it: nothing applied yet. */
+export function postNotificationOnly(api: TestStack, payload: unknown): Promise<Response> {
   const { body, headers } = signedMetaRequest(payload, config().whatsapp.appSecret);
   return api.call('/network/whatsapp/webhook', { method: 'POST', body, headers });
+}
+
+/** Waits until the network-notifications queue is empty: every kept notification sorted and applied. */
+export function networkSettled(api: TestStack, timeoutMs = 10_000): Promise<void> {
+  const queue = api.stack.queues.get(NETWORK_NOTIFICATIONS_QUEUE)!;
+  return eventually(
+    () => {
+      if (queue.size > 0) throw new Error(`${queue.size} notifications still queued`);
+    },
+    { timeoutMs, intervalMs: 10 },
+  );
 }
 
 /** Posts a fixture and expects Meta's answer to be 200. */

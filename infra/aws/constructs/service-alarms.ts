@@ -50,7 +50,7 @@ export const LOG_ALERTS = [
       'Meta refused a channel (190 access token invalid, 368 number restricted): its group requests wait on hold until the token is renewed or they time out (README: Runbook)',
   },
   {
-    fn: 'receive-network-webhook',
+    fn: 'apply-network-notifications',
     alert: NETWORK_NOTIFICATION_UNREADABLE,
     metricName: 'NetworkNotificationsUnreadable',
     description:

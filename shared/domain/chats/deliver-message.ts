@@ -1,12 +1,13 @@
 import type { Config } from '#shared/config/env';
 import { applyHeldStatuses, messageStatusEvent } from '#shared/domain/chats/network-updates';
 import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
+import { ChannelDisabledError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChatStore } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
-import { type MessagingNetwork, NetworkError } from '#shared/ports/messaging-network';
+import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
 
 export interface DeliverMessageDeps extends PublishOnceDeps {
@@ -21,7 +22,8 @@ export interface DeliverMessageDeps extends PublishOnceDeps {
 /**
  * Sends one queued message to the network (the message sender's job). At most once: a message is marked
  * `sendingSince` before the call, so a redelivery after an unknown outcome never sends it a second time.
- * 1. Skip a message that is gone or no longer queued; fail one whose channel an operator has disabled since.
+ * 1. Skip a message that is gone or no longer queued; fail one whose channel an operator has disabled since (the
+ *    network gate refuses it with CHANNEL_DISABLED, before anything is marked).
  * 2. Mark it sending (conditional), POST /{phoneNumberId}/messages (a group: `recipient_type: group`).
  * 3. Sent → `sent` with Meta's id (status notifications then move it on); not sent → back to queued and retried
  *    with backoff; refused (e.g. 131020, a group with no members) → `failed` with Meta's code and message;
@@ -59,12 +61,16 @@ export async function deliverMessage(
     );
     return;
   }
-  if (channel.disabledAt) {
-    // Queued before an operator disabled the channel (CONTRACT §17): nothing more is sent through it.
+  let network: NetworkChannel;
+  try {
+    network = await deps.channelCredentials.forChannel(channel);
+  } catch (error) {
+    // Queued before an operator disabled the channel (CONTRACT §17): the gate lets nothing more through it. A
+    // suspended organisation's refusal goes up: its job waits on the queue.
+    if (!(error instanceof ChannelDisabledError)) throw error;
     await fail(deps, job, { from: ['queued'] }, CHANNEL_DISABLED);
     return;
   }
-  const network = await deps.channelCredentials.forChannel(channel);
   const since = deps.clock.now().toISOString();
   if (
     !(await deps.chats.updateMessage(
@@ -95,7 +101,7 @@ export async function deliverMessage(
     if (marked) {
       await publishOnce(deps, messageStatusEvent(job, networkMessageId, 'sent', deps.clock.now().toISOString()));
     }
-    await linkSent(deps, job, networkMessageId);
+    await linkSent(deps, job, networkMessageId, network.phoneNumberId);
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
     if (error.kind === 'not-sent') {
@@ -118,10 +124,15 @@ export async function deliverMessage(
   }
 }
 
+/**
+ * Links the wamid to the message and applies the statuses held for it that the sending number reported
+ * (`phoneNumberId`; read from the chat's channel when a redelivery finishes a link).
+ */
 async function linkSent(
   deps: DeliverMessageDeps,
   job: { orgId: string; chatId: string; messageId: string },
   networkMessageId: string,
+  phoneNumberId?: string,
 ): Promise<void> {
   const link = { orgId: job.orgId, chatId: job.chatId, messageId: job.messageId };
   const holder = await deps.chats.claimNetworkMessage(networkMessageId, link);
@@ -129,7 +140,13 @@ async function linkSent(
     logger.error('security: the network reused a message id already linked', { networkMessageId });
     return;
   }
-  await applyHeldStatuses(deps, networkMessageId);
+  let number = phoneNumberId;
+  if (number === undefined) {
+    const chat = await deps.chats.getChat(job.orgId, job.chatId);
+    number = (chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined)?.phoneNumberId;
+  }
+  if (number === undefined) return;
+  await applyHeldStatuses(deps, networkMessageId, number);
 }
 
 const TIMEOUT = { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };

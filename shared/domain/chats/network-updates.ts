@@ -284,14 +284,26 @@ const NETWORK_STATUSES: MessageStatus[] = ['sent', 'delivered', 'read', 'failed'
 
 export type StatusDeps = Omit<NetworkUpdateDeps, 'ids'>;
 
+/** A status kept until its wamid is linked, with the business number it was reported for. */
+type HeldStatus = StatusNotification & { reportedFor?: string };
+
 /**
  * Applies the statuses that arrived before the wamid was linked (the sender calls it right after linking), in their
- * own order (sent, delivered, read), so that each is published as if it had come in time.
+ * own order (sent, delivered, read), so that each is published as if it had come in time — only those reported for
+ * the number that sent the message (`phoneNumberId`, CONTRACT §13): a status another number reported for this wamid,
+ * kept because its lookup found nothing that number owns, is never applied.
  */
-export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: string): Promise<void> {
-  const held = (await deps.chats.heldStatuses(networkMessageId)) as StatusNotification[];
+export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: string, phoneNumberId: string) {
+  const held = (await deps.chats.heldStatuses(networkMessageId)) as HeldStatus[];
   const rank = (status: StatusNotification) => STATUS_RANK[status.status as MessageStatus] ?? 0;
-  for (const status of held.sort((a, b) => rank(a) - rank(b))) await applyStatus(deps, status);
+  const own = held.filter((status) => {
+    if (status.reportedFor === undefined || status.reportedFor === phoneNumberId) return true;
+    logger.warn('security: a status held for another number than the message’s is not applied', {
+      reportedFor: status.reportedFor,
+    });
+    return false;
+  });
+  for (const { reportedFor: _, ...status } of own.sort((a, b) => rank(a) - rank(b))) await applyStatus(deps, status);
 }
 
 /** The group member a status names, for a receipt: by phone number or by user id (CONTRACT §16). */
@@ -307,13 +319,14 @@ function recipientOf(status: StatusNotification): Member | undefined {
 
 /**
  * Applies Meta's status of an outbound message (CONTRACT §5, §16).
- * 1. A status for a wamid not linked yet is held for the sender (one per status and member).
+ * 1. A status for a wamid not linked yet (or linked to a chat of another number than `reportedFor`) is held for the
+ *    sender (one per status and member), with the number it was reported for.
  * 2. A `delivered` / `read` naming a group member is kept as that member's receipt (never moving back).
  * 3. The message's own status is the furthest any recipient reached (`sent` < `delivered` < `read`, never back);
  *    `failed` only from a failure that names no member.
  * 4. `message.status` is published once per status the message reaches, naming the member whose receipt moved it.
  */
-export async function applyStatus(deps: StatusDeps, status: StatusNotification): Promise<void> {
+export async function applyStatus(deps: StatusDeps, status: StatusNotification, reportedFor?: string): Promise<void> {
   const next = status.status as MessageStatus;
   if (!NETWORK_STATUSES.includes(next)) return;
   const recipient = recipientOf(status);
@@ -322,7 +335,8 @@ export async function applyStatus(deps: StatusDeps, status: StatusNotification):
     // Meta can notify before the sender has linked the id it answered with: keep the status for the sender, then
     // look again, since the sender may have linked and read the held statuses in between (one of the two sees both).
     const heldAs = [next, ...(recipient ? memberKeys(recipient) : [])].join('#');
-    await deps.chats.holdStatus(status.id, heldAs, status, deps.clock.now());
+    const kept: HeldStatus = reportedFor === undefined ? status : { ...status, reportedFor };
+    await deps.chats.holdStatus(status.id, heldAs, kept, deps.clock.now());
     link = await deps.chats.findNetworkMessage(status.id);
     if (!link) {
       logger.info('status held until its message is linked', { status: next });

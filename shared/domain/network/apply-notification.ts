@@ -63,7 +63,7 @@ async function applyItem(deps: Deps, item: NotificationItem): Promise<void> {
     case 'message':
       return applyInboundMessage(deps, item.message);
     case 'status':
-      return applyStatus(deps, item.status);
+      return applyStatus(deps, item.status, phoneNumberId);
     case 'other':
       logger.info('webhook field not handled', { field: item.field });
       return;

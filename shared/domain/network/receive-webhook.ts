@@ -1,27 +1,23 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signature';
 import type { Config } from '#shared/config/env';
-import type { NetworkUpdateDeps } from '#shared/domain/chats/network-updates';
-import type { ApplyGroupCreateDeps } from '#shared/domain/groups/apply-group-create';
-import type { GroupLifecycleDeps } from '#shared/domain/groups/apply-group-lifecycle';
 import { DomainError, ForbiddenError, MalformedJsonError, UnauthorizedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
+import type { NotificationInbox } from '#shared/ports/notification-inbox';
 import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
-import { applyNetworkNotification } from './apply-notification.ts';
 
 /**
- * Meta's webhook (CONTRACT §5, §13).
+ * Meta's webhook (CONTRACT §5, §13, §21). Internet-facing, so it holds no organisation's data: it verifies, keeps and
+ * answers; the network-notifications worker (shared/domain/network/inbox.ts) applies what it kept.
  * 0. Fail closed (503, logged) while the app secret is missing, short, a placeholder, or the local stack's default
  *    outside the local stack.
- * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing changes.
- * 2. Parse the JSON (400 when it is not JSON).
- * 3. Apply every readable item, skipping (and alerting on) the others (CONTRACT §16); a storage failure
- *    propagates, so the answer is 5xx and Meta retries.
+ * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing is kept.
+ * 2. It must be JSON (400 otherwise).
+ * 3. Keep the notification as it came (the inbox). A failure to keep it propagates: the answer is 5xx and Meta
+ *    retries, so nothing Meta was answered 200 for is lost.
  */
 export async function receiveNetworkWebhook(
-  deps: ApplyGroupCreateDeps &
-    NetworkUpdateDeps &
-    GroupLifecycleDeps & { whatsappSecrets: WhatsAppSecrets; config: Pick<Config, 'localStack'> },
+  deps: { whatsappSecrets: WhatsAppSecrets; inbox: NotificationInbox; config: Pick<Config, 'localStack'> },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   const { appSecret } = await deps.whatsappSecrets.get();
@@ -35,13 +31,13 @@ export async function receiveNetworkWebhook(
     logger.warn('security: network webhook with a missing or wrong signature refused');
     throw new UnauthorizedError('the X-Hub-Signature-256 signature is missing or wrong');
   }
-  let json: unknown;
+  const text = input.body.toString('utf8');
   try {
-    json = JSON.parse(input.body.toString('utf8'));
+    JSON.parse(text);
   } catch {
     throw new MalformedJsonError();
   }
-  await applyNetworkNotification(deps, json);
+  await deps.inbox.keep(text);
 }
 
 /** Meta's subscription handshake: echo `hub.challenge` when the verify token matches. */
