@@ -8,7 +8,7 @@ import type { DomainEvent } from './event-publisher.ts';
 export interface EventOutbox {
   /** Records the event unless its id is recorded already; true for the one call that recorded it. */
   record(event: DomainEvent, now: string): Promise<boolean>;
-  markPublished(eventId: string, now: string): Promise<void>;
+  markPublished(event: Pick<DomainEvent, 'eventId' | 'organisationId'>, now: string): Promise<void>;
   /** Recorded events not yet stamped published, oldest first. */
   listUnpublished(limit: number): Promise<(DomainEvent & { recordedAt: string })[]>;
 }

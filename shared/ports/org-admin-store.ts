@@ -57,15 +57,23 @@ export interface OrgItem {
 }
 
 /**
- * The organisation's traces in the table, for `org delete`. `findItems` reports every item whose key or content names
- * the organisation or one of `identifiers` (its client and channel ids), except the items that define those
- * identifiers (the organisation, its credentials and channels), which the erasure removes last so that an interrupted
- * run can find everything again.
+ * The organisation's items in the table, for `org delete`, found from its own keys (never a scan or a text search,
+ * CONTRACT §17). `findItems` reports every item it owns but the defining ones (the organisation, its credentials and
+ * channels, and the pointers to its credentials), which the erasure removes last so that an interrupted run can find
+ * everything again; each page before the items that name it.
  */
 export interface OrgEraseStore {
-  findItems(orgId: string, identifiers: readonly string[], onPage: (items: OrgItem[]) => Promise<void>): Promise<void>;
-  /** The defining items: the credentials (with their attempt counters), channels, the status copy, the organisation. */
-  definingItems(orgId: string): Promise<{ credentials: OrgItem[]; channels: OrgItem[]; org: OrgItem[] }>;
+  findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void>;
+  /**
+   * The defining items: the credentials with their client partitions (the attempt counters), the organisation's
+   * pointers to them (erased after them), its channels, the status copy and the organisation.
+   */
+  definingItems(orgId: string): Promise<{
+    credentials: OrgItem[];
+    credentialPointers: OrgItem[];
+    channels: OrgItem[];
+    org: OrgItem[];
+  }>;
   deleteItems(keys: Record<string, unknown>[]): Promise<void>;
   /** Marks the organisation as being erased (tokens refused, work skipped); false when it does not exist. */
   markDeleting(orgId: string, at: string): Promise<boolean>;

@@ -182,17 +182,18 @@ describe('ServiceStack (dev)', () => {
   it.each([
     [
       'issue-token',
-      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9', 'LOGINPAIR#203.0.113.9#cli_01ABC'],
+      ['CLIENT#cli_01ABC', 'LOGINADDR#203.0.113.9'],
       ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS'],
     ],
     [
-      'receive-network-webhook',
+      'apply-network-notifications',
       [
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CHAT',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CHAT#cht_01ABC',
         'WAPHONE#100000000000001',
         'WAMSG#wamid.HBgL',
+        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#OUTBOX#3',
         'EVENT#evt_1',
       ],
       [
@@ -200,11 +201,11 @@ describe('ServiceStack (dev)', () => {
         'LOGINADDR#203.0.113.9',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#WHK#whk_01ABC',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CONTACT',
-        'IDEM#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#key',
+        'IDEM#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55',
         'JWKS',
       ],
     ],
-  ])('limits the unauthenticated %s to the partitions it uses (dynamodb:LeadingKeys)', (name, allowed, refused) => {
+  ])('limits %s to the partitions it uses (dynamodb:LeadingKeys)', (name, allowed, refused) => {
     const role = logicalId(fnOf(name).role);
     const documents = statements(template)
       .filter(({ roles }) => roles.includes(role))
@@ -222,6 +223,24 @@ describe('ServiceStack (dev)', () => {
 
     expect(allowed.map(decide)).toEqual(allowed.map(() => 'allow'));
     expect(refused.map(decide)).toEqual(refused.map(() => 'deny'));
+  });
+
+  it('gives the internet-facing network webhook no access to any item of the table, any channel token or the bus (CONTRACT §21)', () => {
+    const role = logicalId(fnOf('receive-network-webhook').role);
+    const granted = statements(template)
+      .filter(({ roles }) => roles.includes(role))
+      .flatMap(({ statement }) => asArray(statement.Action));
+
+    expect(granted.filter((action) => /^(dynamodb|events|kms):/.test(action))).toEqual([]);
+    // Secrets: Meta's app secret (to verify), never a channel's token (wp-crm/<stage>/channels/*).
+    const secrets = statements(template)
+      .filter(
+        ({ roles, statement }) =>
+          roles.includes(role) && asArray(statement.Action).includes('secretsmanager:GetSecretValue'),
+      )
+      .map(({ statement }) => JSON.stringify(statement.Resource));
+    expect(secrets).toEqual([JSON.stringify({ Ref: logicalId(stack.whatsAppSecrets) })]);
+    expect(granted).toContain('sqs:SendMessage');
   });
 
   it('lets every function behind a non-public route count in its organisation quota windows, and a read-only one write nothing else', () => {
@@ -259,9 +278,9 @@ describe('ServiceStack (dev)', () => {
     );
 
     expect(readers.sort()).toEqual([
+      'apply-network-notifications dynamodb:Query',
       'group-sweeper dynamodb:Query',
       'list-groups dynamodb:Query',
-      'receive-network-webhook dynamodb:Query',
       'report-sweeper dynamodb:Query',
       'report-worker dynamodb:Query',
       'webhook-sweeper dynamodb:Query',
@@ -474,7 +493,7 @@ describe('ServiceStack (dev)', () => {
 
   it('alarms on an unreadable Meta notification item: a metric filter counts the webhook receiver’s alert lines (CONTRACT §16)', () => {
     const filters = resources(template, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
-    const receiver = fnOf('receive-network-webhook');
+    const receiver = fnOf('apply-network-notifications');
     const filter = filters.find((candidate) => candidate.LogGroupName.Ref === logicalId(receiver.logGroup));
     const alarm = resources(template, 'AWS::CloudWatch::Alarm')
       .map(([, candidate]) => candidate.Properties)

@@ -1,7 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { main } from '#bin/cli/main';
-import { LOCAL_AWS_CREDENTIALS } from '#infra/local/sigv4';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { S3OrgFiles } from '#shared/adapters/s3/org-files';
@@ -190,6 +189,29 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
     expect(await group.json()).toMatchObject({ code: 'CHANNEL_DISABLED' });
   });
 
+  it('enables a disabled channel again: the same request is accepted at once', async () => {
+    const { orgId, clientId, clientSecret, channelId } = await newOrg('Enabled');
+    const token = await accessToken(clientId, clientSecret);
+    const createGroup = (key: string) =>
+      api.call(`/groups/${orgId}`, {
+        method: 'POST',
+        token,
+        headers: { 'idempotency-key': key },
+        json: { channelId, subject: 'Back again' },
+      });
+    await ok('channel', 'disable', '--channel', channelId);
+    const whileDisabled = await createGroup('enable-1');
+
+    const enabled = await ok('channel', 'enable', '--channel', channelId);
+    const again = await ok('channel', 'enable', '--channel', channelId);
+    const afterwards = await createGroup('enable-2');
+
+    expect(whileDisabled.status).toBe(422);
+    expect(enabled).toMatchObject({ channelId, status: 'active', disabledAt: null });
+    expect(again).toMatchObject({ channelId, status: 'active', disabledAt: null });
+    expect(afterwards.status).toBe(202);
+  });
+
   it.each([
     [['org', 'show', '--org', 'not-a-uuid'], /--org/],
     [['org', 'show', '--org', '00000000-0000-4000-8000-000000000000'], /does not exist/],
@@ -199,6 +221,8 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
     [['credential', 'rotate', '--client-id', 'cli_01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--overlap-seconds', '-1'], /overlap/],
     [['channel', 'update', '--channel', 'ch_01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--name', 'x'], /does not exist/],
     [['channel', 'update', '--channel', 'ch_01ZZZZZZZZZZZZZZZZZZZZZZZZ'], /nothing to change/],
+    [['channel', 'enable', '--channel', 'ch_01ZZZZZZZZZZZZZZZZZZZZZZZZ'], /does not exist/],
+    [['channel', 'enable', '--channel', 'nope'], /--channel/],
     [['channel', 'update', '--channel', 'ch_1', '--invite-template', 'x'], /go together/],
     [['channel', 'update', '--channel', 'ch_1', '--access-token', 'a', '--access-token-secret-id', 'b'], /exclude/],
     [['org', 'list', '--bogus', 'x'], /bogus/],
@@ -217,7 +241,7 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
         db: createDocumentClient({
           region: 'eu-west-1',
           endpoint: endpoints.dynamodb,
-          credentials: LOCAL_AWS_CREDENTIALS,
+          credentials: api.stack.info.credentials,
         }),
         tableName,
       };
@@ -226,7 +250,7 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
       new S3OrgFiles(
         new S3Rest(
           { bucket: api.stack.info.reportsBucket, region: 'eu-west-1', endpoint: api.stack.info.endpoints.s3 },
-          { credentials: async () => LOCAL_AWS_CREDENTIALS, requestTimeoutMs: 5_000 },
+          { credentials: async () => api.stack.info.credentials, requestTimeoutMs: 5_000 },
         ),
       );
 
@@ -332,6 +356,47 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
       expect((await api.call(`/channels/${kept.orgId}`, { token: kept.token })).status).toBe(200);
     });
 
+    it("erases by the organisation's own keys: another organisation's items that quote its ids stay, item for item (CONTRACT §17)", async () => {
+      const doomed = await populatedOrg('Quoted');
+      const kept = await populatedOrg('Quoting');
+      const quote = `see ${doomed.orgId} ${doomed.clientId} ${doomed.channelId} ${doomed.chatId}`;
+      api.stack.simulator!.join(
+        ((await (await api.call(`/groups/${kept.orgId}/${kept.chatId}`, { token: kept.token })).json()) as Json)
+          .externalChatId as string,
+        '4915112345678',
+      );
+      const sent = await api.call('/messaging/send-message', {
+        method: 'POST',
+        token: kept.token,
+        json: { chatId: kept.chatId, text: quote },
+      });
+      expect(sent.status).toBe(202);
+      await eventually(async () => {
+        const quoting = (await everyItem()).filter((item) => item.includes(quote));
+        expect(quoting.length).toBeGreaterThan(0);
+      });
+      const isKept = (item: string) => item.includes(kept.orgId) || item.includes(kept.clientId);
+      const before = (await everyItem()).filter(isKept).sort();
+
+      await ok('org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId);
+
+      const after = (await everyItem()).filter(isKept).sort();
+      const quoted = after.filter((item) => item.includes(quote));
+      expect(quoted.length).toBeGreaterThan(0);
+      // Every item of the kept organisation is still there, unchanged (ignoring what its own workers changed since:
+      // a message's status moves on as Meta reports it).
+      const keyOf = (item: string) => {
+        const { PK, SK } = JSON.parse(item) as { PK: string; SK: string };
+        return `${PK}|${SK}`;
+      };
+      expect(after.map(keyOf)).toEqual(expect.arrayContaining(before.map(keyOf)));
+      expect(
+        (await traces([doomed.orgId, doomed.clientId, doomed.channelId])).items.filter(
+          (item) => !item.includes(quote) && !isKept(item),
+        ),
+      ).toEqual([]);
+    });
+
     it('finishes an interrupted erasure when run again', async () => {
       const doomed = await populatedOrg('Interrupted');
       const { db, tableName } = table();
@@ -340,7 +405,7 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
       const failing: OrgEraseStore = {
         markDeleting: (orgId, at) => store.markDeleting(orgId, at),
         definingItems: (orgId) => store.definingItems(orgId),
-        findItems: (orgId, ids, onPage) => store.findItems(orgId, ids, onPage),
+        findItems: (orgId, onPage) => store.findItems(orgId, onPage),
         deleteItems: async (keys) => {
           deletes += 1;
           if (deletes === 2) throw new Error('interrupted');

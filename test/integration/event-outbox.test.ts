@@ -26,7 +26,7 @@ describe('the event outbox (docs/SCALE.md: its sparse index is sharded)', () => 
       new PutCommand({
         TableName: table.tableName,
         Item: {
-          ...outboxKeys.event(`${run}-legacy`),
+          ...outboxKeys.legacyEvent(`${run}-legacy`),
           GSI1PK: 'EVENT#UNPUBLISHED',
           GSI1SK: `2026-11-24T09:59:59.000Z#${run}-legacy`,
           ...event(`${run}-legacy`),
@@ -64,8 +64,43 @@ describe('the event outbox (docs/SCALE.md: its sparse index is sharded)', () => 
     const eventId = `published-${Math.random().toString(36).slice(2)}`;
     await outbox.record(event(eventId), '2026-11-24T08:00:00.000Z');
 
-    await outbox.markPublished(eventId, '2026-11-24T08:00:01.000Z');
+    await outbox.markPublished(event(eventId), '2026-11-24T08:00:01.000Z');
 
     expect((await outbox.listUnpublished(100)).map((item) => item.eventId)).not.toContain(eventId);
+  });
+
+  it("keeps an event in its organisation's partitions, and stamps one recorded before them where it is", async () => {
+    const outbox = new DynamoEventOutbox(table.db, table.tableName);
+    const eventId = `owned-${Math.random().toString(36).slice(2)}`;
+    const legacyId = `legacy-${Math.random().toString(36).slice(2)}`;
+    await outbox.record(event(eventId), '2026-11-24T08:00:00.000Z');
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          ...outboxKeys.legacyEvent(legacyId),
+          GSI1PK: 'EVENT#UNPUBLISHED',
+          GSI1SK: `2026-11-24T07:59:59.000Z#${legacyId}`,
+          ...event(legacyId),
+          recordedAt: '2026-11-24T07:59:59.000Z',
+        },
+      }),
+    );
+
+    const owned = await Promise.all(
+      outboxKeys.partitions(event(eventId).organisationId).map((partition) =>
+        table.db.send(
+          new QueryCommand({
+            TableName: table.tableName,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': partition },
+          }),
+        ),
+      ),
+    );
+    await outbox.markPublished(event(legacyId), '2026-11-24T08:00:01.000Z');
+
+    expect(owned.flatMap((page) => page.Items ?? []).map((item) => item.eventId)).toContain(eventId);
+    expect((await outbox.listUnpublished(100)).map((item) => item.eventId)).not.toContain(legacyId);
   });
 });

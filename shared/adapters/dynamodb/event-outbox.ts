@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventOutbox } from '#shared/ports/event-outbox';
 import type { DomainEvent } from '#shared/ports/event-publisher';
-import { applied } from './client.ts';
+import { applied, isConditionalCheckFailed } from './client.ts';
 import { outboxKeys } from './keys.ts';
 import { markItemPublished, sparseIndexItems } from './lifecycle.ts';
 
@@ -20,7 +20,7 @@ export class DynamoEventOutbox implements EventOutbox {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            ...outboxKeys.event(event.eventId),
+            ...outboxKeys.event(event.organisationId, event.eventId),
             ...outboxKeys.unpublished(now, event.eventId),
             entity: 'EVENT',
             ...event,
@@ -33,8 +33,14 @@ export class DynamoEventOutbox implements EventOutbox {
     );
   }
 
-  markPublished(eventId: string, now: string): Promise<void> {
-    return markItemPublished(this.db, this.tableName, outboxKeys.event(eventId), now);
+  async markPublished(event: Pick<DomainEvent, 'eventId' | 'organisationId'>, now: string): Promise<void> {
+    try {
+      await markItemPublished(this.db, this.tableName, outboxKeys.event(event.organisationId, event.eventId), now);
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      // Recorded before the outbox moved into the organisations' partitions: stamped where it is.
+      await markItemPublished(this.db, this.tableName, outboxKeys.legacyEvent(event.eventId), now);
+    }
   }
 
   /** The oldest `limit` unpublished events across the index's shards. */

@@ -35,7 +35,22 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
     return this.#get<Organisation>(keys.org(orgId));
   }
 
+  /**
+   * The organisation's pointer first (idempotent), then the credential: a credential is never without the pointer
+   * its organisation finds it by (listing, erasure); a pointer without its credential is skipped and erased.
+   */
   async createCredential(credential: ClientCredential): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.credentialOfOrg(credential.orgId, credential.clientId),
+          entity: 'CREDENTIAL_POINTER',
+          clientId: credential.clientId,
+          createdAt: credential.createdAt,
+        },
+      }),
+    );
     await this.#putNew({ ...keys.credential(credential.clientId), entity: 'CLIENT', ...credential });
   }
 

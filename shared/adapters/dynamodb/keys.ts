@@ -4,16 +4,24 @@ import type { AttemptCounter } from '#shared/ports/identity-store';
 export const keys = {
   org: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' }),
   credential: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' }),
+  /** The partition of a client id: its credential and its attempt counters (erased with it). */
+  clientPartition: (clientId: string) => `CLIENT#${clientId}`,
   /**
-   * Token attempts: a client id's counter sits beside its credential; an address's in a partition of its own, and a
-   * (client id, address) pair's in a third, the address first (it holds no `#`, so no two pairs share a key).
+   * The organisation's pointer to one of its credentials, written before the credential: its credentials are found
+   * from its own partition (listing, erasure), never by scanning the table.
+   */
+  credentialOfOrg: (orgId: string, clientId: string) => ({ PK: `ORG#${orgId}`, SK: `CRED#${clientId}` }),
+  credentialOfOrgPrefix: 'CRED#',
+  /**
+   * Token attempts: a client id's counter and each (client id, address) pair's sit beside its credential, so they go
+   * with it; an address's (no organisation's) in a partition of its own.
    */
   loginAttempts: (counter: AttemptCounter) =>
     counter.kind === 'client'
       ? { PK: `CLIENT#${counter.id}`, SK: 'LOGIN_ATTEMPTS' }
       : counter.kind === 'address'
         ? { PK: `LOGINADDR#${counter.id}`, SK: 'LOGIN_ATTEMPTS' }
-        : { PK: `LOGINPAIR#${counter.address}#${counter.id}`, SK: 'LOGIN_ATTEMPTS' },
+        : { PK: `CLIENT#${counter.id}`, SK: `LOGIN_ATTEMPTS#${counter.address}` },
   channel: (orgId: string, channelId: string) => ({ PK: `ORG#${orgId}`, SK: `CHANNEL#${channelId}` }),
   channelPrefix: (orgId: string) => ({ PK: `ORG#${orgId}`, SKPrefix: 'CHANNEL#' }),
   channelByPhoneNumberId: (phoneNumberId: string, channelId: string) => ({
@@ -47,21 +55,26 @@ const ORG_PATTERN = 'ORG#????????-????-????-????-????????????';
  */
 export const LEADING_KEY_PATTERNS = {
   /** Credentials, the token attempt counters (per client id, per address, per pair) and the organisation's status. */
-  issueToken: ['CLIENT#*', 'LOGINADDR#*', 'LOGINPAIR#*', 'ORGSTATUS#*'],
+  issueToken: ['CLIENT#*', 'LOGINADDR#*', 'ORGSTATUS#*'],
   /** What every token verifier reads besides the JWKS: the token's credential and its organisation's status. */
   accessStatus: ['CLIENT#*', 'ORGSTATUS#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
-   * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox.
+   * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox; and
+   * the organisation's status, which the queue consumer and the network gate read (a suspended organisation's work
+   * waits, and nothing reaches Meta for it: CONTRACT §17, §21).
    */
   networkWebhook: [
     ORG_PATTERN,
+    'ORGSTATUS#*',
     `${ORG_PATTERN}#CHAT`,
     `${ORG_PATTERN}#CHAT#*`,
     'WAPHONE#*',
     'WAREQ#*',
     'WAGROUP#*',
     'WAMSG#*',
+    `${ORG_PATTERN}#OUTBOX#*`,
+    // Events recorded before the outbox moved into the organisations' partitions, until their TTL.
     'EVENT#*',
   ],
   /**
@@ -73,6 +86,19 @@ export const LEADING_KEY_PATTERNS = {
     `RATE#network-calls#${ORG_PATTERN.slice('ORG#'.length)}`,
   ],
 } as const;
+
+/**
+ * Every rate-window scope (the per-organisation limits, CONTRACT §13, §18): a window exists only under one of these,
+ * so an organisation's windows are found from this list and its id (erasure).
+ */
+export const RATE_SCOPES = [
+  'org-requests',
+  'network-calls',
+  'message-send',
+  'group-create',
+  'webhook-redeliver',
+] as const;
+export type RateScope = (typeof RATE_SCOPES)[number];
 
 /** Strips the key attributes before an item becomes a domain object. */
 export function withoutKeys<T>(item: Record<string, unknown>): T {
@@ -98,11 +124,14 @@ export const groupKeys = {
 };
 
 export const limitKeys = {
-  idempotency: (orgId: string, key: string) => ({ PK: `IDEM#${orgId}#${key}`, SK: 'IDEM' }),
-  rateWindow: (scope: string, orgId: string, windowStart: number) => ({
+  /** Every idempotency key of an organisation in one partition of its own (found and erased by it). */
+  idempotency: (orgId: string, key: string) => ({ PK: `IDEM#${orgId}`, SK: `KEY#${key}` }),
+  idempotencyPartition: (orgId: string) => `IDEM#${orgId}`,
+  rateWindow: (scope: RateScope, orgId: string, windowStart: number) => ({
     PK: `RATE#${scope}#${orgId}`,
     SK: `W#${windowStart}`,
   }),
+  ratePartition: (scope: RateScope, orgId: string) => `RATE#${scope}#${orgId}`,
 };
 
 /**
@@ -181,6 +210,11 @@ export const reportKeys = {
 export const webhookKeys = {
   subscription: (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WHK#${webhookId}` }),
   subscriptionPrefix: 'WHK#',
+  /**
+   * Left where a deleted subscription was: its deliveries stay (an integrator may still list them until the
+   * organisation is erased), and the erasure finds their partition by it.
+   */
+  deletedSubscription: (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WHKDELETED#${webhookId}` }),
   /** How many subscriptions the organisation holds (its slots, CONTRACT §13). */
   subscriptionCount: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'WHKCOUNT' }),
   delivery: (orgId: string, webhookId: string, deliveryId: string) => ({
@@ -213,9 +247,19 @@ const shardOf = (id: string) => {
   return hash % OUTBOX_SHARDS;
 };
 
-/** Events produced by network notifications, one item per event id (the outbox). */
+/** An organisation's outbox is spread over this many partitions (its own: found and erased from its id). */
+export const ORG_OUTBOX_SHARDS = 4;
+
+/** Events produced by network notifications, one item per event id (the outbox), in their organisation's partitions. */
 export const outboxKeys = {
-  event: (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
+  event: (orgId: string, eventId: string) => ({
+    PK: `ORG#${orgId}#OUTBOX#${shardOf(eventId) % ORG_OUTBOX_SHARDS}`,
+    SK: `EVENT#${eventId}`,
+  }),
+  partitions: (orgId: string) =>
+    Array.from({ length: ORG_OUTBOX_SHARDS }, (_, shard) => `ORG#${orgId}#OUTBOX#${shard}`),
+  /** Where an event recorded before the outbox moved into the organisations' partitions is (until its TTL). */
+  legacyEvent: (eventId: string) => ({ PK: `EVENT#${eventId}`, SK: 'EVENT' }),
   /** Every partition the sweeper reads: the shards, and the single partition of items recorded before them. */
   unpublishedPartitions: [
     'EVENT#UNPUBLISHED',

@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } fr
 import { epochSeconds } from '#shared/ports/clock';
 import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
-import { limitKeys } from './keys.ts';
+import { limitKeys, RATE_SCOPES, type RateScope } from './keys.ts';
 
 /** Idempotency keys and rate windows. Expiry is decided from stored timestamps; `ttl` only cleans up. */
 export class DynamoLimits implements IdempotencyStore, RateLimiter {
@@ -137,7 +137,7 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          Key: limitKeys.rateWindow(knownScope(scope), orgId, windowStart),
           UpdateExpression: 'ADD hits :cost SET #ttl = :ttl',
           ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
           ExpressionAttributeNames: { '#ttl': 'ttl' },
@@ -157,7 +157,7 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          Key: limitKeys.rateWindow(knownScope(scope), orgId, windowStart),
           UpdateExpression: 'ADD hits :minus',
           ConditionExpression: 'hits >= :cost',
           ExpressionAttributeValues: { ':minus': -cost, ':cost': cost },
@@ -165,4 +165,11 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
       ),
     );
   }
+}
+
+/** A scope of RATE_SCOPES, or an error: a window under any other scope would be out of the erasure's reach. */
+function knownScope(scope: string): RateScope {
+  if (!(RATE_SCOPES as readonly string[]).includes(scope))
+    throw new Error(`unknown rate scope ${scope}: add it to RATE_SCOPES`);
+  return scope as RateScope;
 }

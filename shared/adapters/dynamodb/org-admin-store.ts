@@ -10,9 +10,21 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Channel, ClientCredential, Organisation, OrgStatus } from '#shared/domain/orgs/model';
+import { REPORT_TYPES } from '#shared/domain/reports/records';
 import type { ChannelPatch, OrgAdminStore, OrgCounts, OrgEraseStore, OrgItem } from '#shared/ports/org-admin-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
-import { chatKeys, keys, reportKeys, webhookKeys, withoutKeys } from './keys.ts';
+import {
+  chatKeys,
+  crmKeys,
+  groupKeys,
+  keys,
+  limitKeys,
+  outboxKeys,
+  RATE_SCOPES,
+  reportKeys,
+  webhookKeys,
+  withoutKeys,
+} from './keys.ts';
 
 type Item = Record<string, unknown>;
 
@@ -93,18 +105,28 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     return { channels, credentials, groups, reports, subscriptions };
   }
 
+  /** Its credentials, from the pointers in its own partition (keys.credentialOfOrg), oldest first. */
   async listCredentials(orgId: string): Promise<ClientCredential[]> {
     const credentials: ClientCredential[] = [];
-    await this.#scan(
+    for (const clientId of await this.#credentialIds(orgId)) {
+      const credential = await this.#get<ClientCredential>(keys.credential(clientId));
+      if (credential?.orgId === orgId) credentials.push(credential);
+    }
+    return credentials.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async #credentialIds(orgId: string): Promise<string[]> {
+    const ids: string[] = [];
+    await this.#query(
       {
-        FilterExpression: 'SK = :client AND orgId = :org',
-        ExpressionAttributeValues: { ':client': 'CLIENT', ':org': orgId },
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.org(orgId).PK, ':prefix': keys.credentialOfOrgPrefix },
       },
       async (items) => {
-        for (const item of items) credentials.push(withoutKeys<ClientCredential>(item));
+        for (const item of items) ids.push(String(item.SK).slice(keys.credentialOfOrgPrefix.length));
       },
     );
-    return credentials.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return ids;
   }
 
   async revokeCredential(clientId: string, at: string): Promise<boolean> {
@@ -232,33 +254,105 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     return marked;
   }
 
-  async findItems(
-    orgId: string,
-    identifiers: readonly string[],
-    onPage: (items: OrgItem[]) => Promise<void>,
-  ): Promise<void> {
-    const traces = [orgId, ...identifiers];
-    await this.#scan({}, async (items) => {
-      const found: OrgItem[] = [];
-      for (const item of items) {
-        if (isDefining(item, orgId)) continue;
-        const text = JSON.stringify(item);
-        if (!traces.some((trace) => text.includes(trace))) continue;
-        found.push({ key: { PK: item.PK, SK: item.SK }, kind: kindOf(item, orgId) });
+  /**
+   * Every item of the organisation but its defining ones, found from its own keys (CONTRACT §17: never a scan, never
+   * a text search), each group of items reported before the items that name it, so that an interrupted erasure finds
+   * what is left by the same path:
+   * 1. each chat's conversation (messages, receipts, join requests), with the network links and held statuses of the
+   *    wamids its messages name; the chat's group link; the chat;
+   * 2. each group request's network link and held confirmation, then the request;
+   * 3. each subscription's deliveries (a deleted subscription left a marker for them), then the subscription;
+   * 4. its CRM records of every kind, the contacts' chat edges;
+   * 5. the rest of its own partition (reports, report windows, counters, markers);
+   * 6. its idempotency keys, its rate windows of every scope, its outbox.
+   * A link under a global key (WAGROUP, WAMSG, WAREQ) is reported only when it names this organisation.
+   */
+  async findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void> {
+    const org = keys.org(orgId).PK;
+    const emit = async (items: Item[]) => {
+      if (items.length > 0) await onPage(items.map((item) => ({ key: keyOf(item), kind: kindOf(item, orgId) })));
+    };
+    const ours = (items: Item[]) => items.filter((item) => item.orgId === undefined || item.orgId === orgId);
+
+    await this.#partition(crmKeys.timeIndexPartition(orgId, 'CHAT'), async (chats) => {
+      for (const chat of chats) {
+        await this.#partition(chatKeys.conversation(orgId, String(chat.chatId)), async (items) => {
+          for (const wamid of new Set(items.map((item) => item.networkMessageId).filter(Boolean))) {
+            await this.#partition(chatKeys.networkMessage(String(wamid)).PK, async (links) => emit(ours(links)));
+          }
+          await emit(items);
+        });
+        if (chat.externalChatId) {
+          await this.#partition(chatKeys.externalChat(String(chat.externalChatId)).PK, async (links) =>
+            emit(ours(links)),
+          );
+        }
+        await emit([chat]);
       }
-      if (found.length) await onPage(found);
     });
+
+    await this.#partition(
+      org,
+      async (items) => {
+        for (const request of items.filter((item) => String(item.SK).startsWith('GRQ#'))) {
+          if (request.networkRequestId) {
+            const link = groupKeys.networkRequest(String(request.networkRequestId)).PK;
+            await this.#partition(link, async (links) => emit(ours(links)));
+          }
+          await emit([request]);
+        }
+      },
+      'GRQ#',
+    );
+
+    await this.#partition(
+      org,
+      async (items) => {
+        for (const item of items) {
+          const webhookId = /^WHK(?:DELETED)?#(.+)$/.exec(String(item.SK))?.[1];
+          if (webhookId) await this.#partition(webhookKeys.deliveries(orgId, webhookId), emit);
+          await emit([item]);
+        }
+      },
+      'WHK',
+    );
+
+    for (const kind of [...REPORT_TYPES.filter((type) => type !== 'CHAT'), 'CONTACT_CHATS']) {
+      await this.#partition(crmKeys.timeIndexPartition(orgId, kind), emit);
+    }
+
+    await this.#partition(org, async (items) => emit(items.filter((item) => !isDefining(item, orgId))));
+
+    await this.#partition(limitKeys.idempotencyPartition(orgId), emit);
+    for (const scope of RATE_SCOPES) await this.#partition(limitKeys.ratePartition(scope, orgId), emit);
+    for (const partition of outboxKeys.partitions(orgId)) await this.#partition(partition, emit);
   }
 
-  async definingItems(orgId: string): Promise<{ credentials: OrgItem[]; channels: OrgItem[]; org: OrgItem[] }> {
-    const credentials = (await this.listCredentials(orgId)).flatMap((credential) => [
-      {
-        key: keys.loginAttempts({ kind: 'client', id: credential.clientId }),
-        kind: 'loginAttempts',
-        id: credential.clientId,
-      },
-      { key: keys.credential(credential.clientId), kind: 'credentials', id: credential.clientId },
-    ]);
+  /**
+   * The defining items, erased last: its channels; its credentials with everything in their client partitions (the
+   * attempt counters), and then the pointers its partition keeps to them; its status copy and itself.
+   */
+  async definingItems(orgId: string): Promise<{
+    credentials: OrgItem[];
+    credentialPointers: OrgItem[];
+    channels: OrgItem[];
+    org: OrgItem[];
+  }> {
+    const credentials: OrgItem[] = [];
+    const credentialPointers: OrgItem[] = [];
+    for (const clientId of await this.#credentialIds(orgId)) {
+      await this.#partition(keys.clientPartition(clientId), async (items) => {
+        for (const item of items) {
+          if (item.SK === 'CLIENT' && item.orgId !== orgId) continue;
+          credentials.push({
+            key: keyOf(item),
+            kind: item.SK === 'CLIENT' ? 'credentials' : 'loginAttempts',
+            id: clientId,
+          });
+        }
+      });
+      credentialPointers.push({ key: keys.credentialOfOrg(orgId, clientId), kind: 'credentialPointers', id: clientId });
+    }
     const channels = (await this.listChannels(orgId)).map((channel) => ({
       key: keys.channel(orgId, channel.channelId),
       kind: 'channels',
@@ -269,7 +363,20 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
       { key: keys.orgStatus(orgId), kind: 'orgStatus' },
       { key: keys.org(orgId), kind: 'organisation' },
     ];
-    return { credentials, channels, org };
+    return { credentials, credentialPointers, channels, org };
+  }
+
+  /** Every item of a partition (or those whose sort key starts with `prefix`), a page at a time. */
+  #partition(partition: string, onPage: (items: Item[]) => Promise<void>, prefix?: string): Promise<void> {
+    return this.#query(
+      prefix === undefined
+        ? { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition } }
+        : {
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+            ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
+          },
+      onPage,
+    );
   }
 
   async deleteItems(itemKeys: Record<string, unknown>[]): Promise<void> {
@@ -326,10 +433,11 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
 /** The items the erasure removes last: they name the identifiers every other trace is found by. */
 function isDefining(item: Item, orgId: string): boolean {
   const { PK, SK } = item as { PK: string; SK: string };
-  if (PK === `ORG#${orgId}`) return SK === 'ORG' || SK.startsWith('CHANNEL#');
-  if (PK === keys.orgStatus(orgId).PK) return true;
-  return PK.startsWith('CLIENT#') && SK === 'CLIENT';
+  if (PK !== keys.org(orgId).PK) return false;
+  return SK === 'ORG' || SK.startsWith('CHANNEL#') || SK.startsWith(keys.credentialOfOrgPrefix);
 }
+
+const keyOf = (item: Item) => ({ PK: item.PK, SK: item.SK });
 
 /** The per-kind name an erased item is counted under (CONTRACT §17: what `org delete` erased per kind). */
 function kindOf(item: Item, orgId: string): string {
@@ -344,13 +452,16 @@ function kindOf(item: Item, orgId: string): string {
     return 'other';
   }
   if (PK === `${org}#CHAT`) return item.chatType === 'GROUP' ? 'groups' : 'chats';
-  if (PK.startsWith(`${org}#CHAT#`)) return SK.startsWith('MSG#') ? 'messages' : 'joinRequests';
+  if (PK.startsWith(`${org}#CHAT#`)) {
+    if (SK.startsWith('MSG#')) return 'messages';
+    if (SK.startsWith('RCPT#')) return 'receipts';
+    return 'joinRequests';
+  }
   if (PK.startsWith(`${org}#WHK#`)) return 'deliveries';
+  if (PK.startsWith(`${org}#OUTBOX#`)) return 'events';
   if (PK.startsWith(`${org}#`)) return 'records';
   if (PK.startsWith('IDEM#')) return 'idempotencyKeys';
   if (PK.startsWith('RATE#')) return 'rateWindows';
-  if (PK.startsWith('EVENT#')) return 'events';
   if (PK.startsWith('WA')) return 'networkLinks';
-  if (PK.startsWith('CLIENT#')) return 'loginAttempts';
   return 'other';
 }

@@ -163,7 +163,18 @@ export class DynamoWebhookStore implements WebhookStore {
     throw new SubscriptionContendedError(webhookId);
   }
 
+  /**
+   * The marker first (keys.deletedSubscription: the erasure finds the deliveries by it, so a crash never leaves them
+   * out of its reach), then the subscription; a marker for a subscription that did not exist names an empty partition.
+   */
   async deleteSubscription(orgId: string, webhookId: string): Promise<boolean> {
+    if (!(await this.getSubscription(orgId, webhookId))) return false;
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...webhookKeys.deletedSubscription(orgId, webhookId), entity: 'SUBSCRIPTION_DELETED', webhookId },
+      }),
+    );
     const deleted = await applied(
       this.db.send(
         new DeleteCommand({

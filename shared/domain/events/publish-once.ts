@@ -42,7 +42,7 @@ export async function publishOnce(deps: PublishOnceDeps, event: DomainEvent): Pr
     return;
   }
   await deps.events.publish([event]);
-  await deps.outbox.markPublished(event.eventId, deps.clock.now().toISOString());
+  await deps.outbox.markPublished(event, deps.clock.now().toISOString());
 }
 
 /** How long a recorded event may wait for its own publisher before the sweeper publishes it. */
@@ -57,7 +57,7 @@ export async function republishRecordedEvents(deps: PublishOnceDeps, limit: numb
   for (const { recordedAt: _, ...event } of stranded) {
     const { eventId, type, organisationId, occurredAt, data } = event;
     await deps.events.publish([{ eventId, type, organisationId, occurredAt, data }]);
-    await deps.outbox.markPublished(eventId, deps.clock.now().toISOString());
+    await deps.outbox.markPublished({ eventId, organisationId }, deps.clock.now().toISOString());
   }
   return stranded.length;
 }

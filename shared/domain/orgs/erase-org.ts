@@ -18,11 +18,12 @@ export const orgFilesPrefix = (orgId: string) => `org/${orgId}/`;
  * what the others are found by go last, so a second run after an interruption finds whatever is left and goes on.
  * 1. Mark it deleting: its tokens are refused and its queued work waits from here on.
  * 2. Delete its files (report CSVs) in the bucket.
- * 3. Delete every item of the table that names the organisation, one of its client ids or one of its channel ids:
- *    records, chats, messages, groups, requests, reports, subscriptions with their sealed secrets, deliveries, links,
- *    events, idempotency keys and rate windows.
+ * 3. Delete every item the organisation owns, found from its own keys (OrgEraseStore.findItems): records, chats,
+ *    messages, receipts, groups, requests, reports, subscriptions with their sealed secrets, deliveries, the network
+ *    links its items name, events, idempotency keys and rate windows — never another organisation's, whatever its
+ *    items' text says.
  * 4. Delete its channels (and their token secrets where those live outside the table), then its credentials with
- *    their attempt counters, then the status copy and the organisation itself.
+ *    their attempt counters, the pointers to them, then the status copy and the organisation itself.
  * Returns what this run erased, per kind.
  */
 export async function eraseOrg(deps: EraseOrgDeps, input: { orgId: string }) {
@@ -39,12 +40,11 @@ export async function eraseOrg(deps: EraseOrgDeps, input: { orgId: string }) {
     erased.reportFiles = (erased.reportFiles ?? 0) + 1;
   }
 
-  const defining = await deps.store.definingItems(input.orgId);
-  const identifiers = [...new Set([...defining.credentials, ...defining.channels].map((item) => item.id!))];
-  await deps.store.findItems(input.orgId, identifiers, async (items) => {
+  await deps.store.findItems(input.orgId, async (items) => {
     await deps.store.deleteItems(items.map((item) => item.key));
     count(items);
   });
+  const defining = await deps.store.definingItems(input.orgId);
 
   for (const channel of defining.channels) {
     if (channel.secretId && deps.secrets) {
@@ -52,9 +52,9 @@ export async function eraseOrg(deps: EraseOrgDeps, input: { orgId: string }) {
       erased.channelSecrets = (erased.channelSecrets ?? 0) + 1;
     }
   }
-  for (const group of [defining.channels, defining.credentials, defining.org]) {
+  for (const group of [defining.channels, defining.credentials, defining.credentialPointers, defining.org]) {
     await deps.store.deleteItems(group.map((item) => item.key));
-    count(group.filter((item) => item.kind !== 'loginAttempts' && item.kind !== 'orgStatus'));
+    count(group.filter((item) => !['loginAttempts', 'orgStatus', 'credentialPointers'].includes(item.kind)));
   }
   return { orgId: input.orgId, erased };
 }
