@@ -19,6 +19,7 @@ import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue } from '#infra/local/queue';
 import { type RunningServer, startDynamo, startS3, waitForActiveTable } from '#infra/local/servers';
 import { type LocalCredentials, newLocalCredentials, newSessionCredentials } from '#infra/local/sigv4';
+import { GRAPH_VERSION, WhatsAppSimulator } from '#infra/local/simulator/server';
 import { startLocalStack } from '#infra/local/stack';
 import { NodeSha256, S3Rest } from '#shared/adapters/s3/s3-rest';
 import { TEST_STACK_ENV } from '#test/support/local-stack';
@@ -663,5 +664,36 @@ describe('the keys of a local stack are fresh for each run and only in its stack
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the WhatsApp simulator (it signs what it sends with the stack's app secret)", () => {
+  let simulator: WhatsAppSimulator;
+  let origin = '';
+  beforeAll(async () => {
+    simulator = new WhatsAppSimulator({ appSecret: 'x'.repeat(32), webhookUrl: 'http://127.0.0.1:9/hook' });
+    origin = `http://127.0.0.1:${await simulator.listen(0)}`;
+  });
+  afterAll(async () => {
+    await simulator.close();
+  });
+  const groups = (headers: Record<string, string>) =>
+    send(`${origin}/${GRAPH_VERSION}/100000000000001/groups`, {
+      method: 'GET',
+      headers: { authorization: 'Bearer token', ...headers },
+    });
+
+  it("refuses a web page's request (Origin) and a DNS-rebinding Host, to its control API and its Graph API alike", async () => {
+    const port = new URL(origin).port;
+    const fromPage = await groups({ host: `127.0.0.1:${port}`, origin: PAGE });
+    const rebound = await groups({ host: `evil.example:${port}` });
+    const control = await send(`${origin}/_simulator/state`, {
+      method: 'GET',
+      headers: { host: `127.0.0.1:${port}`, origin: PAGE },
+    });
+    const local = await groups({ host: `127.0.0.1:${port}` });
+
+    expect([fromPage.status, rebound.status, control.status]).toEqual([403, 403, 403]);
+    expect(local.status).toBe(200);
   });
 });

@@ -70,6 +70,16 @@ export class WhatsAppSimulator extends SimulatorControls {
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse) {
+    // A web page open in the developer's browser must not drive the simulator (CONTRACT §21): it signs what it sends
+    // to the stack with the stack's app secret. No `Origin`, and the Host of this loopback port only.
+    const port = (this.#server.address() as AddressInfo | null)?.port;
+    const host = (request.headers.host ?? '').toLowerCase();
+    if (
+      request.headers.origin !== undefined ||
+      !['127.0.0.1', 'localhost', '[::1]'].some((name) => host === `${name}:${port}`)
+    ) {
+      return send(response, 403, { error: { message: 'the simulator answers the local stack and its tools only' } });
+    }
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const method = (request.method ?? 'GET').toUpperCase();
     const raw = await readBody(request);
