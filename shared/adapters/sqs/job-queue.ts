@@ -19,7 +19,7 @@ export class SqsJobQueue implements JobQueue {
         MessageBody: JSON.stringify(body),
         MessageGroupId: body.orgId,
         DelaySeconds:
-          options.delaySeconds === undefined ? undefined : Math.min(900, Math.max(0, Math.round(options.delaySeconds))),
+          options.delaySeconds === undefined ? undefined : Math.min(900, wholeSeconds(options.delaySeconds)),
       }),
     );
   }
@@ -29,10 +29,19 @@ export class SqsJobQueue implements JobQueue {
       new ChangeMessageVisibilityCommand({
         QueueUrl: this.urls(queue),
         ReceiptHandle: receiptHandle,
-        VisibilityTimeout: Math.min(43_200, Math.max(0, Math.round(seconds))),
+        VisibilityTimeout: Math.min(43_200, wholeSeconds(seconds)),
       }),
     );
   }
+}
+
+/**
+ * SQS takes whole seconds. A positive wait is rounded up, never down to 0: a job told to wait 0.4 s (the rest of a
+ * settle time) and made visible at once would be received again at once, and again, each receive counted towards the
+ * redrive policy, until it reached the DLQ within that 0.4 s. Only an explicit 0 (a poison message) means now.
+ */
+export function wholeSeconds(seconds: number): number {
+  return seconds > 0 ? Math.ceil(seconds) : 0;
 }
 
 export const queueUrlVariable = (name: string) => `${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`;

@@ -1,4 +1,4 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
@@ -19,5 +19,21 @@ describe('SqsJobQueue', () => {
       MessageGroupId: 'org-a',
       DelaySeconds: 3,
     });
+  });
+
+  it('rounds a positive wait up, never down to visible-at-once: a 0.4 s wait would otherwise burn receives into the DLQ', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-2' });
+    const queue = new SqsJobQueue(new SQSClient({ region: 'eu-central-1' }), (name) => `https://sqs.local/${name}`);
+
+    await queue.retryAfter('group-requests', 'rh-1', 0.4);
+    await queue.retryAfter('group-requests', 'rh-2', 0);
+    await queue.retryAfter('group-requests', 'rh-3', 2.2);
+    await queue.send('group-requests', { orgId: 'org-a', requestId: 'grq_1' }, { delaySeconds: 0.1 });
+
+    expect(
+      sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input.VisibilityTimeout),
+    ).toEqual([1, 0, 3]);
+    expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input.DelaySeconds).toBe(1);
   });
 });
