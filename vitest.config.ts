@@ -40,6 +40,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // Two files at a time against the one deployment: its tests mostly wait (for start:cdk's function
+          // processes, or for a minute-long cache), and each file works in organisations of its own.
+          maxWorkers: 2,
           globalSetup: ['test/e2e/global-setup.ts'],
           setupFiles: ['test/support/openapi-setup.ts'],
           // Cold starts of the deployed functions' processes and the synth on a fresh clone take their time.
