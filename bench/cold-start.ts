@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -20,13 +20,27 @@ export const BASELINES = {
 } as const;
 
 /**
- * Measured beside the baselines, never deployed: the reference bundled with the stack's credential alias
- * (FUNCTION_BUNDLING: the SDK's default chain as the environment provider). The baselines themselves are built
- * without it, as issue 10 defines the reference (a best-practice bundle with the SDK's default chain); this row
- * shows how much of the functions' lead over the reference is that one bundling choice.
+ * The esbuild alias proposed for FUNCTION_BUNDLING (bench/RESULTS.md, P1; not applied, the bundling options are the
+ * lead's): `@smithy/core/event-streams`, which every SDK client reaches through a dynamic `import()`, replaced by a
+ * module that ends the graph there (shared/adapters/aws/no-event-streams.ts says why).
  */
-export const WHAT_IF: { name: string; entry: string }[] = [
+export const EVENT_STREAMS_ALIAS = { '@smithy/core/event-streams': './shared/adapters/aws/no-event-streams.ts' };
+
+/**
+ * Measured beside the baselines, never deployed. The reference bundled with the stack's credential alias
+ * (FUNCTION_BUNDLING: the SDK's default chain as the environment provider): the baselines themselves are built
+ * without it, as issue 10 defines the reference (a best-practice bundle with the SDK's default chain); this row
+ * shows how much of the functions' lead over the reference is that one bundling choice. And the largest queue
+ * workers with EVENT_STREAMS_ALIAS added to the stack's options (measured only when their function is).
+ */
+export const WHAT_IF: { name: string; entry: string; alias?: Record<string, string>; fn?: string }[] = [
   { name: 'reference, with the stack’s credential alias', entry: BASELINES.reference },
+  ...['report-worker', 'group-worker', 'webhook-dispatcher', 'message-sender'].map((fn) => ({
+    name: `${fn}, with the event-streams alias`,
+    entry: `functions/${fn}/handler.ts`,
+    alias: EVENT_STREAMS_ALIAS,
+    fn,
+  })),
 ];
 
 export interface BundleFigures {
@@ -59,6 +73,8 @@ export async function coldStartBenchmark(options: {
   whatIf?: boolean;
 }): Promise<ColdStartResult> {
   const functions = options.functions ?? readdirSync(new URL('../functions/', import.meta.url)).sort();
+  const whatIfs =
+    options.whatIf === false ? [] : WHAT_IF.filter((whatIf) => !whatIf.fn || functions.includes(whatIf.fn));
   const outdir = await mkdtemp(join(tmpdir(), 'wpcrm-p1-'));
   try {
     const entries = [
@@ -67,10 +83,10 @@ export async function coldStartBenchmark(options: {
         name,
         build: { ...bundleBuildOptions(entry, join(outdir, name.replace(/\W+/g, '-'))), alias: {} },
       })),
-      ...(options.whatIf === false ? [] : WHAT_IF).map(({ name, entry }) => ({
-        name,
-        build: bundleBuildOptions(entry, join(outdir, name.replace(/\W+/g, '-'))),
-      })),
+      ...whatIfs.map(({ name, entry, alias }) => {
+        const buildOptions = bundleBuildOptions(entry, join(outdir, name.replace(/\W+/g, '-')));
+        return { name, build: { ...buildOptions, alias: { ...buildOptions.alias, ...alias } } };
+      }),
     ];
     const built = await Promise.all(
       entries.map(async ({ name, build: buildOptions }) => {
@@ -108,7 +124,7 @@ export async function coldStartBenchmark(options: {
     const byName = new Map(figures.map((figure) => [figure.name, figure]));
     return {
       functions: functions.map((fn) => byName.get(fn)!),
-      whatIf: (options.whatIf === false ? [] : WHAT_IF).map(({ name }) => byName.get(name)!),
+      whatIf: whatIfs.map(({ name }) => byName.get(name)!),
       baselines: Object.fromEntries(Object.keys(BASELINES).map((name) => [name, byName.get(name)!])) as Record<
         keyof typeof BASELINES,
         BundleFigures
@@ -118,6 +134,47 @@ export async function coldStartBenchmark(options: {
   } finally {
     await rm(outdir, { recursive: true, force: true });
   }
+}
+
+/** One P1 run and the machine's 1-minute load average right before and right after it. */
+export interface ColdStartRun extends ColdStartResult {
+  load: { before: number; after: number };
+}
+
+/** A bundle's import time over the empty handler, as a share of the reference's, in the same run. */
+export function importRatio(run: ColdStartResult, bundle: BundleFigures): number {
+  const empty = run.baselines.empty.importMs;
+  return (bundle.importMs - empty) / (run.baselines.reference.importMs - empty);
+}
+
+/**
+ * P1 `runs` times in a row (bundles built again each time, same bytes), each with its load average: the goal is
+ * judged on each function's worst ratio over the runs, since the machine's cores are shared with other work.
+ */
+export async function coldStartRuns(options: {
+  samples: number;
+  runs: number;
+  functions?: string[];
+  log?: (line: string) => void;
+}): Promise<ColdStartRun[]> {
+  const runs: ColdStartRun[] = [];
+  for (let index = 0; index < options.runs; index++) {
+    const before = loadavg()[0]!;
+    options.log?.(`P1 run ${index + 1} of ${options.runs} (load ${before.toFixed(2)})`);
+    const result = await coldStartBenchmark({ samples: options.samples, functions: options.functions });
+    runs.push({ ...result, load: { before, after: loadavg()[0]! } });
+  }
+  return runs;
+}
+
+/** Each function's highest ratio over the runs (the run it came from, 1-based), in the order of the first run. */
+export function worstRatios(
+  runs: readonly ColdStartRun[],
+): { bundle: BundleFigures; ratios: number[]; worst: number }[] {
+  return runs[0]!.functions.map((bundle) => {
+    const ratios = runs.map((run) => importRatio(run, run.functions.find((other) => other.name === bundle.name)!));
+    return { bundle, ratios, worst: Math.max(...ratios) };
+  });
 }
 
 /** esbuild's metafile, summed per npm package (own code per top folder), as analyzeMetafile lists it per file. */

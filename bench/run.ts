@@ -1,8 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { inChildProcess } from './child.ts';
+import { coldStartRuns } from './cold-start.ts';
 import { NOISY_FULL, type NoisyReport, renderNoisy } from './noisy.ts';
 import { reportMemoryBenchmark } from './report-memory.ts';
-import { FULL, figures, renderMarkdown, runSuite, SMOKE } from './suite.ts';
+import { machine } from './stats.ts';
+import { FULL, figures, renderColdStart, renderMarkdown, runSuite, SMOKE } from './suite.ts';
 
 /**
  * `npm run bench`: P1–P5 (bench/suite.ts) and P6 (bench/noisy.ts), printed and written to bench/RESULTS.md.
@@ -10,11 +12,50 @@ import { FULL, figures, renderMarkdown, runSuite, SMOKE } from './suite.ts';
  * nothing (P6 at small sizes is test/integration/noisy-neighbour.test.ts).
  * `npm run bench -- --noisy`: P6 alone; replaces the P6 section of bench/RESULTS.md.
  * `npm run bench -- --p3`: P3's report benchmark alone, printed.
+ * `npm run bench -- --p1`: P1 alone (every function beside the baselines, three runs), printed as bench/RESULTS.md's P1
+ * summary rows and section; writes nothing.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 const smoke = process.argv.includes('--smoke');
 const P6_HEADING = '## P6';
+/** What P1's section says beside its figures (bench/suite.ts, renderColdStart). */
+const P1_NOTES = {
+  synthCheck:
+    'bench/synth-check.ts verified on 2026-11-28 that all 49 bundles built this way (the credential alias ' +
+    'included) are byte-identical to the `index.mjs` assets of `cdk synth -q --no-validation` (49/49).',
+  before:
+    'main at c518ebc: every function 741–804 KB, because the composition root imported every SDK client and ' +
+    'adapter; importing one cost 81–91 ms over the empty handler against 53 ms for this reference, 1.5–1.7 ×, ' +
+    "measured by the lead engineer's run of this harness's method",
+  history: [
+    '**2026-11-28: P1 had slipped** (on a quiet machine invite-participants and report-worker imported in 0.90 × the',
+    "reference's overhead, the goal's edge; bundle median 318 KB, 305 before). The metafiles and CPU profiles of the",
+    'probe (`node --cpu-prof`) showed code that every API function bundled and ran at load for nothing, now gone:',
+    '(1) every route of its route module and every schema of the schemas module behind it, though each handler imports',
+    "one route. `defineRoute`'s `@__NO_SIDE_EFFECTS__` mark was never read: esbuild reads such a mark only on a",
+    "function of the calling file (evanw/esbuild#4369), valibot's own marks included, so every route and schema was a",
+    'top-level call it had to keep and run. Routes are now marked `/* @__PURE__ */` where they are defined, with no',
+    'spread in their arguments, and each top-level schema is built through a file-local `schema(() => …)` marked free',
+    'of side effects (test/unit/routes/tree-shaking.test.ts): 13–16 KB less in every group and chat function.',
+    '(2) The schemas of its own answers, which only the OpenAPI document reads: routes now name them',
+    '(shared/schemas/responses.ts; the generated openapi.json is byte-identical): get-report 14 KB less (its view holds',
+    "every report type's filters), list-reports 7 KB, the others about 1 KB. (3) The record kinds' import schemas, in",
+    'every function that takes the report types from shared/domain/reports/records.ts: list-reports 6 KB less,',
+    'request-report 3 KB. Tried and left out: loading the SQS client of the queue consumers, whose calls are all on',
+    "rare paths, with a dynamic `import()`. It made them slower (report-worker's ratio 0.86 → 0.97, group-worker's",
+    '0.85 → 0.94 in one run): bundling into one file, esbuild turns the imported module and every module it depends on',
+    'into lazily initialised wrappers, which run at load all the same, each compiled twice.',
+    '',
+    "What still costs the queue workers most is that very effect, in the SDK: @smithy/core's HttpProtocol loads",
+    '`@smithy/core/event-streams` with a dynamic `import()`, so in every function that bundles an SDK client esbuild',
+    'wraps that module and the ~160 @smithy/core modules it depends on (159 in report-worker), for event streams no',
+    'operation here has. One more alias in FUNCTION_BUNDLING, `EVENT_STREAMS_ALIAS` in bench/cold-start.ts',
+    '(shared/adapters/aws/no-event-streams.ts), makes every such bundle 19 KB smaller and takes the wrappers out; the',
+    'what-if table at the end of this section measures it. It is proposed, not applied: the bundling options are the',
+    "lead's (infra/aws/constructs/function-bundle.ts).",
+  ].join('\n'),
+};
 const P6_BASELINE =
   'main at 33b80dd, measured by the session that filed issue 16 (same shape: 14 tarpit subscriptions, 40 refused ' +
   "messages): B's `report.completed` reached its receiver after 133.9 s instead of 0.1 s alone, about 1,300 ×.";
@@ -37,6 +78,22 @@ if (process.argv.includes('--noisy')) {
   process.exit(0);
 }
 
+if (process.argv.includes('--p1')) {
+  // `npm run bench -- --p1`: P1 alone, three runs (`--runs=N`), printed as RESULTS.md's P1 summary rows and section;
+  // RESULTS.md is left as it is. `--functions=a,b` and `--samples=N` narrow it for a quick look.
+  const option = (name: string) =>
+    process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) || undefined;
+  const runs = await coldStartRuns({
+    samples: Number(option('samples') ?? FULL.coldStart.samples),
+    runs: Number(option('runs') ?? FULL.coldStart.runs),
+    functions: option('functions')?.split(','),
+    log: (line) => console.error(`… ${line}`),
+  });
+  const { summary, section } = renderColdStart(runs, P1_NOTES, machine().cores);
+  console.log(`${summary}\n\n${section}`);
+  process.exit(0);
+}
+
 if (process.argv.includes('--p3')) {
   // `npm run bench -- --p3`: the P3 report benchmark alone (worst of three runs), printed; RESULTS.md is left as it is.
   const { uptime } = await import('node:os');
@@ -54,15 +111,7 @@ if (missing.length > 0) {
   process.exit(1);
 }
 if (!smoke) {
-  const markdown = renderMarkdown(results, {
-    synthCheck:
-      'bench/synth-check.ts verified on 2026-11-23 that all 47 bundles built this way (the credential alias ' +
-      'included) are byte-identical to the `index.mjs` assets of `cdk synth -q --no-validation` (47/47).',
-    before:
-      'main at c518ebc: every function 741–804 KB, because the composition root imported every SDK client and ' +
-      'adapter; importing one cost 81–91 ms over the empty handler against 53 ms for this reference, 1.5–1.7 ×, ' +
-      "measured by the lead engineer's run of this harness's method",
-  });
+  const markdown = renderMarkdown(results, P1_NOTES);
   await writeFile(new URL('./RESULTS.md', import.meta.url), `${markdown.trimEnd()}\n\n${await noisyNeighbour()}`);
   console.log('wrote bench/RESULTS.md');
 }

@@ -6,6 +6,7 @@ import { ROUTES } from '#shared/routes/index';
 import { BASE_PATH, type RouteDef } from '#shared/routes/route';
 import { Limit } from '#shared/schemas/common';
 import { EVENT_BODIES, EVENT_SUMMARIES } from '#shared/schemas/events';
+import { RESPONSE_SCHEMAS } from '#shared/schemas/responses';
 import { EVENT_EXAMPLES, OPERATION_EXAMPLES, PATH_PARAMETER_EXAMPLES } from './examples.ts';
 
 /** The query's `limit` travels as text, but means an integer 1–100 (CONTRACT §10): documented as what it means. */
@@ -263,7 +264,7 @@ function operation(route: RouteDef) {
     }
     const contentType = response.contentType ?? 'application/json';
     const schema = response.schema
-      ? convert(response.schema)
+      ? convert(RESPONSE_SCHEMAS[response.schema])
       : response.contentType?.startsWith('text/')
         ? { type: 'string' }
         : undefined;

@@ -1,10 +1,9 @@
 import { ANY_ROLE } from '#shared/domain/auth/roles';
-import { Health, Jwks, OpenApiDocument, TokenRequest, TokenResponse } from '#shared/schemas/auth';
-import { ChannelList } from '#shared/schemas/channels';
+import { TokenRequest } from '#shared/schemas/auth';
 import { ListQuery } from '#shared/schemas/common';
 import { defineRoute } from './route.ts';
 
-export const issueToken = defineRoute({
+export const issueToken = /* @__PURE__ */ defineRoute({
   operationId: 'issueToken',
   method: 'POST',
   path: '/token',
@@ -16,7 +15,7 @@ export const issueToken = defineRoute({
   responses: {
     200: {
       description: 'An ES256 access token bound to one organisation',
-      schema: TokenResponse,
+      schema: 'TokenResponse',
       headers: ['Cache-Control'],
     },
     401: { description: 'INVALID_CLIENT: unknown client or wrong secret (the same answer for both)' },
@@ -28,7 +27,7 @@ export const issueToken = defineRoute({
   },
 });
 
-export const getJwks = defineRoute({
+export const getJwks = /* @__PURE__ */ defineRoute({
   operationId: 'getJwks',
   method: 'GET',
   path: '/.well-known/jwks.json',
@@ -36,10 +35,10 @@ export const getJwks = defineRoute({
   summary: 'Public keys that verify access tokens',
   tag: 'auth',
   auth: 'public',
-  responses: { 200: { description: 'JSON Web Key Set (several keys during a rotation)', schema: Jwks } },
+  responses: { 200: { description: 'JSON Web Key Set (several keys during a rotation)', schema: 'Jwks' } },
 });
 
-export const getHealth = defineRoute({
+export const getHealth = /* @__PURE__ */ defineRoute({
   operationId: 'getHealth',
   method: 'GET',
   path: '/health',
@@ -47,10 +46,10 @@ export const getHealth = defineRoute({
   summary: 'Liveness',
   tag: 'ops',
   auth: 'public',
-  responses: { 200: { description: 'The service answers', schema: Health } },
+  responses: { 200: { description: 'The service answers', schema: 'Health' } },
 });
 
-export const getOpenApi = defineRoute({
+export const getOpenApi = /* @__PURE__ */ defineRoute({
   operationId: 'getOpenApi',
   method: 'GET',
   path: '/openapi.json',
@@ -58,10 +57,10 @@ export const getOpenApi = defineRoute({
   summary: 'This API as an OpenAPI 3.1 document',
   tag: 'ops',
   auth: 'public',
-  responses: { 200: { description: 'OpenAPI 3.1 document', schema: OpenApiDocument } },
+  responses: { 200: { description: 'OpenAPI 3.1 document', schema: 'OpenApiDocument' } },
 });
 
-export const getDocs = defineRoute({
+export const getDocs = /* @__PURE__ */ defineRoute({
   operationId: 'getDocs',
   method: 'GET',
   path: '/docs',
@@ -78,7 +77,7 @@ export const getDocs = defineRoute({
 });
 
 /** Served by the page's function: the renderer's script, named by its content hash so it can be cached for good. */
-export const getDocsAsset = defineRoute({
+export const getDocsAsset = /* @__PURE__ */ defineRoute({
   operationId: 'getDocsAsset',
   method: 'GET',
   path: '/docs/{asset}',
@@ -92,7 +91,7 @@ export const getDocsAsset = defineRoute({
   },
 });
 
-export const listChannels = defineRoute({
+export const listChannels = /* @__PURE__ */ defineRoute({
   operationId: 'listChannels',
   method: 'GET',
   path: '/channels/{orgId}',
@@ -103,6 +102,6 @@ export const listChannels = defineRoute({
   orgParam: 'orgId',
   query: ListQuery,
   responses: {
-    200: { description: 'Channels, oldest first; network credentials are never included', schema: ChannelList },
+    200: { description: 'Channels, oldest first; network credentials are never included', schema: 'ChannelList' },
   },
 });

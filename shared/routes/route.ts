@@ -1,5 +1,6 @@
 import type { GenericSchema } from 'valibot';
 import type { Role } from '#shared/domain/auth/roles';
+import type { ResponseSchemaName } from '#shared/schemas/responses';
 
 export const BASE_PATH = '/api/wp-crm';
 
@@ -36,9 +37,13 @@ export interface RouteDef {
   headers?: { name: string; description: string; required?: boolean }[];
   /** The documented body of a `rawBody` route (the handler reads the raw text, e.g. to check a signature). */
   rawBodySchema?: GenericSchema;
+  /**
+   * Each answer, its schema by name: the OpenAPI document resolves it (shared/schemas/responses.ts); a function
+   * never builds the schemas of its answers.
+   */
   responses: Record<
     number,
-    { description: string; schema?: GenericSchema; contentType?: string; headers?: readonly ResponseHeader[] }
+    { description: string; schema?: ResponseSchemaName; contentType?: string; headers?: readonly ResponseHeader[] }
   >;
 }
 
@@ -48,8 +53,14 @@ export interface RouteDef {
  */
 export type ResponseHeader = 'Location' | 'Cache-Control' | 'Retry-After';
 
-// Marked free of side effects, so a function's bundle keeps only the routes (and schemas) it imports.
-export const defineRoute = /* @__NO_SIDE_EFFECTS__ */ <R extends RouteDef>(route: R): R => route;
+/**
+ * A route, as written. Every call is marked `/* @__PURE__ *\/` where it is made, so that a function's bundle keeps only
+ * the routes (and through them the schemas) it imports: esbuild reads a `@__NO_SIDE_EFFECTS__` mark only on functions
+ * of the calling file (evanw/esbuild#4369), and keeps an unmarked top-level call whatever it returns. The arguments
+ * must be free of side effects too (no spreads, no calls: shared/schemas/common.ts); a unit test bundles a function
+ * and checks (test/unit/routes/tree-shaking.test.ts).
+ */
+export const defineRoute = <R extends RouteDef>(route: R): R => route;
 
 export const routeKey = (route: Pick<RouteDef, 'method' | 'path'>) => `${route.method} ${BASE_PATH}${route.path}`;
 

@@ -1,23 +1,12 @@
 import { ADMINS } from '#shared/domain/auth/roles';
 import { ListQuery } from '#shared/schemas/common';
-import {
-  AttemptList,
-  CreateWebhookBody,
-  DeliveryList,
-  DeliveryParams,
-  Redelivered,
-  RotatedSecret,
-  UpdateWebhookBody,
-  WebhookCreated,
-  WebhookList,
-  WebhookParams,
-  WebhookView,
-} from '#shared/schemas/webhooks';
+import { CreateWebhookBody, DeliveryParams, UpdateWebhookBody, WebhookParams } from '#shared/schemas/webhooks';
 import { defineRoute } from './route.ts';
 
-const NOT_FOUND = { 404: { description: 'WEBHOOK_NOT_FOUND' } };
+// Named rather than spread: esbuild takes a spread for a side effect (route.ts, defineRoute).
+const WEBHOOK_NOT_FOUND = { description: 'WEBHOOK_NOT_FOUND' };
 
-export const createWebhook = defineRoute({
+export const createWebhook = /* @__PURE__ */ defineRoute({
   operationId: 'createWebhook',
   method: 'POST',
   path: '/webhooks/{orgId}',
@@ -30,7 +19,7 @@ export const createWebhook = defineRoute({
   responses: {
     201: {
       description: 'The subscription and its secret (Location: the subscription)',
-      schema: WebhookCreated,
+      schema: 'WebhookCreated',
       headers: ['Location', 'Cache-Control'],
     },
     422: {
@@ -41,7 +30,7 @@ export const createWebhook = defineRoute({
   },
 });
 
-export const listWebhooks = defineRoute({
+export const listWebhooks = /* @__PURE__ */ defineRoute({
   operationId: 'listWebhooks',
   method: 'GET',
   path: '/webhooks/{orgId}',
@@ -51,10 +40,10 @@ export const listWebhooks = defineRoute({
   auth: ADMINS,
   orgParam: 'orgId',
   query: ListQuery,
-  responses: { 200: { description: 'Subscriptions', schema: WebhookList } },
+  responses: { 200: { description: 'Subscriptions', schema: 'WebhookList' } },
 });
 
-export const updateWebhook = defineRoute({
+export const updateWebhook = /* @__PURE__ */ defineRoute({
   operationId: 'updateWebhook',
   method: 'PATCH',
   path: '/webhooks/{orgId}/{webhookId}',
@@ -66,13 +55,13 @@ export const updateWebhook = defineRoute({
   params: WebhookParams,
   body: UpdateWebhookBody,
   responses: {
-    200: { description: 'The subscription', schema: WebhookView },
-    ...NOT_FOUND,
+    200: { description: 'The subscription', schema: 'WebhookView' },
+    404: WEBHOOK_NOT_FOUND,
     422: { description: 'WEBHOOK_URL_NOT_ALLOWED' },
   },
 });
 
-export const deleteWebhook = defineRoute({
+export const deleteWebhook = /* @__PURE__ */ defineRoute({
   operationId: 'deleteWebhook',
   method: 'DELETE',
   path: '/webhooks/{orgId}/{webhookId}',
@@ -82,10 +71,10 @@ export const deleteWebhook = defineRoute({
   auth: ADMINS,
   orgParam: 'orgId',
   params: WebhookParams,
-  responses: { 204: { description: 'Deleted' }, ...NOT_FOUND },
+  responses: { 204: { description: 'Deleted' }, 404: WEBHOOK_NOT_FOUND },
 });
 
-export const rotateWebhookSecret = defineRoute({
+export const rotateWebhookSecret = /* @__PURE__ */ defineRoute({
   operationId: 'rotateWebhookSecret',
   method: 'POST',
   path: '/webhooks/{orgId}/{webhookId}/rotate-secret',
@@ -96,12 +85,12 @@ export const rotateWebhookSecret = defineRoute({
   orgParam: 'orgId',
   params: WebhookParams,
   responses: {
-    200: { description: 'The new secret', schema: RotatedSecret, headers: ['Cache-Control'] },
-    ...NOT_FOUND,
+    200: { description: 'The new secret', schema: 'RotatedSecret', headers: ['Cache-Control'] },
+    404: WEBHOOK_NOT_FOUND,
   },
 });
 
-export const listDeliveries = defineRoute({
+export const listDeliveries = /* @__PURE__ */ defineRoute({
   operationId: 'listDeliveries',
   method: 'GET',
   path: '/webhooks/{orgId}/{webhookId}/deliveries',
@@ -112,10 +101,10 @@ export const listDeliveries = defineRoute({
   orgParam: 'orgId',
   params: WebhookParams,
   query: ListQuery,
-  responses: { 200: { description: 'Deliveries', schema: DeliveryList }, ...NOT_FOUND },
+  responses: { 200: { description: 'Deliveries', schema: 'DeliveryList' }, 404: WEBHOOK_NOT_FOUND },
 });
 
-export const redeliver = defineRoute({
+export const redeliver = /* @__PURE__ */ defineRoute({
   operationId: 'redeliver',
   method: 'POST',
   path: '/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/redeliver',
@@ -126,7 +115,7 @@ export const redeliver = defineRoute({
   orgParam: 'orgId',
   params: DeliveryParams,
   responses: {
-    202: { description: 'Queued', schema: Redelivered },
+    202: { description: 'Queued', schema: 'Redelivered' },
     404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
     409: { description: 'DELIVERY_IN_PROGRESS' },
     429: {
@@ -135,7 +124,7 @@ export const redeliver = defineRoute({
   },
 });
 
-export const listDeliveryAttempts = defineRoute({
+export const listDeliveryAttempts = /* @__PURE__ */ defineRoute({
   operationId: 'listDeliveryAttempts',
   method: 'GET',
   path: '/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/attempts',
@@ -146,7 +135,7 @@ export const listDeliveryAttempts = defineRoute({
   orgParam: 'orgId',
   params: DeliveryParams,
   responses: {
-    200: { description: 'Attempts', schema: AttemptList },
+    200: { description: 'Attempts', schema: 'AttemptList' },
     404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
   },
 });

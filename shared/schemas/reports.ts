@@ -18,51 +18,62 @@ import {
 import { REPORT_STATUSES } from '#shared/domain/reports/report';
 import { isDateFilterText } from '#shared/domain/reports/time';
 
+/** Each top-level schema is built through this, so a bundle keeps only the schemas it uses (see common.ts). */
+/* @__NO_SIDE_EFFECTS__ */ const schema = <T>(build: () => T): T => build();
+
 const codePoints = (value: string) => [...value].length;
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   v.picklist(values, `must be one of ${values.join(', ')}`);
 
 // Counted in code points, as JSON Schema's maxLength does; the description carries the limit into OpenAPI.
-const Text = v.pipe(
-  v.string(),
-  v.check((value) => codePoints(value) <= 256, 'must be at most 256 characters'),
-  v.description('At most 256 characters.'),
+const Text = schema(() =>
+  v.pipe(
+    v.string(),
+    v.check((value) => codePoints(value) <= 256, 'must be at most 256 characters'),
+    v.description('At most 256 characters.'),
+  ),
 );
-const Id = v.pipe(Text, v.minLength(1, 'must not be empty'));
+const Id = schema(() => v.pipe(Text, v.minLength(1, 'must not be empty')));
 const list = <S extends v.GenericSchema<string>>(item: S) =>
   v.pipe(v.array(item), v.maxLength(100, 'must hold at most 100 entries'));
-const Ids = list(Id);
-const DateFilter = v.pipe(
-  v.string(),
-  v.check(isDateFilterText, 'must be an RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30'),
-  v.description('An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC).'),
+const Ids = schema(() => list(Id));
+const DateFilter = schema(() =>
+  v.pipe(
+    v.string(),
+    v.check(isDateFilterText, 'must be an RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30'),
+    v.description('An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC).'),
+  ),
 );
-const Seconds = v.pipe(v.number(), v.finite(), v.minValue(0, 'must be a number ≥ 0'));
+const Seconds = schema(() => v.pipe(v.number(), v.finite(), v.minValue(0, 'must be a number ≥ 0')));
 
 /** Rule operators of the rules filters (CONTRACT §8). */
 export const RULE_OPERATORS = ['eq', 'neq', 'contains', 'gt', 'gte', 'lt', 'lte', 'exists', 'notExists'] as const;
 export type RuleOperator = (typeof RULE_OPERATORS)[number];
 
-const Rule = v.pipe(
-  v.strictObject({
-    field: Id,
-    operator: oneOf(RULE_OPERATORS),
-    value: v.optional(
-      v.union(
-        [Text, v.number(), v.boolean(), v.null()],
-        'must be a string of at most 256 characters, a number, a boolean or null',
+const Rule = schema(() =>
+  v.pipe(
+    v.strictObject({
+      field: Id,
+      operator: oneOf(RULE_OPERATORS),
+      value: v.optional(
+        v.union(
+          [Text, v.number(), v.boolean(), v.null()],
+          'must be a string of at most 256 characters, a number, a boolean or null',
+        ),
       ),
+    }),
+    v.forward(
+      v.check(
+        (rule) => rule.value !== undefined || rule.operator === 'exists' || rule.operator === 'notExists',
+        'is required unless the operator is exists or notExists',
+      ),
+      ['value'],
     ),
-  }),
-  v.forward(
-    v.check(
-      (rule) => rule.value !== undefined || rule.operator === 'exists' || rule.operator === 'notExists',
-      'is required unless the operator is exists or notExists',
-    ),
-    ['value'],
   ),
 );
-const Rules = v.pipe(v.array(Rule, 'must be a JSON array of rules'), v.maxLength(20, 'must hold at most 20 rules'));
+const Rules = schema(() =>
+  v.pipe(v.array(Rule, 'must be a JSON array of rules'), v.maxLength(20, 'must hold at most 20 rules')),
+);
 /** One rule of `contactCustomFieldRules` / `goalTrackerValueRules`, over a top-level key. */
 export type ReportRule = v.InferOutput<typeof Rule>;
 
@@ -83,15 +94,17 @@ export function parseRules(text: string): { ok: true; rules: ReportRule[] } | { 
  * A JSON-encoded rules array. The 256-character limit of plain strings would not fit 20 rules, so the encoded
  * filter may be 16 KiB; each rule's field and string value keep the 256 limit.
  */
-const RulesFilter = v.pipe(
-  v.string(),
-  v.maxLength(16_384, 'must be at most 16384 characters'),
-  v.description('A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold.'),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const parsed = parseRules(dataset.value);
-    if (!parsed.ok) for (const message of parsed.problems) addIssue({ message });
-  }),
+const RulesFilter = schema(() =>
+  v.pipe(
+    v.string(),
+    v.maxLength(16_384, 'must be at most 16384 characters'),
+    v.description('A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold.'),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const parsed = parseRules(dataset.value);
+      if (!parsed.ok) for (const message of parsed.problems) addIssue({ message });
+    }),
+  ),
 );
 
 const optional = <E extends Record<string, v.GenericSchema>>(entries: E) =>
@@ -100,159 +113,179 @@ const optional = <E extends Record<string, v.GenericSchema>>(entries: E) =>
   };
 const filters = <T extends ReportType, E extends v.ObjectEntries>(reportType: T, entries: E) =>
   v.strictObject({ reportType: v.literal(reportType), ...entries });
-const flag = v.boolean();
+const flag = schema(() => v.boolean());
 
-export const ChatReportFilters = filters('CHAT', {
-  ...optional({ isArchived: flag }),
-  // The one filter with a default (§8): omitted means only open chats.
-  isResolved: v.optional(v.boolean(), false),
-  ...optional({
-    isHighPriority: flag,
-    isBotHandled: flag,
-    isUnanswered: flag,
-    isAssigned: flag,
-    hasActiveAgentTransfer: flag,
-    hasClosedBotSession: flag,
-    assignedToUserIds: Ids,
-    assignedToTeamIds: Ids,
-    hasPrimaryAssignee: flag,
-    hasNoPrimaryAssignee: flag,
-    hasContacts: flag,
-    chatContactSearch: Text,
-    stateMachineIds: Ids,
-    currentStateIds: Ids,
-    hasStateMachines: flag,
-    search: Text,
-    chatType: oneOf(CHAT_TYPES),
-    channelIds: Ids,
-    updatedAfter: DateFilter,
-    updatedBefore: DateFilter,
-    labelIds: Ids,
-    hasLabels: flag,
-    allLabelIds: Ids,
-  }),
-});
-
-export const ContactReportFilters = filters(
-  'CONTACT',
-  optional({
-    contactSearch: Text,
-    contactChannelIds: Ids,
-    contactHasChats: flag,
-    contactCreatedAfter: DateFilter,
-    contactCreatedBefore: DateFilter,
-    contactCreatedByUserIds: Ids,
-    contactCustomFieldRules: RulesFilter,
+export const ChatReportFilters = schema(() =>
+  filters('CHAT', {
+    ...optional({ isArchived: flag }),
+    // The one filter with a default (§8): omitted means only open chats.
+    isResolved: v.optional(v.boolean(), false),
+    ...optional({
+      isHighPriority: flag,
+      isBotHandled: flag,
+      isUnanswered: flag,
+      isAssigned: flag,
+      hasActiveAgentTransfer: flag,
+      hasClosedBotSession: flag,
+      assignedToUserIds: Ids,
+      assignedToTeamIds: Ids,
+      hasPrimaryAssignee: flag,
+      hasNoPrimaryAssignee: flag,
+      hasContacts: flag,
+      chatContactSearch: Text,
+      stateMachineIds: Ids,
+      currentStateIds: Ids,
+      hasStateMachines: flag,
+      search: Text,
+      chatType: oneOf(CHAT_TYPES),
+      channelIds: Ids,
+      updatedAfter: DateFilter,
+      updatedBefore: DateFilter,
+      labelIds: Ids,
+      hasLabels: flag,
+      allLabelIds: Ids,
+    }),
   }),
 );
 
-export const TicketReportFilters = filters(
-  'TICKET',
-  optional({
-    ticketIsResolved: flag,
-    ticketPriorityLevels: list(oneOf(TICKET_PRIORITIES)),
-    ticketAssignedToUserIds: Ids,
-    ticketCreatedByUserIds: Ids,
-    ticketMachineIds: Ids,
-    ticketCreatedAfter: DateFilter,
-    ticketCreatedBefore: DateFilter,
-    ticketSearch: Text,
-  }),
+export const ContactReportFilters = schema(() =>
+  filters(
+    'CONTACT',
+    optional({
+      contactSearch: Text,
+      contactChannelIds: Ids,
+      contactHasChats: flag,
+      contactCreatedAfter: DateFilter,
+      contactCreatedBefore: DateFilter,
+      contactCreatedByUserIds: Ids,
+      contactCustomFieldRules: RulesFilter,
+    }),
+  ),
 );
 
-export const CallLogReportFilters = filters(
-  'CALL_LOG',
-  optional({
-    callDirection: oneOf(CALL_DIRECTIONS),
-    callStatuses: list(oneOf(CALL_STATUSES)),
-    callAgentUserIds: Ids,
-    callAccountId: Id,
-    callInitiatedAfter: DateFilter,
-    callInitiatedBefore: DateFilter,
-    callPhoneSearch: v.pipe(Text, v.regex(/\d/, 'must contain a digit')),
-    callHasChat: flag,
-    callHasRecording: flag,
-    callMinDurationSeconds: Seconds,
-    callMaxDurationSeconds: Seconds,
-    callHangupCauseSearch: Text,
-    callContactSearch: Text,
-  }),
+export const TicketReportFilters = schema(() =>
+  filters(
+    'TICKET',
+    optional({
+      ticketIsResolved: flag,
+      ticketPriorityLevels: list(oneOf(TICKET_PRIORITIES)),
+      ticketAssignedToUserIds: Ids,
+      ticketCreatedByUserIds: Ids,
+      ticketMachineIds: Ids,
+      ticketCreatedAfter: DateFilter,
+      ticketCreatedBefore: DateFilter,
+      ticketSearch: Text,
+    }),
+  ),
 );
 
-export const GoalReportFilters = filters(
-  'GOAL',
-  optional({
-    goalRecordedAfter: DateFilter,
-    goalRecordedBefore: DateFilter,
-    goalIds: Ids,
-    goalChannelIds: Ids,
-    goalTrackerValueRules: RulesFilter,
-  }),
+export const CallLogReportFilters = schema(() =>
+  filters(
+    'CALL_LOG',
+    optional({
+      callDirection: oneOf(CALL_DIRECTIONS),
+      callStatuses: list(oneOf(CALL_STATUSES)),
+      callAgentUserIds: Ids,
+      callAccountId: Id,
+      callInitiatedAfter: DateFilter,
+      callInitiatedBefore: DateFilter,
+      callPhoneSearch: v.pipe(Text, v.regex(/\d/, 'must contain a digit')),
+      callHasChat: flag,
+      callHasRecording: flag,
+      callMinDurationSeconds: Seconds,
+      callMaxDurationSeconds: Seconds,
+      callHangupCauseSearch: Text,
+      callContactSearch: Text,
+    }),
+  ),
 );
 
-export const BookingReportFilters = filters(
-  'BOOKING',
-  optional({
-    bookingTypes: list(oneOf(BOOKING_TYPES)),
-    bookingStatuses: list(oneOf(BOOKING_STATUSES)),
-    bookingAgentUserIds: Ids,
-    bookingContactId: Id,
-    bookingStartsOnOrAfter: DateFilter,
-    bookingStartsOnOrBefore: DateFilter,
-  }),
+export const GoalReportFilters = schema(() =>
+  filters(
+    'GOAL',
+    optional({
+      goalRecordedAfter: DateFilter,
+      goalRecordedBefore: DateFilter,
+      goalIds: Ids,
+      goalChannelIds: Ids,
+      goalTrackerValueRules: RulesFilter,
+    }),
+  ),
 );
 
-export const FollowUpReportFilters = filters(
-  'FOLLOW_UPS',
-  optional({
-    followUpAgentUserIds: Ids,
-    followUpStatuses: list(oneOf(FOLLOW_UP_STATUSES)),
-    followUpKind: oneOf(FOLLOW_UP_KINDS),
-    followUpDueOnOrAfter: DateFilter,
-    followUpDueOnOrBefore: DateFilter,
-  }),
+export const BookingReportFilters = schema(() =>
+  filters(
+    'BOOKING',
+    optional({
+      bookingTypes: list(oneOf(BOOKING_TYPES)),
+      bookingStatuses: list(oneOf(BOOKING_STATUSES)),
+      bookingAgentUserIds: Ids,
+      bookingContactId: Id,
+      bookingStartsOnOrAfter: DateFilter,
+      bookingStartsOnOrBefore: DateFilter,
+    }),
+  ),
 );
 
-export const SurveyResponseReportFilters = filters(
-  'SURVEY_RESPONSES',
-  optional({
-    surveyFormIds: Ids,
-    surveyStatuses: list(oneOf(SURVEY_STATUSES)),
-    surveySources: list(oneOf(SURVEY_SOURCES)),
-    surveyStartedOnOrAfter: DateFilter,
-    surveyStartedOnOrBefore: DateFilter,
-    surveyChannel: Id,
-  }),
+export const FollowUpReportFilters = schema(() =>
+  filters(
+    'FOLLOW_UPS',
+    optional({
+      followUpAgentUserIds: Ids,
+      followUpStatuses: list(oneOf(FOLLOW_UP_STATUSES)),
+      followUpKind: oneOf(FOLLOW_UP_KINDS),
+      followUpDueOnOrAfter: DateFilter,
+      followUpDueOnOrBefore: DateFilter,
+    }),
+  ),
 );
 
-export const FlowResponseReportFilters = filters(
-  'FLOW_RESPONSES',
-  optional({
-    flowIds: Ids,
-    flowSources: list(oneOf(FLOW_SOURCES)),
-    flowRespondedOnOrAfter: DateFilter,
-    flowRespondedOnOrBefore: DateFilter,
-  }),
+export const SurveyResponseReportFilters = schema(() =>
+  filters(
+    'SURVEY_RESPONSES',
+    optional({
+      surveyFormIds: Ids,
+      surveyStatuses: list(oneOf(SURVEY_STATUSES)),
+      surveySources: list(oneOf(SURVEY_SOURCES)),
+      surveyStartedOnOrAfter: DateFilter,
+      surveyStartedOnOrBefore: DateFilter,
+      surveyChannel: Id,
+    }),
+  ),
+);
+
+export const FlowResponseReportFilters = schema(() =>
+  filters(
+    'FLOW_RESPONSES',
+    optional({
+      flowIds: Ids,
+      flowSources: list(oneOf(FLOW_SOURCES)),
+      flowRespondedOnOrAfter: DateFilter,
+      flowRespondedOnOrBefore: DateFilter,
+    }),
+  ),
 );
 
 /**
  * `POST /reports/:organisationId` (CONTRACT §6, §8): flat, `reportType` beside the filters of that type only.
  * A filter of another type or any unknown property is an issue at that property's pointer.
  */
-export const ReportRequestBody = v.variant(
-  'reportType',
-  [
-    ChatReportFilters,
-    ContactReportFilters,
-    TicketReportFilters,
-    CallLogReportFilters,
-    GoalReportFilters,
-    BookingReportFilters,
-    FollowUpReportFilters,
-    SurveyResponseReportFilters,
-    FlowResponseReportFilters,
-  ],
-  `must be one of ${REPORT_TYPES.join(', ')}`,
+export const ReportRequestBody = schema(() =>
+  v.variant(
+    'reportType',
+    [
+      ChatReportFilters,
+      ContactReportFilters,
+      TicketReportFilters,
+      CallLogReportFilters,
+      GoalReportFilters,
+      BookingReportFilters,
+      FollowUpReportFilters,
+      SurveyResponseReportFilters,
+      FlowResponseReportFilters,
+    ],
+    `must be one of ${REPORT_TYPES.join(', ')}`,
+  ),
 );
 export type ReportRequestBody = v.InferOutput<typeof ReportRequestBody>;
 
@@ -281,42 +314,48 @@ export function reportRequestOf(body: ReportRequestBody): { reportType: string; 
 }
 
 /** The filters as a report shows them: those of its type, as given, defaults included (`normaliseReportFilters`). */
-export const StoredReportFilters = v.union(
-  [
-    ChatReportFilters,
-    ContactReportFilters,
-    TicketReportFilters,
-    CallLogReportFilters,
-    GoalReportFilters,
-    BookingReportFilters,
-    FollowUpReportFilters,
-    SurveyResponseReportFilters,
-    FlowResponseReportFilters,
-  ].map((schema) => v.omit(schema, ['reportType'])),
+export const StoredReportFilters = schema(() =>
+  v.union(
+    [
+      ChatReportFilters,
+      ContactReportFilters,
+      TicketReportFilters,
+      CallLogReportFilters,
+      GoalReportFilters,
+      BookingReportFilters,
+      FollowUpReportFilters,
+      SurveyResponseReportFilters,
+      FlowResponseReportFilters,
+    ].map((schema) => v.omit(schema, ['reportType'])),
+  ),
 );
 
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
-const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+const Count = schema(() => v.pipe(v.number(), v.integer(), v.minValue(0)));
+const Timestamp = schema(() => v.pipe(v.string(), v.isoTimestamp()));
 
 /** A report as the API shows it (CONTRACT §6). */
-export const ReportView = v.object({
-  reportId: v.string(),
-  organisationId: v.string(),
-  reportType: v.picklist(REPORT_TYPES),
-  status: v.picklist(REPORT_STATUSES),
-  filters: StoredReportFilters,
-  requestedAt: Timestamp,
-  requestedBy: v.pipe(v.string(), v.description('The client id of the token that requested it')),
-  startedAt: v.optional(v.pipe(Timestamp, v.description('When a worker started it'))),
-  completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
-  rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
-  sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
-  format: v.literal('text/csv'),
-  expiresAt: v.optional(v.pipe(Timestamp, v.description('When the file is deleted (COMPLETED); EXPIRED after'))),
-  error: v.optional(v.object({ code: v.string(), message: v.string() })),
-});
-export const ReportList = v.object({ reports: v.array(ReportView), nextCursor: v.nullable(v.string()) });
-export const ReportDownload = v.object({
-  url: v.pipe(v.string(), v.url(), v.description('Pre-signed GET URL of the CSV file')),
-  expiresAt: Timestamp,
-});
+export const ReportView = schema(() =>
+  v.object({
+    reportId: v.string(),
+    organisationId: v.string(),
+    reportType: v.picklist(REPORT_TYPES),
+    status: v.picklist(REPORT_STATUSES),
+    filters: StoredReportFilters,
+    requestedAt: Timestamp,
+    requestedBy: v.pipe(v.string(), v.description('The client id of the token that requested it')),
+    startedAt: v.optional(v.pipe(Timestamp, v.description('When a worker started it'))),
+    completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
+    rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
+    sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
+    format: v.literal('text/csv'),
+    expiresAt: v.optional(v.pipe(Timestamp, v.description('When the file is deleted (COMPLETED); EXPIRED after'))),
+    error: v.optional(v.object({ code: v.string(), message: v.string() })),
+  }),
+);
+export const ReportList = schema(() => v.object({ reports: v.array(ReportView), nextCursor: v.nullable(v.string()) }));
+export const ReportDownload = schema(() =>
+  v.object({
+    url: v.pipe(v.string(), v.url(), v.description('Pre-signed GET URL of the CSV file')),
+    expiresAt: Timestamp,
+  }),
+);

@@ -3,6 +3,12 @@ import type { FieldError } from '#shared/errors';
 import { issueMessage, issuePointer } from './issues.ts';
 import { normaliseDateTime } from './time.ts';
 
+/**
+ * Each top-level schema is built through this, so a bundle that needs only the enums below (the report routes)
+ * keeps none of the import schemas (shared/schemas/common.ts says why).
+ */
+/* @__NO_SIDE_EFFECTS__ */ const schema = <T>(build: () => T): T => build();
+
 /** The nine record kinds, which are also the report types, in contract order (CONTRACT §6, §9). */
 export const REPORT_TYPES = [
   'CHAT',
@@ -35,29 +41,31 @@ export const FLOW_SOURCES = ['journey', 'campaign', 'chat_template', 'test_send'
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   v.picklist(values, `must be one of ${values.join(', ')}`);
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
-const Id = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters'));
-const Name = text(1024);
-const LongText = text(10_000);
-const Phone = text(64);
+const Id = schema(() =>
+  v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters')),
+);
+const Name = schema(() => text(1024));
+const LongText = schema(() => text(10_000));
+const Phone = schema(() => text(64));
 const list = <S extends v.GenericSchema<string>>(item: S) =>
   v.pipe(v.array(item), v.maxLength(1000, 'must hold at most 1000 entries'));
-const Ids = list(Id);
-const Count = v.pipe(
-  v.number(),
-  v.safeInteger('must be a non-negative integer'),
-  v.minValue(0, 'must be a non-negative integer'),
+const Ids = schema(() => list(Id));
+const Count = schema(() =>
+  v.pipe(v.number(), v.safeInteger('must be a non-negative integer'), v.minValue(0, 'must be a non-negative integer')),
 );
 const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 // v.record would accept arrays and silently drop a `__proto__` key; an import keeps the object as parsed.
-const JsonObject = v.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object');
+const JsonObject = schema(() => v.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object'));
 /** Stored as `toISOString()`, so the times of one kind sort as text and a key condition can range over them. */
-const Time = v.pipe(
-  v.string(),
-  v.check((value) => normaliseDateTime(value) !== undefined, 'must be an RFC 3339 date-time with Z or an offset'),
-  v.transform((value) => normaliseDateTime(value)!),
+const Time = schema(() =>
+  v.pipe(
+    v.string(),
+    v.check((value) => normaliseDateTime(value) !== undefined, 'must be an RFC 3339 date-time with Z or an offset'),
+    v.transform((value) => normaliseDateTime(value)!),
+  ),
 );
-const OptionalTime = v.optional(Time);
+const OptionalTime = schema(() => v.optional(Time));
 
 function kind<T extends ReportType, E extends v.ObjectEntries, I extends keyof E & string, W extends keyof E & string>(
   recordType: T,
@@ -78,7 +86,7 @@ function kind<T extends ReportType, E extends v.ObjectEntries, I extends keyof E
 }
 
 /** Per kind: the import schema, the id field, the time field that orders reports, and the CSV columns (§9). */
-export const RECORD_KINDS = {
+export const RECORD_KINDS = schema(() => ({
   CHAT: kind('CHAT', 'chatId', 'updatedAt', {
     chatId: Id,
     name: Name,
@@ -183,7 +191,7 @@ export const RECORD_KINDS = {
     response: JsonObject,
     respondedAt: Time,
   }),
-};
+}));
 
 type Fields<T extends ReportType> = Omit<v.InferOutput<(typeof RECORD_KINDS)[T]['schema']>, 'recordType'>;
 export type ChatRecord = Fields<'CHAT'>;
@@ -214,20 +222,22 @@ export type RecordOf<T extends ReportType> = RecordTypes[T];
 export type CrmRecord = { [T in ReportType]: { recordType: T } & RecordTypes[T] }[ReportType];
 
 /** The strict schema of one import line (CONTRACT §9); its output has every time normalised to UTC with ms. */
-export const CrmRecordLine = v.variant(
-  'recordType',
-  [
-    RECORD_KINDS.CHAT.schema,
-    RECORD_KINDS.CONTACT.schema,
-    RECORD_KINDS.TICKET.schema,
-    RECORD_KINDS.CALL_LOG.schema,
-    RECORD_KINDS.GOAL.schema,
-    RECORD_KINDS.BOOKING.schema,
-    RECORD_KINDS.FOLLOW_UPS.schema,
-    RECORD_KINDS.SURVEY_RESPONSES.schema,
-    RECORD_KINDS.FLOW_RESPONSES.schema,
-  ],
-  `must be one of ${REPORT_TYPES.join(', ')}`,
+export const CrmRecordLine = schema(() =>
+  v.variant(
+    'recordType',
+    [
+      RECORD_KINDS.CHAT.schema,
+      RECORD_KINDS.CONTACT.schema,
+      RECORD_KINDS.TICKET.schema,
+      RECORD_KINDS.CALL_LOG.schema,
+      RECORD_KINDS.GOAL.schema,
+      RECORD_KINDS.BOOKING.schema,
+      RECORD_KINDS.FOLLOW_UPS.schema,
+      RECORD_KINDS.SURVEY_RESPONSES.schema,
+      RECORD_KINDS.FLOW_RESPONSES.schema,
+    ],
+    `must be one of ${REPORT_TYPES.join(', ')}`,
+  ),
 );
 
 /** The id of a record of kind `type` (the tie-breaker of the report order). */
