@@ -62,7 +62,8 @@ export const getGroupCreationStatus = /* @__PURE__ */ defineRoute({
   orgParam: 'orgId',
   params: RequestParams,
   responses: {
-    200: { description: 'The request', schema: 'GroupRequestView' },
+    // no-store always: a poll's answer changes, and a created request's carries the invite link (CONTRACT §21).
+    200: { description: 'The request', schema: 'GroupRequestView', headers: ['Cache-Control'] },
     404: { description: 'REQUEST_NOT_FOUND' },
   },
 });

@@ -32,6 +32,9 @@ describe('group creation end to end through the simulator', () => {
       chatId: expect.stringMatching(/^cht_/),
       inviteLink: expect.stringMatching(/^https:\/\/chat\.whatsapp\.com\//),
     });
+    const poll = await api.call(body.statusUrl.replace('/api/wp-crm', ''), { token });
+    expect(((await poll.json()) as { inviteLink?: string }).inviteLink).toBe(final.inviteLink);
+    expect(poll.headers.get('cache-control')).toBe('no-store');
     const [group] = simulator()
       .groups()
       .filter((candidate) => candidate.subject === 'Launch crew');

@@ -120,7 +120,14 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     expect(operation('requestReport').responses['202']!.headers!.Location!.required).toBe(true);
     expect(operation('createWebhook').responses['201']!.headers!.Location!.required).toBe(true);
     expect(operation('downloadReport').responses['303']!.headers!.Location!.required).toBe(true);
-    for (const id of ['issueToken', 'getChat', 'getInviteLink', 'resetInviteLink', 'rotateWebhookSecret']) {
+    for (const id of [
+      'issueToken',
+      'getChat',
+      'getGroupCreationStatus',
+      'getInviteLink',
+      'resetInviteLink',
+      'rotateWebhookSecret',
+    ]) {
       expect(operation(id).responses['200']!.headers!['Cache-Control']).toMatchObject({
         required: true,
         schema: { const: 'no-store' },
