@@ -5,6 +5,7 @@ import { type CostLine, groupCreationCost, PRICES, pollCost, reportCost, sumCapa
 import type { groupEndToEndBenchmark } from './group-e2e.ts';
 import { reportEndToEndBenchmark } from './report-e2e.ts';
 import { reportMemoryBenchmark } from './report-memory.ts';
+import type { routeCapacityBenchmark } from './route-capacity.ts';
 import { fmt, machine } from './stats.ts';
 import type { warmOverheadBenchmark } from './warm-overhead.ts';
 
@@ -18,6 +19,8 @@ export interface Sizes {
   groupRequests: number;
   meteredGroups: number;
   pollSeconds: number;
+  /** P5 through the HTTP stack: requests per route class (bench/route-capacity.ts). */
+  routeRequests: number;
 }
 
 export const FULL: Sizes = {
@@ -29,6 +32,7 @@ export const FULL: Sizes = {
   groupRequests: 200,
   meteredGroups: 20,
   pollSeconds: 10,
+  routeRequests: 200,
 };
 
 /** Seconds, for CI: every benchmark runs and yields numbers; none of them means anything. */
@@ -41,6 +45,7 @@ export const SMOKE: Sizes = {
   groupRequests: 5,
   meteredGroups: 3,
   pollSeconds: 1,
+  routeRequests: 5,
 };
 
 export const GOALS = {
@@ -53,6 +58,11 @@ export const GOALS = {
   maxCreateWrites: 3,
   maxCreateReads: 1,
   maxPollReads: 0.5,
+  /** Through the HTTP stack, middleware and quota included (issue 29). */
+  maxHttpCreateWrites: 3,
+  maxHttpCreateReads: 1,
+  maxHttpPollReads: 1,
+  maxHttpPollWrites: 0.05,
 };
 
 export type Results = Awaited<ReturnType<typeof runSuite>>;
@@ -77,6 +87,12 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     'groupEndToEndBenchmark',
     { requests: sizes.groupRequests, meteredRequests: sizes.meteredGroups, seconds: sizes.pollSeconds },
   );
+  log('P5 capacity per route class, through the HTTP stack');
+  const routes = await inChildProcess<Awaited<ReturnType<typeof routeCapacityBenchmark>>>(
+    './route-capacity.ts',
+    'routeCapacityBenchmark',
+    sizes.routeRequests,
+  );
   const usage = groups.usage;
   const create = sumCapacity(usage.capacity, (key) => key.startsWith('create-group:'));
   const poll = sumCapacity(usage.capacity, (key) => key.startsWith('get-group-status:'));
@@ -96,6 +112,7 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     reportMemory,
     reportE2e,
     groups,
+    routes,
     capacity: {
       createWrites: (create.writeUnits + create.indexWriteUnits) / usage.apiRequests,
       createReads: create.readUnits / usage.apiRequests,
@@ -128,6 +145,12 @@ export function figures(results: Results): Record<string, number> {
   out['p5.createWrites'] = results.capacity.createWrites;
   out['p5.createReads'] = results.capacity.createReads;
   out['p5.pollReads'] = results.capacity.pollReads;
+  for (const [run, rows] of Object.entries(results.routes)) {
+    for (const row of rows) {
+      out[`p5.http.${run}.${row.fn}.reads`] = row.readUnits;
+      out[`p5.http.${run}.${row.fn}.writes`] = row.writeUnits;
+    }
+  }
   out['p5.groupCost'] = totalDollars(results.cost.group);
   out['p5.reportCost'] = totalDollars(results.cost.report);
   return out;
@@ -141,7 +164,13 @@ export function renderMarkdown(
   results: Results,
   notes: { synthCheck: string; before: string; history?: string },
 ): string {
-  const { machine: m, coldStart, warm, reportMemory: memory, reportE2e: e2e, groups, capacity, cost } = results;
+  const { machine: m, coldStart, warm, reportMemory: memory, reportE2e: e2e, groups, capacity, cost, routes } = results;
+  const httpRow = (fn: string) => routes.leased.find((row) => row.fn === fn)!;
+  const httpCreate = httpRow('create-group');
+  const httpPoll = httpRow('get-group-status');
+  const httpCreateOk =
+    httpCreate.writeUnits <= GOALS.maxHttpCreateWrites && httpCreate.readUnits <= GOALS.maxHttpCreateReads + 0.01;
+  const httpPollOk = httpPoll.readUnits <= GOALS.maxHttpPollReads && httpPoll.writeUnits <= GOALS.maxHttpPollWrites;
   const p1 = renderColdStart(coldStart, notes, m.cores);
   const share = memory.share;
   const costTable = (lines: CostLine[], scale: string) =>
@@ -186,6 +215,8 @@ ${p1.summary}
 | P4 poll throughput vs bare Node server | (measured) | ${fmt(groups.poll.ratio * 100, 1)} % | |
 | P5 capacity per create | ≤ ${GOALS.maxCreateWrites} WCU + ${GOALS.maxCreateReads} RCU | ${fmt(capacity.createWrites, 2)} WCU + ${fmt(capacity.createReads, 2)} RCU | ${mark(capacity.createWrites <= GOALS.maxCreateWrites && capacity.createReads <= GOALS.maxCreateReads)} |
 | P5 capacity per poll | ≤ ${GOALS.maxPollReads} RCU | ${fmt(capacity.pollReads, 2)} RCU | ${mark(capacity.pollReads <= GOALS.maxPollReads)} |
+| P5 create through the HTTP stack, quota included | ≤ ${GOALS.maxHttpCreateWrites} WCU + ${GOALS.maxHttpCreateReads} RCU | ${fmt(httpCreate.writeUnits, 2)} WCU + ${fmt(httpCreate.readUnits, 3)} RCU | ${mark(httpCreateOk)} |
+| P5 poll through the HTTP stack, quota included | ≤ ${GOALS.maxHttpPollReads} RCU, ≤ ${GOALS.maxHttpPollWrites} WCU | ${fmt(httpPoll.readUnits, 2)} RCU, ${fmt(httpPoll.writeUnits, 3)} WCU | ${mark(httpPollOk)} |
 | P5 $ per million group creations | (model) | $${fmt(totalDollars(cost.group), 2)} | |
 | P5 $ per million-row report | (model) | $${fmt(totalDollars(cost.report), 3)} | |
 
@@ -298,6 +329,8 @@ costs the existing item's size. ${groups.usage.groups} groups were created and e
 
 The create is a strongly consistent read of the channel, the rate-limit counter update, and the request put with its
 entry in the sparse \`OPEN\` index. An Idempotency-Key adds the key's claim and completion (2 WCU).
+
+${renderRouteCapacity(routes)}
 
 Everything one group creation costs, per group, by function and operation (the whole flow to the delivered webhook):
 
@@ -482,4 +515,24 @@ ${first.whatIf
     sizes: { min: Math.min(...sizes), max: Math.max(...sizes) },
     failing: rows.filter((row) => !passing.includes(row)).map(({ bundle }) => bundle.name),
   };
+}
+
+/** P5 per route class through the HTTP stack, both runs side by side (`npm run bench -- --p5` prints it alone). */
+export function renderRouteCapacity(routes: Results['routes']): string {
+  const rows = routes.leased.map((row) => {
+    const before = routes.perRequest.find((other) => other.fn === row.fn)!;
+    return `| ${row.route} | ${fmt(before.readUnits, 3)} RCU, ${fmt(before.writeUnits, 3)} WCU | ${fmt(row.readUnits, 3)} RCU, ${fmt(row.writeUnits, 3)} WCU |`;
+  });
+  return `**Per route class, through the whole HTTP stack** (bench/route-capacity.ts): each class called ${routes.leased[0]!.requests} times in a row
+through the local stack's HTTP front, with every DynamoDB call of the route's function metered — authentication, the
+per-organisation quota (ORG_REQUEST_RATE_LIMIT, and NETWORK_CALL_RATE_LIMIT on the Meta-calling route), the route's
+own limit and the use case. Both columns come from one run: "a write per request" is the quota as it was before
+leases (RateAllowance.maxLeaseUnits = 1: one conditional UpdateItem on the window item per counted unit), "leased" is
+the service (a container leases 25 units per write; shared/adapters/dynamodb/rate-allowance.ts). The create's reads
+above 1.00 are the organisation-status cache's refresh (one 0.5 RCU read per container per minute, so that a
+suspension takes effect within 60 s), amortised over the run.
+
+| route class | a write per request | leased |
+|---|---|---|
+${rows.join('\n')}`;
 }

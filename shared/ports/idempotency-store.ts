@@ -42,8 +42,8 @@ export interface IdempotencyStore {
 /** A fixed-window counter per (scope, organisation). */
 export interface RateLimiter {
   /**
-   * Counts `cost` units (default 1) in one conditional write; returns false (with the seconds until the window
-   * ends), counting nothing, when they do not fit under the limit.
+   * Counts `cost` units (default 1); returns false (with the seconds until the window ends), counting nothing, when
+   * they do not fit under the limit. Never more than `limit` units in a window, however many containers count.
    */
   take(
     scope: string,

@@ -3,6 +3,7 @@ import { epochSeconds } from '#shared/ports/clock';
 import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { limitKeys, RATE_SCOPES, type RateScope } from './keys.ts';
+import { RateAllowance } from './rate-allowance.ts';
 
 /** Idempotency keys and rate windows. Expiry is decided from stored timestamps; `ttl` only cleans up. */
 export class DynamoLimits implements IdempotencyStore, RateLimiter {
@@ -127,43 +128,60 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
     );
   }
 
-  /** One conditional ADD per request: correct under any concurrency, no read-then-write. */
-  async take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date, cost = 1) {
-    const nowSeconds = now.getTime() / 1000;
-    const windowStart = Math.floor(nowSeconds / windowSeconds) * windowSeconds;
-    const retryAfterSeconds = Math.max(1, Math.ceil(windowStart + windowSeconds - nowSeconds));
-    if (cost > limit) return { allowed: false, retryAfterSeconds };
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: limitKeys.rateWindow(knownScope(scope), orgId, windowStart),
-          UpdateExpression: 'ADD hits :cost SET #ttl = :ttl',
-          ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':cost': cost, ':room': limit - cost, ':ttl': windowStart + windowSeconds * 2 },
-        }),
-      );
-      return { allowed: true, retryAfterSeconds };
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      return { allowed: false, retryAfterSeconds };
-    }
+  /**
+   * Counts `cost` units from this container's lease of the window (RateAllowance): one conditional write per chunk of
+   * requests, none per refusal once the window is full; never more than `limit` in a window across containers.
+   */
+  take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date, cost = 1) {
+    return this.#allowance.take(knownScope(scope), orgId, limit, windowSeconds, now, cost);
   }
 
+  /** Returns units to this container's lease (no write): a refusal before the limits is not counted. */
   async refund(scope: string, orgId: string, windowSeconds: number, takenAt: Date, cost = 1): Promise<void> {
-    const windowStart = Math.floor(takenAt.getTime() / 1000 / windowSeconds) * windowSeconds;
-    await applied(
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: limitKeys.rateWindow(knownScope(scope), orgId, windowStart),
-          UpdateExpression: 'ADD hits :minus',
-          ConditionExpression: 'hits >= :cost',
-          ExpressionAttributeValues: { ':minus': -cost, ':cost': cost },
-        }),
-      ),
-    );
+    this.#allowance.refund(knownScope(scope), orgId, windowSeconds, takenAt, cost);
+  }
+
+  readonly #allowance = new RateAllowance((scope, orgId, limit, windowSeconds, windowStart, want) =>
+    this.leaseUnits(knownScope(scope), orgId, limit, windowSeconds, windowStart, want),
+  );
+
+  /**
+   * Adds up to `want` units to the window's shared counter without passing `limit`: one conditional ADD when they
+   * fit; when they do not, one consistent read of the counter and the ADD of what is left (a few rounds at most, if
+   * other containers lease at the same moment). Returns the units added.
+   */
+  async leaseUnits(
+    scope: RateScope,
+    orgId: string,
+    limit: number,
+    windowSeconds: number,
+    windowStart: number,
+    want: number,
+  ): Promise<number> {
+    const key = limitKeys.rateWindow(scope, orgId, windowStart);
+    let ask = Math.min(want, limit);
+    for (let round = 0; round < 5 && ask > 0; round++) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: key,
+            UpdateExpression: 'ADD hits :ask SET #ttl = :ttl',
+            ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':ask': ask, ':room': limit - ask, ':ttl': windowStart + windowSeconds * 2 },
+          }),
+        );
+        return ask;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+      const counter = await this.db.send(
+        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'hits' }),
+      );
+      ask = Math.min(ask, limit - Number(counter.Item?.hits ?? 0));
+    }
+    return 0;
   }
 }
 

@@ -25,7 +25,8 @@ export interface RequestCharge {
  * 1. Count it against ORG_REQUEST_RATE_LIMIT; over it → 429 RATE_LIMITED with Retry-After, nothing else counted.
  * 2. If the request calls Meta, count it against NETWORK_CALL_RATE_LIMIT too; over it → 429 RATE_LIMITED (the
  *    request stays counted in step 1: it reached the limits).
- * Each count is one conditional write, so concurrent requests never overshoot a limit.
+ * Counts are leased in chunks (shared/adapters/dynamodb/rate-allowance.ts): about one write per 25 requests of a
+ * container, and concurrent requests never overshoot a limit.
  */
 export async function chargeRequest(
   deps: RequestQuotaDeps,
