@@ -6,8 +6,13 @@ import { sqsConsumer } from '#shared/queue/consumer';
 
 /** A notification the network webhook kept, or one organisation's part of it (shared/domain/network/inbox.ts). */
 const InboxMessage = v.variant('kind', [
-  v.object({ kind: v.literal('notification'), notification: v.unknown() }),
-  v.object({ kind: v.literal('org-notification'), orgId: v.string(), notification: v.unknown() }),
+  v.object({ kind: v.literal('notification'), receivedAt: v.optional(v.string()), notification: v.unknown() }),
+  v.object({
+    kind: v.literal('org-notification'),
+    orgId: v.string(),
+    receivedAt: v.optional(v.string()),
+    notification: v.unknown(),
+  }),
 ]);
 
 export const handler = sqsConsumer(NETWORK_NOTIFICATIONS_QUEUE, InboxMessage, async (message) => {

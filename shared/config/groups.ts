@@ -68,7 +68,7 @@ export function groupSweeperDeps(): DepsOf<typeof sweepGroupRequests> {
 /** Meta's signed webhook: verifies and keeps; nothing of any organisation (CONTRACT §21). */
 export function networkWebhookDeps(): DepsOf<typeof receiveNetworkWebhook> {
   return instance(networkWebhookDeps, () =>
-    lazyDeps({ config, whatsappSecrets: whatsAppSecrets, inbox: notificationInbox }),
+    lazyDeps({ config, clock, whatsappSecrets: whatsAppSecrets, inbox: notificationInbox }),
   );
 }
 

@@ -241,6 +241,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     responses: {
       200: {
         receipts: [
+          { phoneNumber: '+4915112345678', userId: null, status: 'delivered', at: '2026-11-24T09:30:41.000Z' },
           { phoneNumber: '+4915112345678', userId: null, status: 'read', at: '2026-11-24T09:31:12.000Z' },
           { phoneNumber: null, userId: 'BSUID.4a1f9c2e8b7d', status: 'delivered', at: '2026-11-24T09:30:58.000Z' },
         ],

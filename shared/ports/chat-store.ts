@@ -77,15 +77,20 @@ export interface ChatStore {
   claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink>;
 
   /**
-   * Keeps one member's receipt of a message, moving it forward only (`delivered` → `read`); false when the member's
-   * receipt is already there or further.
+   * Keeps one member's receipt of a message: its `delivered` and its `read` each once, at the earliest time given;
+   * false when that receipt is already kept as early or earlier.
    */
   putReceipt(orgId: string, chatId: string, messageId: string, receipt: Receipt): Promise<boolean>;
-  /** A message's receipts, by member. */
+  /** A message's receipts, by member, `delivered` before `read`. */
   listReceipts(orgId: string, chatId: string, messageId: string, page: PageRequest): Promise<Page<Receipt>>;
 
-  putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void>;
-  deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void>;
+  /**
+   * Keeps a join request; false (nothing changes) when one with that id is kept already with another creation time,
+   * so true means it is new, or the same one again.
+   */
+  putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<boolean>;
+  /** Deletes a join request; false when there was none. */
+  deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<boolean>;
   listJoinRequests(orgId: string, chatId: string, page: PageRequest): Promise<Page<JoinRequest>>;
 }
 

@@ -4,8 +4,11 @@
  * notification is, so what it keeps belongs to no organisation yet.
  */
 export interface NotificationInbox {
-  /** Keeps one verified notification (its JSON text); when this resolves, it is durable and Meta may be answered. */
-  keep(notificationText: string): Promise<void>;
+  /**
+   * Keeps one verified notification (its JSON text) with the time it was received; when this resolves, it is durable
+   * and Meta may be answered.
+   */
+  keep(notificationText: string, receivedAt: Date): Promise<void>;
 }
 
 /** The queue behind the inbox (shared/events/catalog.ts). */

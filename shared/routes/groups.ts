@@ -405,7 +405,10 @@ export const listReceipts = /* @__PURE__ */ defineRoute({
   params: MessageParams,
   query: ListQuery,
   responses: {
-    200: { description: 'Receipts, one per member who received or read the message', schema: 'ReceiptList' },
+    200: {
+      description: "Receipts: each member's delivered and read, each with its own time, members in turn",
+      schema: 'ReceiptList',
+    },
     404: { description: 'CHAT_NOT_FOUND, MESSAGE_NOT_FOUND' },
   },
 });

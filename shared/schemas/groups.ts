@@ -139,7 +139,7 @@ export const MessageParams = schema(() =>
     messageId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
   }),
 );
-/** Each group member's receipt of an outbound message (CONTRACT §16). */
+/** Each group member's receipts of an outbound message: its `delivered` and its `read`, each once (CONTRACT §16). */
 export const ReceiptList = schema(() =>
   v.object({
     receipts: v.array(

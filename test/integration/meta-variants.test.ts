@@ -10,8 +10,8 @@
  * | group_create failure, error code "131215" (string), timestamp string  | lifecycle-create-failed-string-code               | fails a group request … error code is a string       |
  * | initiated_by beside the group object (participant) → left              | participants-left-initiated-by-beside-group       | reads initiated_by in either place                   |
  * | initiated_by on the group object (participant) → left                  | participants-left-initiated-by-on-group           | reads initiated_by in either place                   |
- * | no initiated_by, request_id → removed                                  | participants-remove-no-initiator-with-request     | without initiated_by, … publishes removed            |
- * | no initiated_by, no request_id → left                                  | participants-remove-no-initiator                  | without initiated_by, … publishes left               |
+ * | no initiated_by, request_id → removed (a member)                       | participants-remove-no-initiator-with-request     | without initiated_by, … publishes removed            |
+ * | no initiated_by, no request_id → left (a member)                       | participants-remove-no-initiator                  | without initiated_by, … publishes left               |
  * | field group_participant_update, type group_add_participants, int ts    | participants-add-openapi-names                    | reads the OpenAPI spellings …                        |
  * | type group_remove_participants, initiated_by business, int timestamp   | participants-remove-openapi-names                 | reads the OpenAPI spellings …                        |
  * | participant known only by user_id (+ username) → user_ids              | participants-add-user-id-only                     | stores and announces a participant known only by …   |
@@ -19,9 +19,9 @@
  * | removal partly failed (failed_participants, 131201, string code)       | participants-remove-partial                       | publishes removed … and errors for the others        |
  * | removal failed entirely                                                | participants-remove-failed                        | changes nothing and publishes nothing when a removal failed entirely |
  * | unsupported inbound message (130501)                                   | message-unsupported                               | publishes an unsupported inbound message …           |
- * | status naming the group by recipient_id + recipient_type, recipient_participant_id | status-group-recipient-participant-id | keeps each member's receipt (both spellings) … |
- * | status naming the group by group_id, participant_recipient_id, int ts  | status-group-participant-recipient-id             | keeps each member's receipt (both spellings) …       |
- * | failure naming a member → message not failed                           | status-group-participant-failed                   | keeps each member's receipt (both spellings) …       |
+ * | status naming the group by recipient_id + recipient_type, recipient_participant_id | status-group-recipient-participant-id | keeps each member's delivered and read … |
+ * | status naming the group by group_id, participant_recipient_id, int ts  | status-group-participant-recipient-id             | keeps each member's delivered and read …             |
+ * | failure naming a member → message not failed                           | status-group-participant-failed                   | keeps each member's delivered and read …             |
  * | unknown message → 404 MESSAGE_NOT_FOUND                                | —                                                 | answers the receipts of an unknown message 404 …     |
  * | late group_suspend after group_suspend_cleared                         | status-suspend, status-suspend-cleared            | never rolls a group's status back                    |
  * | older group_settings_update                                            | settings-subject-updated                          | never rolls settings back                            |
@@ -29,7 +29,9 @@
  * | invite template per channel                                            | —                                                 | invites with the channel's invite template …         |
  * Outbound empty 2xx bodies: test/unit/graph/graph-network.test.ts ("takes a 2xx with … as success"); Meta refusing
  * the invite template (132001): test/unit/chats/group-members.test.ts; the CLI flags: test/integration/cli.test.ts;
- * the alarm: test/infra/service-stack.test.ts ("alarms on an unreadable Meta notification item").
+ * the alarm: test/infra/service-stack.test.ts ("alarms on an unreadable Meta notification item"). The shapes of
+ * issue 26 (ids as numbers, no timestamp, event identity from content, members and settings, Meta's OpenAPI
+ * examples): test/integration/meta-shapes.test.ts.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '#shared/config/core';
@@ -213,10 +215,11 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
   ])('without initiated_by, %s publishes %s', async (fixture, change) => {
     const { chatId, groupId } = await createdGroup(api, admin, fixture);
     const member = waId();
+    await notifyFixture(api, 'participants-add-openapi-names', { GROUP_ID: groupId, WA_ID: member });
 
     await notifyFixture(api, fixture, { GROUP_ID: groupId, WA_ID: member, REQUEST_ID: unique('req-') });
 
-    const [event] = await delivered('group.participants_changed', chatId);
+    const [, event] = await delivered('group.participants_changed', chatId, 2);
     expect(event).toMatchObject({ change, phone_numbers: [`+${member}`] });
   });
 
@@ -414,7 +417,7 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
   const messageStatus = async (chatId: string, messageId: string) =>
     (await deps().chats.getMessage(api.orgId, chatId, messageId))?.status;
 
-  it('keeps each member’s receipt (both spellings), moves the message only forward, and names the member in message.status', async () => {
+  it('keeps each member’s delivered and read (both spellings), moves the message only forward, and names the member in message.status', async () => {
     const { chatId, groupId, messageId, wamid } = await sentGroupMessage('Receipts');
     const first = waId();
     const second = waId();
@@ -445,15 +448,16 @@ describe("Meta's published notification variants (CONTRACT §16)", () => {
 
     expect(await messageStatus(chatId, messageId)).toBe('read');
     const all = await receipts(chatId, messageId);
-    expect(all.receipts).toHaveLength(2);
+    expect(all.receipts).toHaveLength(3);
     expect(all.receipts).toEqual(
       expect.arrayContaining([
         { phoneNumber: `+${first}`, userId: null, status: 'read', at: new Date(at * 1000).toISOString() },
+        { phoneNumber: `+${first}`, userId: null, status: 'delivered', at: new Date((at + 2) * 1000).toISOString() },
         { phoneNumber: `+${second}`, userId: null, status: 'delivered', at: new Date((at + 1) * 1000).toISOString() },
       ]),
     );
-    const page = await receipts(chatId, messageId, '?limit=1');
-    const rest = await receipts(chatId, messageId, `?limit=1&cursor=${page.nextCursor}`);
+    const page = await receipts(chatId, messageId, '?limit=2');
+    const rest = await receipts(chatId, messageId, `?limit=2&cursor=${page.nextCursor}`);
     expect([...page.receipts, ...rest.receipts]).toEqual(all.receipts);
     const statuses = await eventually(() => {
       const found = deliveredTo('message.status', chatId);

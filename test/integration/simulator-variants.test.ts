@@ -16,13 +16,23 @@
  * | a join request (by user_id) approved → joined, gone from the list           | an approved join request …             |
  * | a removal that partly failed (failed_participants, 131201), string codes    | publishes removed and errors …         |
  * | unsupported inbound message (130501)                                        | publishes an unsupported message …     |
- * | per-member receipts: recipient_participant_id + recipient_id,               | keeps each member's receipt … (both)   |
+ * | per-member receipts: recipient_participant_id + recipient_id,               | keeps each member's delivered and read |
  * |   participant_recipient_id + group_id, members by user_id                   |                                        |
  * | late / replayed notifications (older timestamp): status, settings, member   | an older … changes nothing (…)         |
  * | empty 2xx bodies from POST /{group-id} and DELETE /{group-id}/participants  | treats Meta's empty 2xx bodies …       |
  * |   (and the whole openapi preset)                                            |                                        |
  * | the business's own invite template; any other refused with 132001           | reports Meta's refusal … (132001)      |
  * | the channel's invite template (default, or its own name and language)      | invites with the channel's template …  |
+ * | more than one real item per change (itemsPerChange: many)                   | applies every item of a change …       |
+ * | participants by wa_id and user_id, and parent_user_id; receipts with        | names members by both ids … (both,     |
+ * |   recipient_participant_user_id and contacts[]; inbound from_user_id        |   parent_user_id)                      |
+ * | ids as JSON numbers; statuses naming the member by recipient_id (group_id)  | reads ids written as numbers …         |
+ * | notifications without timestamp                                             | announces every suspension … absent    |
+ * | a create listing added_participants, without invite_link                    | stores the members a group was …       |
+ * | a deletion that failed                                                      | keeps a group whose deletion failed …  |
+ * | a settings change of profile_picture or join_approval_mode                  | applies join_approval_mode … picture   |
+ * | a leave carrying request_id                                                 | reads a leave carrying a request_id …  |
+ * | a known type under another field (all under group_lifecycle_update)         | reads every group notification … field |
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PHONE_NUMBER_ID } from '#infra/local/seed';
@@ -31,11 +41,13 @@ import { deps } from '#shared/config/deps';
 import { createChannel } from '#shared/domain/orgs/administer';
 import { createdGroup, requestGroup, untilFinal } from '#test/support/groups';
 import { eventually, useLocalStack } from '#test/support/local-stack';
+import { networkSettled } from '#test/support/meta';
 
 type Body = Record<string, unknown>;
 
 describe('the local stack with the simulator sending each published variant (CONTRACT §16)', () => {
-  const api = useLocalStack();
+  // A group per test, more than the default 30 creations a minute allow.
+  const api = useLocalStack({ GROUP_CREATE_RATE_LIMIT: '1000/60' });
   const simulator = () => api.stack.simulator!;
   let admin: string;
   let sequence = 0;
@@ -278,7 +290,7 @@ describe('the local stack with the simulator sending each published variant (CON
   ];
 
   it.each(receiptCases)(
-    "keeps each member's receipt, moves the message only forward and names the member in message.status (%s)",
+    "keeps each member's delivered and read, moves the message only forward and names the member in message.status (%s)",
     async (_name, variants) => {
       const { chatId, groupId } = await createdGroup(api, admin, 'Receipts');
       simulator().setVariants(variants, { groupId });
@@ -306,7 +318,7 @@ describe('the local stack with the simulator sending each published variant (CON
           token: admin,
         });
         const body = (await response.json()) as { receipts: (Participant & { status: string })[] };
-        expect(body.receipts.map((receipt) => receipt.status).sort()).toEqual(['delivered', 'read']);
+        expect(body.receipts.map((receipt) => receipt.status).sort()).toEqual(['delivered', 'delivered', 'read']);
         return body.receipts;
       });
 
@@ -322,6 +334,7 @@ describe('the local stack with the simulator sending each published variant (CON
       ]);
       expect(receipts.map(({ phoneNumber, userId, status }) => ({ phoneNumber, userId, status }))).toEqual(
         expect.arrayContaining([
+          { ...member(reader), status: 'delivered' },
           { ...member(reader), status: 'read' },
           { ...member(other), status: 'delivered' },
         ]),
@@ -499,5 +512,236 @@ describe('the local stack with the simulator sending each published variant (CON
     expect(viaOwn).toEqual([expect.objectContaining({ phoneNumber: second, status: 'sent' })]);
     expect(templateSentTo(first)).toMatchObject({ name: 'group_invite_link', language: { code: 'en_US' } });
     expect(templateSentTo(second)).toMatchObject({ name: 'acme_group_invite', language: { code: 'de' } });
+  });
+
+  /** Every notification the simulator sent has been answered, and everything the webhook kept has been applied. */
+  const settled = async () => {
+    await simulator().flushWebhooks();
+    await networkSettled(api);
+  };
+  const sentGroupMessage = async (chatId: string, groupId: string) => {
+    const sent = (await (
+      await api.call('/messaging/send-message', { method: 'POST', token: admin, json: { chatId, text: 'Receipts?' } })
+    ).json()) as { messageId: string };
+    const wamid = await eventually(() => simulator().messages.find((message) => message.to === groupId)!.messageId);
+    await settled();
+    return { messageId: sent.messageId, wamid };
+  };
+  const receiptsOf = async (chatId: string, messageId: string) =>
+    (
+      (await (
+        await api.call(`/chats/${api.orgId}/${chatId}/messages/${messageId}/receipts`, { token: admin })
+      ).json()) as {
+        receipts: (Participant & { status: string })[];
+      }
+    ).receipts.map(({ phoneNumber, userId, status }) => ({ phoneNumber, userId, status }));
+
+  it('applies every item of a change that carries several (itemsPerChange: many)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Many items');
+    simulator().setVariants({ itemsPerChange: 'many' }, { groupId });
+    const [first, second] = [waId(), waId()];
+
+    simulator().join(groupId, first);
+    simulator().join(groupId, second);
+    await settled();
+
+    const batched = simulator().webhookLog.filter(
+      (delivery) => delivery.field === 'group_participants_update' && delivery.rawBody.includes(groupId),
+    );
+    expect(batched.map((delivery) => JSON.parse(delivery.rawBody).entry[0].changes[0].value.groups.length)).toEqual([
+      2,
+    ]);
+    expect((await participants(chatId)).sort()).toEqual([`+${first}`, `+${second}`].sort());
+    expect(published('group.participants_changed', chatId)).toHaveLength(2);
+  });
+
+  it.each([['both'], ['parent_user_id']] as const)(
+    'names members by both ids, keeps receipts with recipient_participant_user_id and contacts[], and reads from_user_id (%s)',
+    async (participantIds) => {
+      const { chatId, groupId } = await createdGroup(api, admin, `Both ids ${participantIds}`);
+      simulator().setVariants({ participantIds, groupReceipts: 'participants', statusContacts: true }, { groupId });
+      const member = waId();
+      const both = { phoneNumber: `+${member}`, userId: simulator().userIdOf(member) };
+
+      simulator().join(groupId, member);
+      await settled();
+      const { messageId, wamid } = await sentGroupMessage(chatId, groupId);
+      simulator().setMessageStatus(wamid, 'read', undefined, member);
+      simulator().receiveMessage(groupId, { from: member, text: 'from both' });
+      await settled();
+
+      expect(await members(chatId)).toEqual([both]);
+      expect(published('group.participants_changed', chatId)).toEqual([
+        expect.objectContaining({ change: 'joined', phone_numbers: [both.phoneNumber], user_ids: [both.userId] }),
+      ]);
+      expect(await receiptsOf(chatId, messageId)).toEqual([
+        { ...both, status: 'delivered' },
+        { ...both, status: 'read' },
+      ]);
+      expect(published('message.received', chatId)).toEqual([
+        expect.objectContaining({ from: both.phoneNumber, text: 'from both' }),
+      ]);
+      const sent = simulator().webhookLog.map((delivery) => delivery.rawBody);
+      expect(sent.some((body) => body.includes('"recipient_participant_user_id"') && body.includes('"contacts"'))).toBe(
+        true,
+      );
+      expect(sent.some((body) => body.includes('"from_user_id"'))).toBe(true);
+    },
+  );
+
+  it('reads ids written as numbers, and statuses naming the group by group_id and the member by recipient_id', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Numeric ids');
+    simulator().setVariants(
+      { numericIds: true, groupReceipts: 'participants', participantKey: 'recipient_id' },
+      { groupId },
+    );
+    const [member, leaver] = [waId(), waId()];
+
+    simulator().join(groupId, member);
+    simulator().join(groupId, leaver);
+    await settled();
+    simulator().leave(groupId, leaver);
+    const { messageId, wamid } = await sentGroupMessage(chatId, groupId);
+    simulator().setMessageStatus(wamid, 'read', undefined, member);
+    simulator().receiveMessage(groupId, { from: member, text: 'numeric sender' });
+    await settled();
+
+    const sent = simulator().webhookLog.map((delivery) => delivery.rawBody);
+    expect(sent.some((body) => body.includes(`"wa_id":${member}`))).toBe(true);
+    expect(sent.some((body) => body.includes(`"group_id":"${groupId}","recipient_id":${member}`))).toBe(true);
+    expect(await participants(chatId)).toEqual([`+${member}`]);
+    expect(
+      published('group.participants_changed', chatId)
+        .map((event) => event.change)
+        .sort(),
+    ).toEqual(['joined', 'joined', 'left'].sort());
+    expect(await receiptsOf(chatId, messageId)).toEqual([
+      { phoneNumber: `+${member}`, userId: null, status: 'delivered' },
+      { phoneNumber: `+${member}`, userId: null, status: 'read' },
+    ]);
+    expect(published('message.received', chatId)).toEqual([expect.objectContaining({ from: `+${member}` })]);
+  });
+
+  it('announces every suspension of notifications without a timestamp (timestamps: absent)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'No timestamps');
+    simulator().setVariants({ timestamps: 'absent' }, { groupId });
+
+    simulator().suspend(groupId);
+    await settled();
+    simulator().clearSuspension(groupId);
+    await settled();
+    simulator().suspend(groupId);
+    await settled();
+
+    expect(
+      simulator().webhookLog.filter(
+        (delivery) =>
+          delivery.field === 'group_status_update' &&
+          delivery.rawBody.includes(groupId) &&
+          delivery.rawBody.includes('"timestamp"'),
+      ),
+    ).toEqual([]);
+    expect(published('group.updated', chatId).map((event) => event.group_status)).toEqual([
+      'suspended',
+      'active',
+      'suspended',
+    ]);
+    expect((await readGroup(chatId)).groupStatus).toBe('suspended');
+  });
+
+  it('stores the members a group was created with (added_participants), and asks for the invite link a create lacks', async () => {
+    simulator().setVariants({ createInviteLink: false, numericIds: true }, { phoneNumberId: DEMO_PHONE_NUMBER_ID });
+    const [first, second] = [waId(), waId()];
+    simulator().scriptNextGroup({ outcome: 'success', addedParticipants: [first, second] });
+
+    const { chatId, groupId, inviteLink } = await createdGroup(api, admin, 'Created with members');
+
+    const created = simulator().webhookLog.find(
+      (delivery) => delivery.rawBody.includes('"group_create"') && delivery.rawBody.includes(groupId),
+    )!;
+    expect(created.rawBody).not.toContain('invite_link');
+    expect(created.rawBody).toContain(`"added_participants":[{"input":${first},"wa_id":${first}}`);
+    expect(inviteLink).toBe(simulator().group(groupId)!.inviteLink);
+    expect((await participants(chatId)).sort()).toEqual([`+${first}`, `+${second}`].sort());
+  });
+
+  it('keeps a group whose deletion failed, and publishes nothing for it', async () => {
+    const { chatId } = await createdGroup(api, admin, 'Undeletable');
+    simulator().scriptNextDelete({ outcome: 'fail', code: 131041 });
+
+    const response = await api.call(`/groups/${api.orgId}/${chatId}`, { method: 'DELETE', token: admin });
+    await settled();
+
+    expect(response.status).toBe(202);
+    expect(
+      simulator().webhookLog.some(
+        (delivery) => delivery.rawBody.includes('"group_delete"') && delivery.rawBody.includes('"errors"'),
+      ),
+    ).toBe(true);
+    expect((await readGroup(chatId)).groupStatus).toBe('active');
+    expect(published('group.deleted', chatId)).toEqual([]);
+  });
+
+  it('applies join_approval_mode from a settings change, and nothing for a new profile picture', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'Admin settings');
+
+    simulator().changeSettings(groupId, { profilePicture: true });
+    await settled();
+    const afterPicture = published('group.updated', chatId);
+    simulator().changeSettings(groupId, { joinApprovalMode: 'auto_approve' });
+    await settled();
+
+    expect(afterPicture).toEqual([]);
+    expect(published('group.updated', chatId)).toHaveLength(1);
+    const group = (await (await api.call(`/groups/${api.orgId}/${chatId}`, { token: admin })).json()) as {
+      joinApprovalRequired: boolean;
+    };
+    expect(group.joinApprovalRequired).toBe(false);
+  });
+
+  it.each([['group'], ['value']] as const)(
+    'reads a leave carrying a request_id as left (initiated_by on the %s)',
+    async (initiatedBy) => {
+      const { chatId, groupId } = await createdGroup(api, admin, 'Leave with request');
+      simulator().setVariants({ leaveRequestId: true, initiatedBy }, { groupId });
+      const member = waId();
+      simulator().join(groupId, member);
+      await settled();
+
+      simulator().leave(groupId, member);
+      await settled();
+
+      expect(published('group.participants_changed', chatId).map((event) => event.change)).toEqual(['joined', 'left']);
+      expect(
+        simulator().webhookLog.some(
+          (delivery) =>
+            delivery.rawBody.includes('"initiated_by":"participant"') && delivery.rawBody.includes('"request_id"'),
+        ),
+      ).toBe(true);
+    },
+  );
+
+  it('reads every group notification by its type when all come under group_lifecycle_update (groupField: lifecycle)', async () => {
+    const { chatId, groupId } = await createdGroup(api, admin, 'One field');
+    simulator().setVariants({ groupField: 'lifecycle' }, { groupId });
+    const member = waId();
+
+    simulator().join(groupId, member);
+    const renamed = await api.call(`/groups/${api.orgId}/${chatId}`, {
+      method: 'PATCH',
+      token: admin,
+      json: { subject: 'Renamed' },
+    });
+    await settled();
+    simulator().suspend(groupId);
+    await settled();
+
+    const fields = simulator()
+      .webhookLog.filter((delivery) => delivery.rawBody.includes(groupId) && !delivery.rawBody.includes('"statuses"'))
+      .map((delivery) => delivery.field);
+    expect(renamed.status).toBe(202);
+    expect([...new Set(fields)]).toEqual(['group_lifecycle_update']);
+    expect(await participants(chatId)).toEqual([`+${member}`]);
+    expect(await readGroup(chatId)).toMatchObject({ subject: 'Renamed', groupStatus: 'suspended' });
   });
 });

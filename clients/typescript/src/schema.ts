@@ -2075,7 +2075,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Receipts, one per member who received or read the message */
+            /** @description Receipts: each member's delivered and read, each with its own time, members in turn */
             200: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -2086,6 +2086,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "receipts": [
+                     *         {
+                     *           "phoneNumber": "+4915112345678",
+                     *           "userId": null,
+                     *           "status": "delivered",
+                     *           "at": "2026-11-24T09:30:41.000Z"
+                     *         },
                      *         {
                      *           "phoneNumber": "+4915112345678",
                      *           "userId": null,
@@ -3048,6 +3054,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {

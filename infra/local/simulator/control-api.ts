@@ -5,6 +5,7 @@ import { ids } from './meta.ts';
 import { Notifier, type ReplayFilter } from './notifications.ts';
 import { SimulatorState } from './state.ts';
 import {
+  type DeleteScript,
   type FaultSpec,
   type GroupScript,
   type GroupView,
@@ -14,6 +15,7 @@ import {
   type MessageView,
   nowSeconds,
   type RequestLogEntry,
+  type SettingsChange,
   type SettingsScript,
   SimulatorError,
   type SimulatorOptions,
@@ -89,7 +91,36 @@ export class SimulatorControls {
     if (!['success', 'fail', 'silent', 'delay', 'reject'].includes(script?.outcome)) {
       throw new SimulatorError(400, 'outcome must be success, fail, silent, delay or reject');
     }
-    this.store.groupScripts.push({ ...script });
+    const members = script.addedParticipants;
+    if (members !== undefined && (!Array.isArray(members) || members.length > MAX_PARTICIPANTS)) {
+      throw new SimulatorError(400, `addedParticipants must list at most ${MAX_PARTICIPANTS} phone numbers`);
+    }
+    this.store.groupScripts.push({ ...script, ...(members ? { addedParticipants: members.map(toWaId) } : {}) });
+  }
+
+  /** The next `DELETE /{groupId}` is accepted, and its `group_delete` reports a failure (`errors[]`). */
+  scriptNextDelete(script: DeleteScript): void {
+    if (script?.outcome !== 'fail') throw new SimulatorError(400, 'outcome must be fail');
+    if (script.code !== undefined && !Number.isInteger(script.code))
+      throw new SimulatorError(400, 'code must be a number');
+    this.store.deleteScripts.push({ ...script });
+  }
+
+  /**
+   * A settings change the service did not ask for (an admin in WhatsApp): a new profile picture and/or who may join
+   * without approval, reported in `group_settings_update`.
+   */
+  changeSettings(groupId: string, change: SettingsChange): void {
+    const group = this.store.requireGroup(groupId);
+    const mode = change?.joinApprovalMode;
+    if (mode !== undefined && mode !== 'approval_required' && mode !== 'auto_approve') {
+      throw new SimulatorError(400, 'joinApprovalMode must be approval_required or auto_approve');
+    }
+    if (!change?.profilePicture && mode === undefined) {
+      throw new SimulatorError(400, 'give profilePicture: true and/or joinApprovalMode');
+    }
+    if (mode) group.joinApprovalMode = mode;
+    this.notifier.settingsChanged(group, { profilePicture: change.profilePicture === true, joinApprovalMode: mode });
   }
 
   scriptNextSettings(script: SettingsScript): void {
@@ -253,6 +284,7 @@ export class SimulatorControls {
       messages: this.messages,
       scriptedGroups: [...this.store.groupScripts],
       scriptedSettings: [...this.store.settingsScripts],
+      scriptedDeletes: [...this.store.deleteScripts],
       faults: this.faults.list(),
       duplicates: this.webhooks.duplicates,
       variants: this.variants.list(),
@@ -280,6 +312,7 @@ export class SimulatorControls {
   /** Forgets everything: state, scripts, faults, duplicates, logs and scheduled notifications. */
   async reset(): Promise<void> {
     await this.webhooks.cancel();
+    this.notifier.discardOpenChanges();
     this.webhooks.log.length = 0;
     this.webhooks.duplicates = 0;
     this.store.clear();
@@ -315,6 +348,12 @@ export class SimulatorControls {
       case 'POST next-settings':
         this.scriptNextSettings(body as unknown as SettingsScript);
         return { scriptedSettings: this.store.settingsScripts };
+      case 'POST next-delete':
+        this.scriptNextDelete(body as unknown as DeleteScript);
+        return { scriptedDeletes: this.store.deleteScripts };
+      case 'POST groups/:id/settings':
+        this.changeSettings(id, body as SettingsChange);
+        return this.group(id);
       case 'POST groups/:id/suspend':
         this.suspend(id);
         return this.group(id);

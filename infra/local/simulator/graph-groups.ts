@@ -59,7 +59,7 @@ export class GraphGroupsApi {
       joinApprovalMode,
       createdAt: nowSeconds(),
       inviteLink: ids.inviteLink(),
-      participants: new Map(),
+      participants: new Map((script.addedParticipants ?? []).map((waId) => [waId, nowSeconds()])),
       joinRequests: new Map(),
       removed: new Set(),
       suspended: false,
@@ -162,9 +162,14 @@ export class GraphGroupsApi {
     return this.#success(group);
   }
 
-  /** `DELETE /{groupId}`. */
+  /** `DELETE /{groupId}`; scripted to fail, it is accepted and `group_delete` reports the failure (the group stays). */
   delete(groupId: string): Reply {
     const group = this.state.graphGroup(groupId);
+    const script = this.state.deleteScripts.shift();
+    if (script) {
+      this.notifier.groupDeleted(group, ids.request(), script.code ?? 131041);
+      return { status: 200, body: { success: true } };
+    }
     this.state.groups.delete(group.id);
     this.notifier.groupDeleted(group, ids.request());
     return { status: 200, body: { success: true } };

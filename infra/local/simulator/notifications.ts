@@ -1,9 +1,21 @@
-import { envelope, webhookError } from './meta.ts';
+import { envelope, ids, webhookError } from './meta.ts';
 import { type Group, type Json, type Message, type MessageStatus, nowSeconds, type SimulatorOptions } from './types.ts';
-import { userIdOf, usernameOf, type VariantRegistry, type Variants } from './variants.ts';
+import { parentUserIdOf, userIdOf, usernameOf, type VariantRegistry, type Variants } from './variants.ts';
 import type { WebhookSender } from './webhooks.ts';
 
 const PARTICIPANTS_FIELD = 'group_participants_update';
+const GROUP_FIELDS = new Set([
+  'group_lifecycle_update',
+  PARTICIPANTS_FIELD,
+  'group_settings_update',
+  'group_status_update',
+]);
+
+/** A change still open for more items (`itemsPerChange: "many"`) until it falls due. */
+interface OpenChange {
+  value: Json;
+  onDue: (() => void)[];
+}
 
 /** Which notification to send again, older: the latest matching one that was sent (CONTRACT §16 ordering). */
 export interface ReplayFilter {
@@ -25,6 +37,7 @@ export interface ReplayFilter {
  */
 export class Notifier {
   closed = false;
+  #open = new Map<string, OpenChange>();
 
   constructor(
     private readonly options: SimulatorOptions,
@@ -36,8 +49,18 @@ export class Notifier {
     return this.options.webhookDelayMs ?? 100;
   }
 
-  /** `group_create` that succeeded. */
+  /** Forgets the changes still open for more items (their sends are cancelled with the webhook sender's). */
+  discardOpenChanges(): void {
+    this.#open.clear();
+  }
+
+  /**
+   * `group_create` that succeeded: with its `invite_link` unless the variant leaves it out, and the members it started
+   * with as `added_participants` (OpenAPI's example).
+   */
   groupCreated(group: Group, delayMs = this.delayMs): void {
+    const v = this.#variants(group);
+    const members = [...group.participants.keys()];
     this.#group(
       group,
       'group_lifecycle_update',
@@ -45,8 +68,11 @@ export class Notifier {
         type: 'group_create',
         request_id: group.requestId,
         subject: group.subject,
-        invite_link: group.inviteLink,
+        ...(v.createInviteLink ? { invite_link: group.inviteLink } : {}),
         join_approval_mode: group.joinApprovalMode,
+        ...(members.length
+          ? { added_participants: members.map((waId) => ({ input: waId, ...participant(v, waId) })) }
+          : {}),
       },
       delayMs,
     );
@@ -71,13 +97,36 @@ export class Notifier {
     });
   }
 
-  groupDeleted(group: Group, requestId: string): void {
-    this.#group(group, 'group_lifecycle_update', { type: 'group_delete', request_id: requestId });
+  /** `group_delete`; with `code`, the deletion failed (`errors[]`) and the group stays. */
+  groupDeleted(group: Group, requestId: string, code?: number): void {
+    this.#group(group, 'group_lifecycle_update', {
+      type: 'group_delete',
+      request_id: requestId,
+      ...(code !== undefined ? { errors: [webhookError(code)] } : {}),
+    });
   }
 
   /** `group_settings_update`: one result object per setting asked for. */
   settingsUpdated(group: Group, requestId: string, results: { group_subject?: Json; group_description?: Json }): void {
     this.#group(group, 'group_settings_update', { type: 'group_settings_update', request_id: requestId, ...results });
+  }
+
+  /** A change of settings the service does not ask for: the profile picture, or who may join without approval. */
+  settingsChanged(group: Group, change: { profilePicture?: boolean; joinApprovalMode?: string }): void {
+    this.#group(group, 'group_settings_update', {
+      type: 'group_settings_update',
+      request_id: ids.request(),
+      ...(change.profilePicture
+        ? {
+            profile_picture: {
+              mime_type: 'image/jpeg',
+              sha256: ids.request().slice(0, 30),
+              update_successful: true,
+            },
+          }
+        : {}),
+      ...(change.joinApprovalMode ? { join_approval_mode: change.joinApprovalMode } : {}),
+    });
   }
 
   groupStatus(group: Group, type: 'group_suspend' | 'group_suspend_cleared'): void {
@@ -106,16 +155,19 @@ export class Notifier {
       type: participantType(v, 'add'),
       reason: 'invite_link',
       added_participants: waIds.map((waId) =>
-        how === 'approved' && v.participantIds === 'wa_id' ? { input: waId, wa_id: waId } : participant(v, waId),
+        how === 'approved' && v.participantIds !== 'user_id'
+          ? { input: waId, ...participant(v, waId) }
+          : participant(v, waId),
       ),
     });
   }
 
-  /** A participant left: `removed_participants: [{wa_id}]`, initiated by the participant. */
+  /** A participant left: `removed_participants: [{wa_id}]`, initiated by the participant (`leaveRequestId`: with a `request_id`). */
   participantLeft(group: Group, waId: string): void {
     const v = this.#variants(group);
     this.#group(group, PARTICIPANTS_FIELD, {
       type: participantType(v, 'remove'),
+      ...(v.leaveRequestId ? { request_id: ids.request() } : {}),
       removed_participants: [participant(v, waId)],
       initiated_by: 'participant',
     });
@@ -138,7 +190,7 @@ export class Notifier {
       ...(removed.length
         ? {
             removed_participants: removed.map(({ input, waId }) =>
-              v.participantIds === 'user_id' ? { input, ...participant(v, waId) } : { input },
+              v.participantIds === 'wa_id' ? { input } : { input, ...participant(v, waId) },
             ),
           }
         : {}),
@@ -152,8 +204,12 @@ export class Notifier {
     });
   }
 
-  /** A participant writes to the group: `messages` with `group_id`; `unsupported` carries error 130501. */
+  /**
+   * A participant writes to the group: `messages` with `group_id`, the sender by `from` and/or `from_user_id` as the
+   * variant names participants; `unsupported` carries error 130501.
+   */
   inboundMessage(group: Group, input: { id: string; from: string; name: string; text?: string }): void {
+    const v = this.#variants(group);
     const content =
       input.text === undefined
         ? {
@@ -161,9 +217,14 @@ export class Notifier {
             errors: [webhookError(130501, 'Message type is currently not supported.', 'Message type unknown')],
           }
         : { type: 'text', text: { body: input.text } };
+    const byUserId = v.participantIds !== 'wa_id';
+    const sender = {
+      ...(v.participantIds !== 'user_id' ? { from: input.from } : {}),
+      ...(byUserId ? { from_user_id: userIdOf(input.from) } : {}),
+    };
     this.#send(group.phoneNumberId, group.id, 'messages', {
-      contacts: [{ profile: { name: input.name }, wa_id: input.from }],
-      messages: [{ from: input.from, id: input.id, timestamp: nowSeconds(), ...content, group_id: group.id }],
+      contacts: [contact(v, input.from, input.name)],
+      messages: [{ ...sender, id: input.id, timestamp: nowSeconds(), ...content, group_id: group.id }],
     });
   }
 
@@ -188,11 +249,15 @@ export class Notifier {
     const errors = options.code !== undefined ? { errors: [webhookError(options.code)] } : {};
     const head = { id: message.messageId, status, timestamp: nowSeconds() };
     let statuses: Json[];
+    let contacts: Json[] | undefined;
     if (!isGroup) {
       statuses = [{ ...head, recipient_id: message.to, ...pricing, ...errors }];
     } else {
+      // OpenAPI's `Statuses` name the member by `recipient_id`, so the group by `group_id`.
       const groupName =
-        v.groupKey === 'group_id' ? { group_id: message.to } : { recipient_id: message.to, recipient_type: 'group' };
+        v.groupKey === 'group_id' || v.participantKey === 'recipient_id'
+          ? { group_id: message.to }
+          : { recipient_id: message.to, recipient_type: 'group' };
       const perParticipant = v.groupReceipts === 'participants' && (status === 'delivered' || status === 'read');
       const participants = options.participant
         ? [options.participant]
@@ -204,11 +269,18 @@ export class Notifier {
             ...head,
             ...groupName,
             [v.participantKey]: v.participantIds === 'user_id' ? userIdOf(waId) : waId,
+            ...(v.participantIds === 'both' || v.participantIds === 'parent_user_id'
+              ? { recipient_participant_user_id: userIdOf(waId) }
+              : {}),
             ...errors,
           }))
         : [{ ...head, ...groupName, ...pricing, ...errors }];
+      if (v.statusContacts && participants.length) {
+        contacts = participants.map((waId) => contact(v, waId, `Participant ${waId.slice(-4)}`));
+      }
     }
-    this.#send(message.phoneNumberId, isGroup ? message.to : undefined, 'messages', { statuses }, delayMs, () => {
+    const value = contacts ? { contacts, statuses } : { statuses };
+    this.#send(message.phoneNumberId, isGroup ? message.to : undefined, 'messages', value, delayMs, () => {
       message.status = status;
     });
   }
@@ -279,17 +351,71 @@ export class Notifier {
   ): void {
     if (this.closed) return;
     const v = this.variants.for(phoneNumberId, groupId);
-    const sentField = field === PARTICIPANTS_FIELD ? v.participantsField : field;
+    const sentField =
+      GROUP_FIELDS.has(field) && v.groupField === 'lifecycle'
+        ? 'group_lifecycle_update'
+        : field === PARTICIPANTS_FIELD
+          ? v.participantsField
+          : field;
     const displayPhoneNumber =
       this.options.displayPhoneNumbers?.[phoneNumberId] ?? `1555${phoneNumberId.replace(/\D/g, '').slice(-7)}`;
     const metadata = { display_phone_number: displayPhoneNumber, phone_number_id: phoneNumberId };
-    const payload = envelope(this.options.wabaId ?? '100000000000900', metadata, sentField, respell(value, v) as Json);
-    this.sender.send(sentField, withUnreadable(payload, v), delayMs, onDue);
+    const build = (change: Json) =>
+      withUnreadable(envelope(this.options.wabaId ?? '100000000000900', metadata, sentField, change), v);
+    const spelled = respell(value, v) as Json;
+    if (v.itemsPerChange === 'one') {
+      this.sender.send(sentField, build(spelled), delayMs, onDue);
+      return;
+    }
+    // Items of one number and field falling due together travel as one change, when the rest of it is the same.
+    const key = JSON.stringify([phoneNumberId, sentField, delayMs, withoutLists(spelled)]);
+    const open = this.#open.get(key);
+    if (open) {
+      for (const [name, list] of Object.entries(spelled)) {
+        if (Array.isArray(list)) open.value[name] = [...((open.value[name] as Json[] | undefined) ?? []), ...list];
+      }
+      if (onDue) open.onDue.push(onDue);
+      return;
+    }
+    const change: OpenChange = { value: spelled, onDue: onDue ? [onDue] : [] };
+    this.#open.set(key, change);
+    this.sender.send(
+      sentField,
+      () => {
+        this.#open.delete(key);
+        return build(change.value);
+      },
+      delayMs,
+      () => {
+        for (const due of change.onDue) due();
+      },
+    );
   }
 }
 
+/** A change's value without its lists of items: what must be the same for two items to share the change. */
+const withoutLists = (value: Json) => Object.entries(value).filter(([, item]) => !Array.isArray(item));
+
+/** A contact as Meta lists it beside messages and statuses: name and ids, as the variant names participants. */
+function contact(v: Variants, waId: string, name: string): Json {
+  return {
+    profile: { name },
+    ...(v.participantIds !== 'user_id' ? { wa_id: waId } : {}),
+    ...(v.participantIds !== 'wa_id' ? { user_id: userIdOf(waId) } : {}),
+  };
+}
+
 function participant(v: Variants, waId: string): Json {
-  return v.participantIds === 'user_id' ? { user_id: userIdOf(waId), username: usernameOf(waId) } : { wa_id: waId };
+  switch (v.participantIds) {
+    case 'user_id':
+      return { user_id: userIdOf(waId), username: usernameOf(waId) };
+    case 'both':
+      return { wa_id: waId, user_id: userIdOf(waId), username: usernameOf(waId) };
+    case 'parent_user_id':
+      return { wa_id: waId, user_id: userIdOf(waId), parent_user_id: parentUserIdOf(waId), username: usernameOf(waId) };
+    default:
+      return { wa_id: waId };
+  }
 }
 
 function participantType(v: Variants, change: 'add' | 'remove'): string {
@@ -298,19 +424,38 @@ function participantType(v: Variants, change: 'add' | 'remove'): string {
     : `group_participants_${change}`;
 }
 
-/** Error `code`s (inside any `errors[]`) and `timestamp`s in the variant's spelling. */
+/** The ids Meta's OpenAPI examples write as numbers when they are digits (`numericIds`). */
+const ID_KEYS = new Set([
+  'wa_id',
+  'input',
+  'from',
+  'recipient_id',
+  'recipient_participant_id',
+  'participant_recipient_id',
+  'join_request_id',
+  'phone_number_id',
+  'display_phone_number',
+]);
+
+/** An id of digits as a JSON number, where that number is exact (a longer one stays text, as JSON would lose it). */
+const asNumber = (id: unknown) =>
+  typeof id === 'string' && /^\d+$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
+
+/** Error `code`s (inside any `errors[]`), `timestamp`s and ids in the variant's spelling. */
 function respell(node: unknown, v: Variants, inErrors = false): unknown {
   if (Array.isArray(node)) return node.map((item) => respell(item, v, inErrors));
   if (!node || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, item]) => {
+    Object.entries(node).flatMap(([key, item]): [string, unknown][] => {
       if (key === 'timestamp' && (typeof item === 'number' || typeof item === 'string')) {
-        return [key, v.timestamps === 'number' ? Number(item) : String(item)];
+        if (v.timestamps === 'absent') return [];
+        return [[key, v.timestamps === 'number' ? Number(item) : String(item)]];
       }
+      if (v.numericIds && ID_KEYS.has(key)) return [[key, asNumber(item)]];
       if (key === 'code' && inErrors && typeof item === 'number') {
-        return [key, v.errorCodes === 'string' ? String(item) : item];
+        return [[key, v.errorCodes === 'string' ? String(item) : item]];
       }
-      return [key, respell(item, v, key === 'errors' || (inErrors && key !== 'error_data'))];
+      return [[key, respell(item, v, key === 'errors' || (inErrors && key !== 'error_data'))]];
     }),
   );
 }

@@ -1,5 +1,6 @@
 import { GraphFailure } from './meta.ts';
 import {
+  type DeleteScript,
   type Group,
   type GroupScript,
   type GroupView,
@@ -18,6 +19,8 @@ export class SimulatorState {
   readonly groupScripts: GroupScript[] = [];
   /** Outcomes of the next settings updates, FIFO. */
   readonly settingsScripts: SettingsScript[] = [];
+  /** Outcomes of the next group deletions, FIFO. */
+  readonly deleteScripts: DeleteScript[] = [];
 
   groupViews(phoneNumberId?: string): GroupView[] {
     return [...this.groups.values()]
@@ -51,5 +54,6 @@ export class SimulatorState {
     this.messages.clear();
     this.groupScripts.length = 0;
     this.settingsScripts.length = 0;
+    this.deleteScripts.length = 0;
   }
 }

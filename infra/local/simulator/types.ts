@@ -31,6 +31,25 @@ export interface GroupScript {
   delayMs?: number;
   /** For `silent`: the group exists (and is listed) although no notification comes. */
   groupCreated?: boolean;
+  /**
+   * Phone numbers the group starts with besides the business: its members from the start, listed in `group_create`
+   * as `added_participants` (Meta's OpenAPI example).
+   */
+  addedParticipants?: string[];
+}
+
+/** How the next `DELETE /{groupId}` ends: Meta accepts it, then reports in `group_delete` that it failed. */
+export interface DeleteScript {
+  outcome: 'fail';
+  /** @default 131041 */
+  code?: number;
+}
+
+/** A settings change the service does not make (an admin in WhatsApp): `POST /_simulator/groups/:id/settings`. */
+export interface SettingsChange {
+  /** A new profile picture: `profile_picture` in `group_settings_update`. */
+  profilePicture?: boolean;
+  joinApprovalMode?: 'approval_required' | 'auto_approve';
 }
 
 /** How the next `POST /{groupId}` (settings update) ends: the listed settings fail in its notification. */

@@ -13,16 +13,23 @@ export interface Variants {
   participantTypes: 'group_participants_add' | 'group_add_participants';
   /** Error `code`s in notifications: numbers (reference table, OpenAPI) or quoted (the webhook page). */
   errorCodes: 'number' | 'string';
-  /** `timestamp`s: Unix seconds as strings (the pages) or integers (OpenAPI, one sample). */
-  timestamps: 'string' | 'number';
+  /** `timestamp`s: Unix seconds as strings (the pages), integers (OpenAPI, one sample), or none at all (an SDK's fixture). */
+  timestamps: 'string' | 'number' | 'absent';
   /** `initiated_by` of removals: on the group object, beside it on the change's `value` (the pages' samples), or absent. */
   initiatedBy: 'group' | 'value' | 'absent';
-  /** How participants are named: `wa_id` (phone number), or only the business-scoped `user_id` with a `username`. */
-  participantIds: 'wa_id' | 'user_id';
+  /**
+   * How participants are named: `wa_id` (phone number); only the business-scoped `user_id` with a `username`; both
+   * (`wa_id`, `user_id`, `username`); or both with the `parent_user_id` of usernames (`parent_user_id`). The same for
+   * receipts (`recipient_participant_user_id` beside the phone number) and inbound senders (`from_user_id`).
+   */
+  participantIds: 'wa_id' | 'user_id' | 'both' | 'parent_user_id';
   /** Statuses of group messages: one per message naming the group, or `delivered` / `read` per participant. */
   groupReceipts: 'group' | 'participants';
-  /** The key naming the participant of a per-participant status (both spellings are on Meta's page). */
-  participantKey: 'recipient_participant_id' | 'participant_recipient_id';
+  /**
+   * The key naming the participant of a per-participant status: both spellings on Meta's page, or `recipient_id`
+   * (OpenAPI's `Statuses`: the group named by `group_id`, the member by `recipient_id`).
+   */
+  participantKey: 'recipient_participant_id' | 'participant_recipient_id' | 'recipient_id';
   /** How a status names its group: `recipient_id` + `recipient_type: "group"`, or `group_id` (OpenAPI). */
   groupKey: 'recipient_id' | 'group_id';
   /** `POST /{group-id}` and `DELETE /{group-id}/participants` answer 200 with no body (OpenAPI), not `{"success":true}`. */
@@ -34,6 +41,21 @@ export interface Variants {
   inviteTemplate: { name: string; language: string } | null;
   /** An item the service cannot read mixed into every batch: inside the same list, as an extra change, or none. */
   unreadable: 'none' | 'item' | 'change';
+  /**
+   * Items per change: `one` notification per change, or `many`: notifications of one number and field that fall due
+   * together travel as one change, every item in its list (`groups[]`, `statuses[]`, `messages[]`).
+   */
+  itemsPerChange: 'one' | 'many';
+  /** Ids made only of digits (`wa_id`, `input`, `from`, `recipient_id`, `join_request_id`, …) as JSON numbers (OpenAPI). */
+  numericIds: boolean;
+  /** Statuses carry the `contacts[]` of the members they name (`profile.name`, `wa_id`, `user_id`). */
+  statusContacts: boolean;
+  /** A `group_create` carries the `invite_link` (the pages), or not (OpenAPI's example): the service asks for it. */
+  createInviteLink: boolean;
+  /** A participant's leave carries a `request_id`, as Meta's answers to the business do. */
+  leaveRequestId: boolean;
+  /** Every group notification under its documented field, or all under `group_lifecycle_update` (a known type under another field). */
+  groupField: 'documented' | 'lifecycle';
 }
 
 export const DEFAULT_VARIANTS: Variants = {
@@ -49,20 +71,32 @@ export const DEFAULT_VARIANTS: Variants = {
   emptyBodies: false,
   inviteTemplate: null,
   unreadable: 'none',
+  itemsPerChange: 'one',
+  numericIds: false,
+  statusContacts: false,
+  createInviteLink: true,
+  leaveRequestId: false,
+  groupField: 'documented',
 };
 
 const CHOICES: { [K in keyof Variants]?: readonly Variants[K][] } = {
   participantsField: ['group_participants_update', 'group_participant_update'],
   participantTypes: ['group_participants_add', 'group_add_participants'],
   errorCodes: ['number', 'string'],
-  timestamps: ['string', 'number'],
+  timestamps: ['string', 'number', 'absent'],
   initiatedBy: ['group', 'value', 'absent'],
-  participantIds: ['wa_id', 'user_id'],
+  participantIds: ['wa_id', 'user_id', 'both', 'parent_user_id'],
   groupReceipts: ['group', 'participants'],
-  participantKey: ['recipient_participant_id', 'participant_recipient_id'],
+  participantKey: ['recipient_participant_id', 'participant_recipient_id', 'recipient_id'],
   groupKey: ['recipient_id', 'group_id'],
   emptyBodies: [false, true],
   unreadable: ['none', 'item', 'change'],
+  itemsPerChange: ['one', 'many'],
+  numericIds: [false, true],
+  statusContacts: [false, true],
+  createInviteLink: [true, false],
+  leaveRequestId: [false, true],
+  groupField: ['documented', 'lifecycle'],
 };
 
 /** Named sets: each published source as a whole. */
@@ -76,13 +110,20 @@ export const VARIANT_PRESETS: Record<string, Partial<Variants>> = {
     groupReceipts: 'participants',
     participantKey: 'participant_recipient_id',
   },
-  /** Meta's OpenAPI description of the WhatsApp Business API. */
+  /**
+   * Meta's OpenAPI description of the WhatsApp Business API: its spellings, integer timestamps, ids as numbers and no
+   * invite link in its `group_create` example, and its `Statuses` (the group by `group_id`, the member by
+   * `recipient_id`).
+   */
   openapi: {
     participantsField: 'group_participant_update',
     participantTypes: 'group_add_participants',
     timestamps: 'number',
     groupReceipts: 'participants',
     groupKey: 'group_id',
+    participantKey: 'recipient_id',
+    numericIds: true,
+    createInviteLink: false,
     emptyBodies: true,
   },
 };
@@ -186,3 +227,6 @@ export function userIdOf(waId: string): string {
 
 /** The username that comes with a user id. */
 export const usernameOf = (waId: string) => `user${waId.slice(-4)}`;
+
+/** The `parent_user_id` Meta gives a username's user across the businesses of one portfolio, derived likewise. */
+export const parentUserIdOf = (waId: string) => `${userIdOf(waId).split('.')[0]}.P${userIdOf(waId).split('.')[1]}`;

@@ -36,13 +36,16 @@ export class WebhookSender {
 
   constructor(private readonly settings: () => WebhookSettings) {}
 
-  /** `onDue` runs when the delay has elapsed, right before the first delivery (e.g. to move a message's status). */
+  /**
+   * `onDue` runs when the delay has elapsed, right before the first delivery (e.g. to move a message's status). A
+   * `payload` given as a function is built then, so what is added to it meanwhile travels with it.
+   */
   send(field: string, payload: unknown, delayMs: number, onDue?: () => void): void {
-    const rawBody = metaJson(payload);
     const copies = this.duplicates;
     const run = (async () => {
       if (!(await this.#sleep(delayMs))) return;
       onDue?.();
+      const rawBody = metaJson(typeof payload === 'function' ? payload() : payload);
       for (let replay = 0; replay <= copies; replay++) await this.#deliver({ field, rawBody, replay });
     })();
     this.#pending.add(run);

@@ -312,16 +312,17 @@ export class DynamoChatStore implements ChatStore {
       this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...chatKeys.receipt(orgId, chatId, messageId, member), entity: 'RECEIPT', messageId, ...receipt },
-          // Forward only: a `read` may replace a `delivered`, nothing replaces a `read`.
-          ConditionExpression:
-            receipt.status === 'read' ? 'attribute_not_exists(PK) OR #status = :delivered' : 'attribute_not_exists(PK)',
-          ...(receipt.status === 'read'
-            ? {
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':delivered': 'delivered' },
-              }
-            : {}),
+          Item: {
+            ...chatKeys.receipt(orgId, chatId, messageId, member, receipt.status),
+            entity: 'RECEIPT',
+            messageId,
+            ...receipt,
+          },
+          // Each status once per member, at the earliest time Meta gave it. A receipt kept before delivered and read
+          // were kept apart may hold `read` where `delivered` now goes: it stays.
+          ConditionExpression: 'attribute_not_exists(PK) OR (#status = :status AND #at > :at)',
+          ExpressionAttributeNames: { '#status': 'status', '#at': 'at' },
+          ExpressionAttributeValues: { ':status': receipt.status, ':at': receipt.at },
         }),
       ),
     );
@@ -345,19 +346,32 @@ export class DynamoChatStore implements ChatStore {
     );
   }
 
-  async putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...chatKeys.joinRequest(orgId, chatId, joinRequest.joinRequestId), entity: 'JOINREQ', ...joinRequest },
-      }),
+  async putJoinRequest(orgId: string, chatId: string, joinRequest: JoinRequest): Promise<boolean> {
+    return applied(
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...chatKeys.joinRequest(orgId, chatId, joinRequest.joinRequestId),
+            entity: 'JOINREQ',
+            ...joinRequest,
+          },
+          ConditionExpression: 'attribute_not_exists(PK) OR createdAt = :createdAt',
+          ExpressionAttributeValues: { ':createdAt': joinRequest.createdAt },
+        }),
+      ),
     );
   }
 
-  async deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<void> {
-    await this.db.send(
-      new DeleteCommand({ TableName: this.tableName, Key: chatKeys.joinRequest(orgId, chatId, joinRequestId) }),
+  async deleteJoinRequest(orgId: string, chatId: string, joinRequestId: string): Promise<boolean> {
+    const result = await this.db.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: chatKeys.joinRequest(orgId, chatId, joinRequestId),
+        ReturnValues: 'ALL_OLD',
+      }),
     );
+    return result.Attributes !== undefined;
   }
 
   listJoinRequests(orgId: string, chatId: string, page: PageRequest) {

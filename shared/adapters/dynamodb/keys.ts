@@ -176,10 +176,13 @@ export const chatKeys = {
     PK: `ORG#${orgId}#CHAT#${chatId}`,
     SK: `JOINREQ#${joinRequestId}`,
   }),
-  /** One member's receipt of a group message (`member`: `phone:<E.164>` or `user:<id>`), beside the message. */
-  receipt: (orgId: string, chatId: string, messageId: string, member: string) => ({
+  /**
+   * One member's receipt of a group message (`member`: `phone:<E.164>` or `user:<id>`), beside the message: its
+   * `delivered` where receipts always were, its `read` beside it, so both are kept (CONTRACT §16).
+   */
+  receipt: (orgId: string, chatId: string, messageId: string, member: string, status: 'delivered' | 'read') => ({
     PK: `ORG#${orgId}#CHAT#${chatId}`,
-    SK: `RCPT#${messageId}#${member}`,
+    SK: `RCPT#${messageId}#${member}${status === 'read' ? '#read' : ''}`,
   }),
   receiptPrefix: (messageId: string) => `RCPT#${messageId}#`,
 };

@@ -5,8 +5,8 @@ import type { NotificationInbox } from '#shared/ports/notification-inbox';
 export const MAX_INBOX_MESSAGE_BYTES = 256 * 1024 - 1024;
 
 /**
- * The inbox as the notification queue: one message per notification, `{"kind":"notification","notification":<the
- * text as Meta sent it>}` — the verified text is written into the envelope unchanged (it is JSON already), so no
+ * The inbox as the notification queue: one message per notification, `{"kind":"notification","receivedAt":<ISO
+ * 8601>,"notification":<the text as Meta sent it>}` — the verified text is written into the envelope unchanged (it is JSON already), so no
  * number or string in it is re-encoded. A notification too large for one message is split by its entries and
  * changes (each part a notification of its own; every change is applied on its own anyway). No MessageGroupId: the
  * worker learns each change's organisation and forwards it in that organisation's group.
@@ -17,11 +17,10 @@ export class SqsNotificationInbox implements NotificationInbox {
     private readonly url: () => string,
   ) {}
 
-  async keep(notificationText: string): Promise<void> {
-    for (const part of splitNotification(notificationText, MAX_INBOX_MESSAGE_BYTES - 48)) {
-      await this.client.send(
-        new SendMessageCommand({ QueueUrl: this.url(), MessageBody: `{"kind":"notification","notification":${part}}` }),
-      );
+  async keep(notificationText: string, receivedAt: Date): Promise<void> {
+    const head = `{"kind":"notification","receivedAt":"${receivedAt.toISOString()}","notification":`;
+    for (const part of splitNotification(notificationText, MAX_INBOX_MESSAGE_BYTES - 48 - head.length)) {
+      await this.client.send(new SendMessageCommand({ QueueUrl: this.url(), MessageBody: `${head}${part}}` }));
     }
   }
 }

@@ -48,6 +48,13 @@ export interface Chat {
   statusUpdatedAt?: string;
   /** Groups: the time of the last network notification applied to the group's settings. */
   settingsUpdatedAt?: string;
+  /**
+   * Groups: the time of the last network notification that changed each of `status`, `settings` and each member (keys
+   * as in `memberUpdatedAt`). A notification that changes nothing publishes nothing, except a repeat of the one that
+   * made the change (the same time: a retry after a failure before its event was recorded), whose event the outbox
+   * keeps to one.
+   */
+  changedAt?: Record<string, string>;
 }
 
 /** A new chat: no flags set, nothing assigned or linked yet. */
@@ -97,7 +104,7 @@ export interface Message {
 /** Status order for Meta's notifications: a later notification never moves a message backwards. */
 export const STATUS_RANK: Record<MessageStatus, number> = { queued: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
 
-/** One group member's receipt of an outbound group message (CONTRACT §16). */
+/** One group member's receipt of an outbound group message: its `delivered` or its `read` (CONTRACT §16). */
 export interface Receipt {
   phoneNumber: string | null;
   userId: string | null;
@@ -137,7 +144,7 @@ function sender(message: Message): { from: string; sentBy: string | null } {
 }
 
 export function chatView(chat: Chat) {
-  const { orgId, memberUpdatedAt, statusUpdatedAt, settingsUpdatedAt, ...view } = chat;
+  const { orgId, memberUpdatedAt, statusUpdatedAt, settingsUpdatedAt, changedAt, ...view } = chat;
   return view;
 }
 

@@ -2,17 +2,17 @@ import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/do
 import {
   firstError,
   type GroupEvent,
+  type GroupNotification,
   type InboundMessage,
   type NetworkParticipant,
   notificationTime,
   type StatusNotification,
-  statusParticipantId,
 } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore, MessageLink } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
-import { type MessageStatus, STATUS_RANK } from './chat.ts';
+import { type JoinRequest, type MessageStatus, STATUS_RANK } from './chat.ts';
 import { phoneFromWaId } from './network-ids.ts';
 
 export interface NetworkUpdateDeps extends PublishOnceDeps {
@@ -24,7 +24,7 @@ export interface NetworkUpdateDeps extends PublishOnceDeps {
 type ParticipantsChange = 'joined' | 'left' | 'removed' | 'join_requested' | 'join_request_revoked';
 
 /** A member as a notification names it: by phone number, by business-scoped user id, or both. */
-interface Member {
+export interface Member {
   phoneNumber: string | null;
   userId: string | null;
 }
@@ -51,7 +51,7 @@ export function memberOf(participant: NetworkParticipant): Member | undefined {
   return phoneNumber || userId ? { phoneNumber, userId } : undefined;
 }
 
-const membersOf = (participants: NetworkParticipant[] | undefined) =>
+export const membersOf = (participants: NetworkParticipant[] | undefined) =>
   (participants ?? []).map(memberOf).filter((member): member is Member => member !== undefined);
 
 /** The keys a member's last applied notification time is kept under (CONTRACT §16, ordering). */
@@ -64,19 +64,27 @@ const memberKeys = (member: Member) => [
 const isOlderFor = (times: Record<string, string>, member: Member, at: string) =>
   memberKeys(member).some((key) => times[key] !== undefined && times[key] > at);
 
-const stamped = (times: Record<string, string>, members: Member[], at: string) => {
+/** Whether the notification at `at` is the one that last changed this member (so this is a repeat of it). */
+const isRepeatFor = (changed: Record<string, string>, member: Member, at: string) =>
+  memberKeys(member).some((key) => changed[key] === at);
+
+/** `times` with every key of `members` at `at` (or later, where it already is). */
+export const stamped = (times: Record<string, string>, members: Member[], at: string) => {
   const next = { ...times };
   for (const member of members) for (const key of memberKeys(member)) next[key] = laterOf(next[key] ?? at, at);
   return next;
 };
 
+const sameRecord = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([key, value]) => b[key] === value);
+
 /**
- * `group.participants_changed` for one `group_participants_update` object. Meta gives these no id of their own
- * (join requests aside), so the identity is what the notification says: group, type, time, ids and members.
+ * `group.participants_changed` for one `group_participants_update` object, identified by the notification's content
+ * (`key`, notification.ts): a repeat of it gives the same event id, another notification never does.
  */
 function participantsEvent(
   link: { orgId: string; chatId: string },
-  event: GroupEvent,
+  notification: GroupNotification,
   change: ParticipantsChange,
   members: Member[],
   at: string,
@@ -84,16 +92,7 @@ function participantsEvent(
 ) {
   const numbers = members.map((member) => member.phoneNumber).filter((phone): phone is string => phone !== null);
   const userIds = members.map((member) => member.userId).filter((id): id is string => id !== null);
-  const identity = [
-    event.group_id,
-    event.type,
-    event.timestamp ?? '',
-    event.request_id ?? '',
-    event.join_request_id ?? '',
-    [...numbers].sort().join(','),
-    [...userIds].sort().join(','),
-  ].join('|');
-  return notificationEvent('group.participants_changed', identity, {
+  return notificationEvent('group.participants_changed', notification.key, {
     orgId: link.orgId,
     occurredAt: at,
     data: {
@@ -101,7 +100,7 @@ function participantsEvent(
       change,
       phone_numbers: numbers,
       user_ids: userIds,
-      join_request_id: event.join_request_id ?? null,
+      join_request_id: notification.group.join_request_id ?? null,
       errors,
     },
   });
@@ -125,10 +124,12 @@ function removalErrors(event: GroupEvent): MemberError[] {
 
 /**
  * Keeps a group chat's participants and join requests current from `group_participants_update` (CONTRACT §11, §16).
- * Members are named by phone number or user id; a notification older than the last one applied to a member changes
- * nothing about that member and publishes nothing for them.
+ * Members are named by phone number or user id. `joined` is published for those who were not members, `left` /
+ * `removed` only for those who were (or had a join request); a notification older than the last one applied to a
+ * member changes nothing about that member and publishes nothing for them.
  */
-export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: GroupEvent): Promise<void> {
+export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, notification: GroupNotification): Promise<void> {
+  const { group: event } = notification;
   const link = event.group_id ? await deps.chats.findExternalChat(event.group_id) : undefined;
   if (!link) {
     logger.info('participants update for an unknown group ignored', { groupId: event.group_id, type: event.type });
@@ -141,37 +142,45 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
     case 'group_join_request_revoked': {
       const member = memberOf(event);
       if (!event.join_request_id) return;
-      if (event.type === 'group_join_request_created') {
-        await deps.chats.putJoinRequest(orgId, chatId, {
-          joinRequestId: event.join_request_id,
-          phoneNumber: member?.phoneNumber ?? null,
-          userId: member?.userId ?? null,
-          createdAt: at,
-        });
-      } else await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
+      // Published when the list changes, or for the same request again (a repeat): never for a replay that finds
+      // the request already listed since another time, or already gone.
+      const changed =
+        event.type === 'group_join_request_created'
+          ? await deps.chats.putJoinRequest(orgId, chatId, {
+              joinRequestId: event.join_request_id,
+              phoneNumber: member?.phoneNumber ?? null,
+              userId: member?.userId ?? null,
+              createdAt: at,
+            })
+          : await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
+      if (!changed) return;
       const change = event.type === 'group_join_request_created' ? 'join_requested' : 'join_request_revoked';
-      await publishOnce(deps, participantsEvent(link, event, change, member ? [member] : [], at));
+      await publishOnce(deps, participantsEvent(link, notification, change, member ? [member] : [], at));
       return;
     }
     case 'group_participants_add': {
       const added = membersOf(event.added_participants);
       let applied: Member[] = [];
+      let announced: Member[] = [];
       await deps.chats.updateChat(orgId, chatId, (chat) => {
         const times = chat.memberUpdatedAt ?? {};
+        const changed = chat.changedAt ?? {};
         const current = chat.participants ?? [];
         applied = added.filter((member) => !isOlderFor(times, member, at));
         const fresh = applied.filter((member) => !current.some((existing) => sameParticipant(existing, member)));
-        if (!applied.length) return undefined;
+        announced = applied.filter((member) => fresh.includes(member) || isRepeatFor(changed, member, at));
+        const memberUpdatedAt = stamped(times, applied, at);
+        if (!fresh.length && sameRecord(memberUpdatedAt, times)) return undefined;
         return {
           participants: [...current, ...fresh.map((member) => ({ ...member, joinedAt: at }))],
-          memberUpdatedAt: stamped(times, applied, at),
-          updatedAt: laterOf(chat.updatedAt, at),
+          memberUpdatedAt,
+          ...(fresh.length ? { changedAt: stamped(changed, fresh, at), updatedAt: laterOf(chat.updatedAt, at) } : {}),
         };
       });
-      if (!applied.length) return;
       // An approved join request arrives as this add, naming the joiner: the request leaves the list.
-      await removeJoinRequestsOf(deps, link, applied);
-      await publishOnce(deps, participantsEvent(link, event, 'joined', applied, at));
+      if (applied.length) await removeJoinRequestsOf(deps, link, await joinRequestsOf(deps, link, applied));
+      if (!announced.length) return;
+      await publishOnce(deps, participantsEvent(link, notification, 'joined', announced, at));
       return;
     }
     case 'group_participants_remove': {
@@ -187,21 +196,37 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
         }
         return;
       }
-      let applied: Member[] = [];
+      const requests = await joinRequestsOf(deps, link, removed);
+      let announced: Member[] = [];
       await deps.chats.updateChat(orgId, chatId, (chat) => {
         const times = chat.memberUpdatedAt ?? {};
+        const changed = chat.changedAt ?? {};
         const current = chat.participants ?? [];
-        applied = removed.filter((member) => !isOlderFor(times, member, at));
-        if (!applied.length) return undefined;
-        const kept = current.filter((existing) => !applied.some((member) => sameParticipant(existing, member)));
+        const applied = removed.filter((member) => !isOlderFor(times, member, at));
+        const gone = applied.filter(
+          (member) =>
+            current.some((existing) => sameParticipant(existing, member)) ||
+            requests.some((request) => sameParticipant(request, member)),
+        );
+        announced = applied.filter((member) => gone.includes(member) || isRepeatFor(changed, member, at));
+        const memberUpdatedAt = stamped(times, applied, at);
+        if (!gone.length && sameRecord(memberUpdatedAt, times)) return undefined;
         return {
-          participants: kept,
-          memberUpdatedAt: stamped(times, applied, at),
-          updatedAt: laterOf(chat.updatedAt, at),
+          participants: current.filter((existing) => !gone.some((member) => sameParticipant(existing, member))),
+          memberUpdatedAt,
+          ...(gone.length ? { changedAt: stamped(changed, gone, at), updatedAt: laterOf(chat.updatedAt, at) } : {}),
         };
       });
-      if (!applied.length) return;
-      await publishOnce(deps, participantsEvent(link, event, removalKind(event), applied, at, errors));
+      if (!announced.length) {
+        logger.info('removal of no member nor join requester: nothing published', { groupId: event.group_id });
+        return;
+      }
+      await removeJoinRequestsOf(
+        deps,
+        link,
+        requests.filter((request) => announced.some((member) => sameParticipant(request, member))),
+      );
+      await publishOnce(deps, participantsEvent(link, notification, removalKind(event), announced, at, errors));
       return;
     }
     default:
@@ -209,22 +234,29 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, event: Gr
   }
 }
 
-/** Deletes the join requests of members who joined (Meta approved them, or they joined by the link). */
-async function removeJoinRequestsOf(
+/** The join requests of any of `members`. */
+async function joinRequestsOf(
   deps: NetworkUpdateDeps,
   link: { orgId: string; chatId: string },
   members: Member[],
-) {
+): Promise<JoinRequest[]> {
+  const found: JoinRequest[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await deps.chats.listJoinRequests(link.orgId, link.chatId, { limit: 100, startKey });
-    for (const request of page.items) {
-      if (members.some((member) => sameParticipant(member, request))) {
-        await deps.chats.deleteJoinRequest(link.orgId, link.chatId, request.joinRequestId);
-      }
-    }
+    found.push(...page.items.filter((request) => members.some((member) => sameParticipant(member, request))));
     startKey = page.nextKey;
   } while (startKey);
+  return found;
+}
+
+/** Deletes join requests of members who joined (Meta approved them, or they joined by the link) or are gone. */
+async function removeJoinRequestsOf(
+  deps: NetworkUpdateDeps,
+  link: { orgId: string; chatId: string },
+  requests: JoinRequest[],
+) {
+  for (const request of requests) await deps.chats.deleteJoinRequest(link.orgId, link.chatId, request.joinRequestId);
 }
 
 /**
@@ -306,22 +338,27 @@ export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: stri
   for (const { reportedFor: _, ...status } of own.sort((a, b) => rank(a) - rank(b))) await applyStatus(deps, status);
 }
 
-/** The group member a status names, for a receipt: by phone number or by user id (CONTRACT §16). */
+/**
+ * The group member a status names, for a receipt (CONTRACT §16): by `recipient_participant_id` (or its other
+ * spelling) and `recipient_participant_user_id`; when the status names its group by `group_id` (Meta's OpenAPI
+ * `Statuses`), `recipient_id` / `recipient_user_id` are the member's, unless they name the group itself.
+ */
 function recipientOf(status: StatusNotification): Member | undefined {
-  const id = statusParticipantId(status);
-  if (!id && !status.recipient_participant_user_id) return undefined;
-  return memberOf(
-    id && PHONE_LIKE.test(id)
-      ? { wa_id: id, user_id: status.recipient_participant_user_id }
-      : { user_id: id ?? status.recipient_participant_user_id },
-  );
+  const groupById =
+    status.group_id !== undefined && status.recipient_type !== 'group' && status.recipient_id !== status.group_id;
+  const id =
+    status.recipient_participant_id ?? status.participant_recipient_id ?? (groupById ? status.recipient_id : undefined);
+  const userId = status.recipient_participant_user_id ?? (groupById ? status.recipient_user_id : undefined);
+  if (!id && !userId) return undefined;
+  return memberOf(id && PHONE_LIKE.test(id) ? { wa_id: id, user_id: userId } : { user_id: id ?? userId });
 }
 
 /**
  * Applies Meta's status of an outbound message (CONTRACT §5, §16).
  * 1. A status for a wamid not linked yet (or linked to a chat of another number than `reportedFor`) is held for the
  *    sender (one per status and member), with the number it was reported for.
- * 2. A `delivered` / `read` naming a group member is kept as that member's receipt (never moving back).
+ * 2. A `delivered` / `read` naming a group member is kept as that member's receipt: each of the two once, with its
+ *    own time, so a member's `delivered` stays listed after its `read`.
  * 3. The message's own status is the furthest any recipient reached (`sent` < `delivered` < `read`, never back);
  *    `failed` only from a failure that names no member.
  * 4. `message.status` is published once per status the message reaches, naming the member whose receipt moved it.

@@ -1,3 +1,5 @@
+import { membersOf } from '#shared/domain/chats/network-updates';
+import { type GroupEvent, joinApprovalOf, notificationTime } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { ChannelStore } from '#shared/ports/identity-store';
@@ -13,13 +15,10 @@ import {
 /** One `group_create` object of a `group_lifecycle_update`, with the number it was reported for. */
 export interface HeldGroupCreate {
   phoneNumberId: string;
-  group: {
-    request_id?: string;
-    group_id?: string;
-    subject?: string;
-    invite_link?: string;
-    errors?: { code?: number; message?: string; title?: string }[];
-  };
+  group: Pick<
+    GroupEvent,
+    'request_id' | 'group_id' | 'invite_link' | 'join_approval_mode' | 'added_participants' | 'timestamp' | 'errors'
+  >;
 }
 
 export interface ApplyGroupCreateDeps extends OutcomeDeps {
@@ -35,7 +34,8 @@ export interface ApplyGroupCreateDeps extends OutcomeDeps {
  * 2. Ignore a notification reported for another number than the request's (a cross-tenant or forged id).
  * 3. Errors → `failed` with Meta's code and message; success → the chat, `created`, `group.created`, with the
  *    notification's invite link, else the one Meta gives through the network gate; while the gate refuses the
- *    channel, a success without a link is kept for the worker, and nothing reaches Meta.
+ *    channel, a success without a link is kept for the worker, and nothing reaches Meta. The chat's members are the
+ *    notification's `added_participants` (CONTRACT §16), its join approval the notification's mode, else the request's.
  */
 export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, held: HeldGroupCreate): Promise<void> {
   const networkRequestId = held.group.request_id;
@@ -106,7 +106,19 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
     });
     return;
   }
-  await completeGroup(deps, request, { groupId, inviteLink, phoneNumberId: held.phoneNumberId }, network);
+  await completeGroup(
+    deps,
+    request,
+    {
+      groupId,
+      inviteLink,
+      phoneNumberId: held.phoneNumberId,
+      members: membersOf(held.group.added_participants),
+      requireJoinApproval: joinApprovalOf(held.group.join_approval_mode),
+      at: notificationTime(held.group.timestamp, deps.clock.now()).toISOString(),
+    },
+    network,
+  );
 }
 
 async function inviteLinkOf(deps: ApplyGroupCreateDeps, network: NetworkAccess, groupId: string) {
@@ -117,17 +129,28 @@ async function inviteLinkOf(deps: ApplyGroupCreateDeps, network: NetworkAccess, 
 const MAX_HELD_TEXT = 2048;
 const clip = (text: string | undefined) => text?.slice(0, MAX_HELD_TEXT);
 
+/** Meta's limit of participants besides the business, and a bound on what a held item keeps of them. */
+const MAX_HELD_PARTICIPANTS = 8;
+
 /** Only the fields the worker applies, each bounded: a held item never grows with what the sender chose to send. */
 function trimmed(held: HeldGroupCreate): HeldGroupCreate {
-  const { request_id, group_id, subject, invite_link, errors } = held.group;
+  const { request_id, group_id, invite_link, join_approval_mode, added_participants, timestamp, errors } = held.group;
   const [first] = errors ?? [];
   return {
     phoneNumberId: held.phoneNumberId.slice(0, 64),
     group: {
       request_id: clip(request_id),
       group_id: clip(group_id),
-      subject: clip(subject),
       invite_link: clip(invite_link),
+      ...(timestamp !== undefined ? { timestamp } : {}),
+      ...(typeof join_approval_mode === 'string' ? { join_approval_mode: clip(join_approval_mode) } : {}),
+      ...(added_participants
+        ? {
+            added_participants: added_participants
+              .slice(0, MAX_HELD_PARTICIPANTS)
+              .map(({ wa_id, user_id, input }) => ({ wa_id: clip(wa_id), user_id: clip(user_id), input: clip(input) })),
+          }
+        : {}),
       ...(first ? { errors: [{ code: first.code, message: clip(first.message), title: clip(first.title) }] } : {}),
     },
   };

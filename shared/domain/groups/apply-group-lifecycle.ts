@@ -1,17 +1,11 @@
 import { type Chat, groupStatusOf } from '#shared/domain/chats/chat';
 import { notificationEvent, type PublishOnceDeps, publishOnce } from '#shared/domain/events/publish-once';
-import { type GroupEvent, notificationTime } from '#shared/domain/network/notification';
+import { type GroupNotification, joinApprovalOf, notificationTime } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
 import type { ChatStore, ExternalChatLink } from '#shared/ports/chat-store';
 
 export interface GroupLifecycleDeps extends PublishOnceDeps {
   chats: ChatStore;
-}
-
-/** One group object of a notification, with the business number it was reported for. */
-export interface GroupNotification {
-  phoneNumberId: string;
-  group: GroupEvent;
 }
 
 type SettingError = { field: 'subject' | 'description'; code: string; message: string };
@@ -60,15 +54,15 @@ function updatedEvent(link: ExternalChatLink, chat: Chat, identity: string, at: 
   });
 }
 
-/** A notification's identity: Meta's request id when it has one, else what it says (group, type, time). */
-const identityOf = (group: GroupEvent) =>
-  group.request_id ?? [group.group_id, group.type, group.timestamp ?? ''].join('|');
+type KeptSettings = Partial<Pick<Chat, 'name' | 'description' | 'requireJoinApproval'>>;
 
 /**
- * Meta's `group_settings_update` (CONTRACT §11).
- * 1. Each setting Meta applied is applied to the chat (the subject is the chat's name); a deleted group is left
- *    as it is.
- * 2. `group.updated` carries the group as it now is, and one error per setting Meta did not apply.
+ * Meta's `group_settings_update` (CONTRACT §11, §16).
+ * 1. Each setting the service keeps that Meta applied is applied to the chat: the subject (the chat's name), the
+ *    description and `join_approval_mode` (`requireJoinApproval`); a deleted group is left as it is. Settings the
+ *    service does not keep (`profile_picture`) are ignored.
+ * 2. `group.updated` carries the group as it now is, and one error per setting Meta did not apply; it is published
+ *    only when the notification changed what the service keeps or reports an error, identified by its content.
  * A notification older than the last one applied to the settings changes nothing and publishes nothing.
  */
 export async function applyGroupSettingsUpdate(deps: GroupLifecycleDeps, notification: GroupNotification) {
@@ -81,7 +75,7 @@ export async function applyGroupSettingsUpdate(deps: GroupLifecycleDeps, notific
     ['description', group.group_description],
   ] as const;
   const errors: SettingError[] = [];
-  const applied: Partial<Pick<Chat, 'name' | 'description'>> = {};
+  const applied: KeptSettings = {};
   for (const [field, result] of settings) {
     if (!result) continue;
     if (result.update_successful === false || result.errors?.length) {
@@ -96,29 +90,45 @@ export async function applyGroupSettingsUpdate(deps: GroupLifecycleDeps, notific
       else applied.description = result.text;
     }
   }
+  const requireJoinApproval = joinApprovalOf(group.join_approval_mode);
+  if (requireJoinApproval !== undefined) applied.requireJoinApproval = requireJoinApproval;
+  if (!errors.length && !Object.keys(applied).length) {
+    logger.info('settings notification that changes nothing the service keeps ignored', { groupId: group.group_id });
+    return;
+  }
   let stale = false;
+  let publish = false;
   const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) => {
     stale = isOlder(at, current.settingsUpdatedAt);
+    publish = false;
     if (groupStatusOf(current) === 'deleted' || stale) return undefined;
-    const changed =
-      (applied.name !== undefined && applied.name !== current.name) ||
-      (applied.description !== undefined && applied.description !== current.description);
-    return changed || current.settingsUpdatedAt !== at
-      ? { ...applied, settingsUpdatedAt: at, updatedAt: laterOf(current.updatedAt, at) }
-      : undefined;
+    const changed = (Object.keys(applied) as (keyof KeptSettings)[]).some((key) => applied[key] !== current[key]);
+    const repeat = current.changedAt?.settings === at;
+    publish = changed || errors.length > 0 || repeat;
+    const settingsUpdatedAt = laterOf(current.settingsUpdatedAt ?? at, at);
+    if (!changed && !errors.length) {
+      return settingsUpdatedAt === current.settingsUpdatedAt ? undefined : { settingsUpdatedAt };
+    }
+    return {
+      ...applied,
+      settingsUpdatedAt,
+      changedAt: { ...current.changedAt, settings: at },
+      updatedAt: laterOf(current.updatedAt, at),
+    };
   });
-  if (!chat || stale || groupStatusOf(chat) === 'deleted') {
+  if (!chat || stale || !publish || groupStatusOf(chat) === 'deleted') {
     if (stale)
       logger.info('settings notification older than the last one applied ignored', { groupId: group.group_id });
     return;
   }
-  await publishOnce(deps, updatedEvent(link, chat, `settings|${identityOf(group)}`, at, errors));
+  await publishOnce(deps, updatedEvent(link, chat, notification.key, at, errors));
 }
 
 /**
  * Meta's `group_suspend` / `group_suspend_cleared` (`group_status_update`): the group becomes `suspended` or
- * `active` again, and `group.updated` says so. A deleted group stays deleted and publishes nothing; a notification
- * older than the last one applied to the status changes nothing and publishes nothing.
+ * `active` again, and `group.updated` says so, identified by the notification's content. One that finds the group
+ * in that status already, or deleted, publishes nothing; a notification older than the last one applied to the
+ * status changes nothing and publishes nothing.
  */
 export async function applyGroupSuspension(deps: GroupLifecycleDeps, notification: GroupNotification) {
   const link = await groupChat(deps, notification);
@@ -127,22 +137,30 @@ export async function applyGroupSuspension(deps: GroupLifecycleDeps, notificatio
   const groupStatus = group.type === 'group_suspend' ? 'suspended' : 'active';
   const at = notificationTime(group.timestamp, deps.clock.now()).toISOString();
   let stale = false;
+  let publish = false;
   const chat = await deps.chats.updateChat(link.orgId, link.chatId, (current) => {
     stale = isOlder(at, current.statusUpdatedAt);
+    publish = false;
     if (stale || groupStatusOf(current) === 'deleted') return undefined;
-    if (
-      groupStatusOf(current) === groupStatus &&
-      current.statusUpdatedAt !== undefined &&
-      current.statusUpdatedAt >= at
-    )
-      return undefined;
-    return { groupStatus, statusUpdatedAt: at, updatedAt: laterOf(current.updatedAt, at) };
+    const changed = groupStatusOf(current) !== groupStatus;
+    publish = changed || current.changedAt?.status === at;
+    if (!changed) {
+      return current.statusUpdatedAt !== undefined && current.statusUpdatedAt >= at
+        ? undefined
+        : { statusUpdatedAt: at };
+    }
+    return {
+      groupStatus,
+      statusUpdatedAt: at,
+      changedAt: { ...current.changedAt, status: at },
+      updatedAt: laterOf(current.updatedAt, at),
+    };
   });
-  if (!chat || stale || groupStatusOf(chat) === 'deleted') {
+  if (!chat || stale || !publish || groupStatusOf(chat) === 'deleted') {
     if (stale) logger.info('status notification older than the last one applied ignored', { groupId: group.group_id });
     return;
   }
-  await publishOnce(deps, updatedEvent(link, chat, `status|${identityOf(group)}`, at, []));
+  await publishOnce(deps, updatedEvent(link, chat, notification.key, at, []));
 }
 
 /**

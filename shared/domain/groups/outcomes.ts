@@ -1,4 +1,5 @@
 import { newChat } from '#shared/domain/chats/chat';
+import { type Member, stamped } from '#shared/domain/chats/network-updates';
 import type { Channel } from '#shared/domain/orgs/model';
 import { ChannelDisabledError, OrgSuspendedError } from '#shared/errors';
 import { eventIdFor } from '#shared/events/domain-event';
@@ -24,6 +25,11 @@ export interface CreatedGroup {
   groupId: string;
   inviteLink: string;
   phoneNumberId: string;
+  /** The members Meta's confirmation lists (`added_participants`), members as of `at`, the confirmation's time. */
+  members?: Member[];
+  at?: string;
+  /** The join approval Meta's confirmation states; else the request's. */
+  requireJoinApproval?: boolean;
 }
 
 /** The event a final request announces. */
@@ -55,7 +61,8 @@ export async function announce(deps: Pick<OutcomeDeps, 'clock' | 'groups' | 'eve
 
 /**
  * The network confirmed the group.
- * 1. Store the GROUP chat under an id derived from the request's (a repeat finds it stored).
+ * 1. Store the GROUP chat under an id derived from the request's (a repeat finds it stored), with the members the
+ *    confirmation lists.
  * 2. Move the request to `created` (only from pending/creating).
  * 3. Announce `group.created` — only by the call that made the transition, so replays publish nothing.
  * A request that already failed stays failed, and the group the network made anyway is deleted, unless the network
@@ -87,6 +94,8 @@ export async function completeGroup(
   if (request.status === 'created') return;
   const now = deps.clock.now().toISOString();
   const chatId = chatIdFor(request.requestId);
+  const members = group.members ?? [];
+  const joinedAt = group.at ?? now;
   const chat = newChat({
     chatId,
     orgId: request.orgId,
@@ -95,8 +104,9 @@ export async function completeGroup(
     channelId: request.channelId,
     externalChatId: group.groupId,
     inviteLink: group.inviteLink,
-    participants: [],
-    requireJoinApproval: request.requireJoinApproval,
+    participants: members.map((member) => ({ ...member, joinedAt })),
+    ...(members.length ? { memberUpdatedAt: stamped({}, members, joinedAt) } : {}),
+    requireJoinApproval: group.requireJoinApproval ?? request.requireJoinApproval,
     ...(request.description !== undefined ? { description: request.description } : {}),
     groupStatus: 'active',
     now,

@@ -9,6 +9,8 @@ import { applyNetworkNotification } from './apply-notification.ts';
 /** A notification as the webhook kept it: whose it is, nobody knows yet. */
 export interface InboxNotification {
   kind: 'notification';
+  /** When the webhook received it (ISO 8601): the time of an item that has none of its own (CONTRACT §16). */
+  receivedAt?: string;
   notification: unknown;
 }
 
@@ -16,6 +18,7 @@ export interface InboxNotification {
 export interface OrganisationNotification {
   kind: 'org-notification';
   orgId: string;
+  receivedAt?: string;
   notification: unknown;
 }
 
@@ -40,13 +43,15 @@ type Part = { entry: Record<string, unknown>; change: unknown } | { raw: unknown
  *    business's, unreadable ones, fields the service does not keep) belong to no organisation: they are applied at
  *    once, which finds nothing to change for them and reports what it cannot read.
  * 2. An organisation's notification is applied (apply-notification.ts): every step idempotent, so a duplicate
- *    message or a replay changes nothing.
+ *    message or a replay changes nothing. The time the webhook received it travels with it, so every retry reads an
+ *    item without a time of its own as of the same instant.
  */
 export async function applyInboxMessage(deps: ApplyInboxDeps, message: InboxMessage): Promise<void> {
-  if (message.kind === 'org-notification') return applyNetworkNotification(deps, message.notification);
+  const receivedAt = receivedAtOf(message.receivedAt, deps.clock.now());
+  if (message.kind === 'org-notification') return applyNetworkNotification(deps, message.notification, receivedAt);
   const notification = message.notification;
   const entries = (notification as { entry?: unknown } | null)?.entry;
-  if (!Array.isArray(entries)) return applyNetworkNotification(deps, notification);
+  if (!Array.isArray(entries)) return applyNetworkNotification(deps, notification, receivedAt);
 
   const channels = new Map<string, Promise<string | undefined>>();
   const orgOfNumber = (phoneNumberId: string) => {
@@ -76,10 +81,21 @@ export async function applyInboxMessage(deps: ApplyInboxDeps, message: InboxMess
   }
   const { entry: _entries, ...envelope } = notification as Record<string, unknown>;
   for (const [orgId, parts] of byOrganisation) {
-    const job: OrganisationNotification = { kind: 'org-notification', orgId, notification: rebuild(envelope, parts) };
+    const job: OrganisationNotification = {
+      kind: 'org-notification',
+      orgId,
+      receivedAt: receivedAt.toISOString(),
+      notification: rebuild(envelope, parts),
+    };
     await deps.queue.send(NETWORK_NOTIFICATIONS_QUEUE, job);
   }
-  if (unowned.length > 0) await applyNetworkNotification(deps, rebuild(envelope, unowned));
+  if (unowned.length > 0) await applyNetworkNotification(deps, rebuild(envelope, unowned), receivedAt);
+}
+
+/** The time the webhook kept a notification; one kept before it recorded that is taken as received now. */
+function receivedAtOf(value: string | undefined, now: Date): Date {
+  const at = value === undefined ? Number.NaN : Date.parse(value);
+  return Number.isNaN(at) ? now : new Date(at);
 }
 
 /** `value.metadata.phone_number_id` of a change, as text (Meta writes ids as strings or as numbers). */

@@ -3,6 +3,7 @@ import { isUsableAppSecret, verifyMetaSignature } from '#shared/auth/meta-signat
 import type { Config } from '#shared/config/env';
 import { DomainError, ForbiddenError, MalformedJsonError, UnauthorizedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
+import type { Clock } from '#shared/ports/clock';
 import type { NotificationInbox } from '#shared/ports/notification-inbox';
 import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
 
@@ -13,11 +14,16 @@ import type { WhatsAppSecrets } from '#shared/ports/whatsapp-secrets';
  *    outside the local stack.
  * 1. Verify X-Hub-Signature-256 over the raw bytes; otherwise 401 and nothing is kept.
  * 2. It must be JSON (400 otherwise).
- * 3. Keep the notification as it came (the inbox). A failure to keep it propagates: the answer is 5xx and Meta
+ * 3. Keep the notification as it came (the inbox), with the time it was received. A failure to keep it propagates: the answer is 5xx and Meta
  *    retries, so nothing Meta was answered 200 for is lost.
  */
 export async function receiveNetworkWebhook(
-  deps: { whatsappSecrets: WhatsAppSecrets; inbox: NotificationInbox; config: Pick<Config, 'localStack'> },
+  deps: {
+    whatsappSecrets: WhatsAppSecrets;
+    inbox: NotificationInbox;
+    clock: Clock;
+    config: Pick<Config, 'localStack'>;
+  },
   input: { body: Buffer; signature: string | undefined },
 ): Promise<void> {
   const { appSecret } = await deps.whatsappSecrets.get();
@@ -37,7 +43,7 @@ export async function receiveNetworkWebhook(
   } catch {
     throw new MalformedJsonError();
   }
-  await deps.inbox.keep(text);
+  await deps.inbox.keep(text, deps.clock.now());
 }
 
 /** Meta's subscription handshake: echo `hub.challenge` when the verify token matches. */

@@ -467,3 +467,151 @@ describe('WhatsAppSimulator variant control API', () => {
     expect(statuses()).toEqual([expect.objectContaining({ status: 'read', recipient_participant_id: MEMBER })]);
   });
 });
+
+describe('WhatsAppSimulator: the rest of the published shapes (CONTRACT §16, issue 26)', () => {
+  it('sends notifications of one number and field that fall due together as one change (itemsPerChange: many)', async () => {
+    simulator.setVariants({ itemsPerChange: 'many' });
+    const groupId = await newGroup();
+
+    simulator.join(groupId, MEMBER);
+    simulator.join(groupId, SECOND);
+    await simulator.flushWebhooks();
+
+    expect(changes()).toHaveLength(1);
+    expect(groupEvents('group_participants_update').map((event) => event.added_participants)).toEqual([
+      [{ wa_id: MEMBER }],
+      [{ wa_id: SECOND }],
+    ]);
+  });
+
+  it('names participants by wa_id and user_id (and parent_user_id), in receipts and inbound senders too', async () => {
+    simulator.setVariants({ participantIds: 'parent_user_id', groupReceipts: 'participants', statusContacts: true });
+    const groupId = await newGroup();
+    const userId = simulator.userIdOf(MEMBER);
+
+    simulator.join(groupId, MEMBER);
+    await simulator.flushWebhooks();
+    const messageId = await sendToGroup(groupId);
+    simulator.receiveMessage(groupId, { from: MEMBER, text: 'hi' });
+    await simulator.flushWebhooks();
+
+    expect(groupEvents('group_participants_update')[0].added_participants).toEqual([
+      { wa_id: MEMBER, user_id: userId, parent_user_id: expect.stringMatching(/^DE\.P\d+$/), username: 'user0001' },
+    ]);
+    const delivered = receiver.values('messages').find((value) => value.statuses?.[0]?.status === 'delivered')!;
+    expect(delivered.statuses).toEqual([
+      expect.objectContaining({
+        id: messageId,
+        recipient_participant_id: MEMBER,
+        recipient_participant_user_id: userId,
+      }),
+    ]);
+    expect(delivered.contacts).toEqual([{ profile: { name: 'Participant 0001' }, wa_id: MEMBER, user_id: userId }]);
+    const inbound = receiver.values('messages').find((value) => value.messages)!;
+    expect(inbound.messages[0]).toMatchObject({ from: MEMBER, from_user_id: userId });
+  });
+
+  it('names an inbound sender only by from_user_id in the user_id variant', async () => {
+    simulator.setVariants({ participantIds: 'user_id' });
+    const groupId = await newGroup(PHONE, [MEMBER]);
+
+    simulator.receiveMessage(groupId, { from: MEMBER, text: 'hi' });
+    await simulator.flushWebhooks();
+
+    const [message] = receiver.values('messages').flatMap((value) => value.messages);
+    expect(message).toMatchObject({ from_user_id: simulator.userIdOf(MEMBER) });
+    expect(message).not.toHaveProperty('from');
+  });
+
+  it('writes ids of digits as JSON numbers, and names a receipt by group_id and recipient_id (OpenAPI Statuses)', async () => {
+    simulator.setVariants({ numericIds: true, groupReceipts: 'participants', participantKey: 'recipient_id' });
+    const groupId = await newGroup(PHONE, [MEMBER]);
+
+    simulator.requestToJoin(groupId, SECOND);
+    const messageId = await sendToGroup(groupId);
+    await simulator.flushWebhooks();
+
+    const [request] = groupEvents('group_participants_update');
+    expect(request.wa_id).toBe(Number(SECOND));
+    // A 16-digit join request id is a number only where JSON holds it exactly.
+    const joinRequestId = request.join_request_id as number | string;
+    expect(typeof joinRequestId === 'number' || !Number.isSafeInteger(Number(joinRequestId))).toBe(true);
+    expect(statuses()).toEqual([
+      expect.objectContaining({ id: messageId, status: 'sent', group_id: groupId }),
+      expect.objectContaining({ id: messageId, status: 'delivered', group_id: groupId, recipient_id: Number(MEMBER) }),
+    ]);
+    expect(statuses()[0]).not.toHaveProperty('recipient_id');
+  });
+
+  it('leaves timestamps out entirely', async () => {
+    simulator.setVariants({ timestamps: 'absent' });
+    const groupId = await newGroup();
+
+    simulator.suspend(groupId);
+    await simulator.flushWebhooks();
+
+    expect(groupEvents('group_status_update')).toEqual([{ group_id: groupId, type: 'group_suspend' }]);
+  });
+
+  it('creates a group with its first members listed as added_participants, and without invite_link', async () => {
+    simulator.setVariants({ createInviteLink: false });
+    simulator.scriptNextGroup({ outcome: 'success', addedParticipants: [MEMBER, `+${SECOND}`] });
+
+    await call('POST', `/${GRAPH_VERSION}/${PHONE}/groups`, { messaging_product: 'whatsapp', subject: 'Team' });
+    await simulator.flushWebhooks();
+
+    const [created] = groupEvents('group_lifecycle_update');
+    expect(created).not.toHaveProperty('invite_link');
+    expect(created.added_participants).toEqual([
+      { input: MEMBER, wa_id: MEMBER },
+      { input: SECOND, wa_id: SECOND },
+    ]);
+    expect(simulator.group(created.group_id)?.participants).toEqual([MEMBER, SECOND]);
+  });
+
+  it('carries a request_id on a leave, and sends every group notification under group_lifecycle_update', async () => {
+    simulator.setVariants({ leaveRequestId: true, groupField: 'lifecycle' });
+    const groupId = await newGroup(PHONE, [MEMBER]);
+
+    simulator.leave(groupId, MEMBER);
+    simulator.suspend(groupId);
+    await simulator.flushWebhooks();
+
+    expect(changes().map((change) => change.field)).toEqual(['group_lifecycle_update', 'group_lifecycle_update']);
+    expect(groupEvents('group_lifecycle_update')).toEqual([
+      expect.objectContaining({
+        type: 'group_participants_remove',
+        request_id: expect.any(String),
+        initiated_by: 'participant',
+      }),
+      expect.objectContaining({ type: 'group_suspend' }),
+    ]);
+  });
+
+  it('reports a scripted deletion failure in group_delete and keeps the group; reports settings changed by an admin', async () => {
+    const groupId = await newGroup();
+    const scripted = await call('POST', '/_simulator/next-delete', { outcome: 'fail', code: 131041 });
+    const refused = await call('POST', '/_simulator/next-delete', { outcome: 'succeed' });
+
+    const deletion = await call('DELETE', `/${GRAPH_VERSION}/${groupId}`);
+    const picture = await call('POST', `/_simulator/groups/${groupId}/settings`, { profilePicture: true });
+    const mode = await call('POST', `/_simulator/groups/${groupId}/settings`, { joinApprovalMode: 'auto_approve' });
+    const empty = await call('POST', `/_simulator/groups/${groupId}/settings`, {});
+    await simulator.flushWebhooks();
+
+    expect([scripted.status, refused.status, deletion.status, picture.status, mode.status, empty.status]).toEqual([
+      200, 400, 200, 200, 200, 400,
+    ]);
+    expect(simulator.group(groupId)).toMatchObject({ joinApprovalMode: 'auto_approve' });
+    expect(groupEvents('group_lifecycle_update')).toEqual([
+      expect.objectContaining({ type: 'group_delete', errors: [expect.objectContaining({ code: 131041 })] }),
+    ]);
+    expect(groupEvents('group_settings_update')).toEqual([
+      expect.objectContaining({
+        profile_picture: { mime_type: 'image/jpeg', sha256: expect.any(String), update_successful: true },
+      }),
+      expect.objectContaining({ join_approval_mode: 'auto_approve' }),
+    ]);
+    expect(groupEvents('group_settings_update')[1]).not.toHaveProperty('profile_picture');
+  });
+});
