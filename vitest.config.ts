@@ -29,6 +29,9 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          // Two files at a time (vitest's default on 2 cores is one): each file runs its own local stack on free
+          // ports and its own organisations, and most of a file's time is waiting on queues, timers and processes.
+          maxWorkers: 2,
           // Every exchange with the API is checked against openapi.json (CONTRACT §19).
           setupFiles: ['test/support/openapi-setup.ts'],
           globalSetup: ['test/support/openapi-global.ts'],
