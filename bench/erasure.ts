@@ -114,3 +114,20 @@ export async function erasureBenchmark(options: {
     ms,
   };
 }
+
+/** erasureBenchmark on a dynalite of its own (a free loopback port), stopped afterwards: `npm run bench`'s row. */
+export async function erasureOnDynalite(options: { scale: number; ratio: number }): Promise<ErasureFigures> {
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const { ensureTable, startDynamo } = await import('#infra/local/servers');
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const server = await startDynamo({ port: 0 });
+  try {
+    await ensureTable(
+      new DynamoDBClient({ region: 'eu-west-1', endpoint: server.endpoint, credentials }),
+      'wpcrm-erasure',
+    );
+    return await erasureBenchmark({ endpoint: server.endpoint, tableName: 'wpcrm-erasure', credentials, ...options });
+  } finally {
+    await server.close();
+  }
+}

@@ -1,11 +1,22 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { inChildProcess } from './child.ts';
 import { coldStartRuns } from './cold-start.ts';
+import { erasureOnDynalite } from './erasure.ts';
 import { NOISY_FULL, type NoisyReport, renderNoisy } from './noisy.ts';
 import { reportMemoryBenchmark } from './report-memory.ts';
 import type { routeCapacityBenchmark } from './route-capacity.ts';
 import { machine } from './stats.ts';
-import { FULL, figures, renderColdStart, renderMarkdown, renderRouteCapacity, runSuite, SMOKE } from './suite.ts';
+import {
+  erasureRow,
+  FULL,
+  figures,
+  renderColdStart,
+  renderErasure,
+  renderMarkdown,
+  renderRouteCapacity,
+  runSuite,
+  SMOKE,
+} from './suite.ts';
 
 /**
  * `npm run bench`: P1–P5 (bench/suite.ts) and P6 (bench/noisy.ts), printed and written to bench/RESULTS.md.
@@ -13,6 +24,7 @@ import { FULL, figures, renderColdStart, renderMarkdown, renderRouteCapacity, ru
  * nothing (P6 at small sizes is test/integration/noisy-neighbour.test.ts).
  * `npm run bench -- --noisy`: P6 alone; replaces the P6 section of bench/RESULTS.md.
  * `npm run bench -- --p3`: P3's report benchmark alone, printed.
+ * `npm run bench -- --erasure`: the erasure's cost alone, printed as bench/RESULTS.md's row and paragraph.
  * `npm run bench -- --p5`: P5 per route class through the HTTP stack alone, printed as bench/RESULTS.md's table.
  * `npm run bench -- --p1`: P1 alone (every function beside the baselines, three runs), printed as bench/RESULTS.md's P1
  * summary rows and section; writes nothing.
@@ -93,6 +105,13 @@ if (process.argv.includes('--p1')) {
   });
   const { summary, section } = renderColdStart(runs, P1_NOTES, machine().cores);
   console.log(`${summary}\n\n${section}`);
+  process.exit(0);
+}
+
+if (process.argv.includes('--erasure')) {
+  // `npm run bench -- --erasure`: the erasure's cost alone, printed as RESULTS.md's row and paragraph.
+  const figures = await erasureOnDynalite(FULL.erasure);
+  console.log(`${erasureRow(figures)}\n\n${renderErasure(figures)}`);
   process.exit(0);
 }
 

@@ -2,6 +2,7 @@ import { REPORT_WORKER_NODE_OPTIONS } from '#shared/events/catalog';
 import { inChildProcess } from './child.ts';
 import { type BundleFigures, type ColdStartRun, coldStartRuns, importRatio, worstRatios } from './cold-start.ts';
 import { type CostLine, groupCreationCost, PRICES, pollCost, reportCost, sumCapacity, totalDollars } from './cost.ts';
+import { type ErasureFigures, erasureOnDynalite } from './erasure.ts';
 import type { groupEndToEndBenchmark } from './group-e2e.ts';
 import { reportEndToEndBenchmark } from './report-e2e.ts';
 import { reportMemoryBenchmark } from './report-memory.ts';
@@ -21,6 +22,8 @@ export interface Sizes {
   pollSeconds: number;
   /** P5 through the HTTP stack: requests per route class (bench/route-capacity.ts). */
   routeRequests: number;
+  /** The erasure's cost: the erased organisation's scale, and how many times its items the others hold. */
+  erasure: { scale: number; ratio: number };
 }
 
 export const FULL: Sizes = {
@@ -33,6 +36,7 @@ export const FULL: Sizes = {
   meteredGroups: 20,
   pollSeconds: 10,
   routeRequests: 200,
+  erasure: { scale: 100, ratio: 100 },
 };
 
 /** Seconds, for CI: every benchmark runs and yields numbers; none of them means anything. */
@@ -46,6 +50,7 @@ export const SMOKE: Sizes = {
   meteredGroups: 3,
   pollSeconds: 1,
   routeRequests: 5,
+  erasure: { scale: 1, ratio: 10 },
 };
 
 export const GOALS = {
@@ -93,6 +98,8 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     'routeCapacityBenchmark',
     sizes.routeRequests,
   );
+  log('The erasure of an organisation among others');
+  const erasure = await erasureOnDynalite(sizes.erasure);
   const usage = groups.usage;
   const create = sumCapacity(usage.capacity, (key) => key.startsWith('create-group:'));
   const poll = sumCapacity(usage.capacity, (key) => key.startsWith('get-group-status:'));
@@ -113,6 +120,7 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     reportE2e,
     groups,
     routes,
+    erasure,
     capacity: {
       createWrites: (create.writeUnits + create.indexWriteUnits) / usage.apiRequests,
       createReads: create.readUnits / usage.apiRequests,
@@ -145,6 +153,8 @@ export function figures(results: Results): Record<string, number> {
   out['p5.createWrites'] = results.capacity.createWrites;
   out['p5.createReads'] = results.capacity.createReads;
   out['p5.pollReads'] = results.capacity.pollReads;
+  out['erasure.readPerErased'] = results.erasure.readPerErased;
+  out['erasure.itemsRead'] = results.erasure.itemsRead;
   for (const [run, rows] of Object.entries(results.routes)) {
     for (const row of rows) {
       out[`p5.http.${run}.${row.fn}.reads`] = row.readUnits;
@@ -164,7 +174,18 @@ export function renderMarkdown(
   results: Results,
   notes: { synthCheck: string; before: string; history?: string },
 ): string {
-  const { machine: m, coldStart, warm, reportMemory: memory, reportE2e: e2e, groups, capacity, cost, routes } = results;
+  const {
+    machine: m,
+    coldStart,
+    warm,
+    reportMemory: memory,
+    reportE2e: e2e,
+    groups,
+    capacity,
+    cost,
+    routes,
+    erasure,
+  } = results;
   const httpRow = (fn: string) => routes.leased.find((row) => row.fn === fn)!;
   const httpCreate = httpRow('create-group');
   const httpPoll = httpRow('get-group-status');
@@ -217,6 +238,7 @@ ${p1.summary}
 | P5 capacity per poll | ≤ ${GOALS.maxPollReads} RCU | ${fmt(capacity.pollReads, 2)} RCU | ${mark(capacity.pollReads <= GOALS.maxPollReads)} |
 | P5 create through the HTTP stack, quota included | ≤ ${GOALS.maxHttpCreateWrites} WCU + ${GOALS.maxHttpCreateReads} RCU | ${fmt(httpCreate.writeUnits, 2)} WCU + ${fmt(httpCreate.readUnits, 3)} RCU | ${mark(httpCreateOk)} |
 | P5 poll through the HTTP stack, quota included | ≤ ${GOALS.maxHttpPollReads} RCU, ≤ ${GOALS.maxHttpPollWrites} WCU | ${fmt(httpPoll.readUnits, 2)} RCU, ${fmt(httpPoll.writeUnits, 3)} WCU | ${mark(httpPollOk)} |
+${erasureRow(erasure)}
 | P5 $ per million group creations | (model) | $${fmt(totalDollars(cost.group), 2)} | |
 | P5 $ per million-row report | (model) | $${fmt(totalDollars(cost.report), 3)} | |
 
@@ -331,6 +353,8 @@ The create is a strongly consistent read of the channel, the rate-limit counter 
 entry in the sparse \`OPEN\` index. An Idempotency-Key adds the key's claim and completion (2 WCU).
 
 ${renderRouteCapacity(routes)}
+
+${renderErasure(erasure)}
 
 Everything one group creation costs, per group, by function and operation (the whole flow to the delivered webhook):
 
@@ -535,4 +559,20 @@ suspension takes effect within 60 s), amortised over the run.
 | route class | a write per request | leased |
 |---|---|---|
 ${rows.join('\n')}`;
+}
+
+/** The summary row of the erasure's cost (CONTRACT §17): items read per item erased. */
+export function erasureRow(figures: ErasureFigures): string {
+  const ok = figures.readPerErased <= 1.2 && figures.otherItemsAfter === figures.otherItems;
+  return `| Erasure: items read per item erased, beside ${fmt(figures.otherItems / figures.ownItems, 0)} × as many of others | ≈ 1 | ${fmt(figures.readPerErased, 2)} (${figures.itemsRead.toLocaleString('en')} read, ${figures.itemsErased.toLocaleString('en')} erased) | ${ok ? '✅' : '❌'} |`;
+}
+
+/** The erasure's section (`npm run bench -- --erasure` prints it with its row). */
+export function renderErasure(figures: ErasureFigures): string {
+  return `**The erasure of an organisation** (bench/erasure.ts; CONTRACT §17, \`org delete\`): one organisation of
+${figures.ownItems.toLocaleString('en')} items (generated chats, contacts and their records, a credential) among four others holding
+${figures.otherItems.toLocaleString('en')} items, on a dynalite of its own; every item a Query, Get or Scan of the erasure returned is counted at
+its DynamoDB client. It read ${figures.itemsRead.toLocaleString('en')} items and erased ${figures.itemsErased.toLocaleString('en')} (its items and the status copy it writes first),
+${fmt(figures.readPerErased, 2)} read per erased, in ${fmt(figures.ms / 1000, 1)} s; the others' items afterwards: ${figures.otherItemsAfter.toLocaleString('en')} of
+${figures.otherItems.toLocaleString('en')}. Before (a scan of the whole table and a text search) it read every item of the table.`;
 }

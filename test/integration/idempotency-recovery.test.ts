@@ -16,14 +16,13 @@ const table = useDynamo();
 /** The answer of a call is lost after the request was stored: the database fails when the key is completed. */
 function harness() {
   const time = { now: new Date('2026-11-23T10:00:00.000Z') };
-  const limits = new DynamoLimits(table.db, table.tableName);
   let failCompletions = 1;
-  const flakyLimits = Object.assign(Object.create(limits) as DynamoLimits, {
-    complete: async (...args: Parameters<DynamoLimits['complete']>) => {
+  const flakyLimits = new (class extends DynamoLimits {
+    override async complete(...args: Parameters<DynamoLimits['complete']>) {
       if (failCompletions-- > 0) throw new Error('ECONNRESET: the database went away');
-      return limits.complete(...args);
-    },
-  });
+      return super.complete(...args);
+    }
+  })(table.db, table.tableName);
   const queued: unknown[] = [];
   const deps = {
     config: loadConfig({}),
