@@ -47,4 +47,49 @@ describe('queryPage', () => {
 
     await expect(outcome).rejects.toMatchObject({ errors: [{ pointer: '#/query/cursor' }] });
   });
+
+  it('gives no cursor on a page that ends the query, though DynamoDB stopped at its Limit (CONTRACT §10)', async () => {
+    const items = [
+      { PK: 'ORG#a', SK: 'R#1' },
+      { PK: 'ORG#a', SK: 'R#2' },
+    ];
+    // DynamoDB's own behaviour: a LastEvaluatedKey whenever it stopped at Limit, even on the last item.
+    const { db, calls } = fakeDb(() => {
+      const input = calls.at(-1) as { Limit: number; ExclusiveStartKey?: { SK: string } };
+      const from = input.ExclusiveStartKey ? items.findIndex((item) => item.SK === input.ExclusiveStartKey!.SK) + 1 : 0;
+      const slice = items.slice(from, from + input.Limit);
+      return { Items: slice, LastEvaluatedKey: slice.length === input.Limit ? slice.at(-1) : undefined };
+    });
+    const read = (startKey?: Record<string, unknown>) =>
+      queryPage(db, { TableName: 't' }, { limit: 1, startKey }, PARTITION, (item) => item);
+
+    const first = await read();
+    const second = await read(first.nextKey);
+
+    expect(first).toEqual({ items: [items[0]], nextKey: { PK: 'ORG#a', SK: 'R#1' } });
+    expect(second).toEqual({ items: [items[1]], nextKey: undefined });
+  });
+
+  it("resumes an index query after the page's last item, with the index's key beside the table's", async () => {
+    const item = (n: number) => ({ PK: `C#${n}`, SK: 'META', GSI1PK: 'ORG#a#GROUPS', GSI1SK: `T#${n}`, name: `g${n}` });
+    const { db } = fakeDb(() => ({ Items: [item(1), item(2)], LastEvaluatedKey: item(2) }));
+
+    const result = await queryPage(db, { TableName: 't', IndexName: 'GSI1' }, { limit: 1 }, PARTITION, (i) => i);
+
+    expect(result.nextKey).toEqual({ PK: 'C#1', SK: 'META', GSI1PK: 'ORG#a#GROUPS', GSI1SK: 'T#1' });
+  });
+
+  it('reads on while a filter drops items, until the page is full or the query ends', async () => {
+    const rounds = [
+      { Items: [], LastEvaluatedKey: { PK: 'ORG#a', SK: 'R#3' } },
+      { Items: [{ PK: 'ORG#a', SK: 'R#7' }], LastEvaluatedKey: { PK: 'ORG#a', SK: 'R#9' } },
+      { Items: [] },
+    ];
+    const { db, calls } = fakeDb(() => rounds[calls.length - 1]);
+
+    const result = await queryPage(db, { TableName: 't' }, { limit: 2 }, PARTITION, (i) => i);
+
+    expect(result).toEqual({ items: [{ PK: 'ORG#a', SK: 'R#7' }], nextKey: undefined });
+    expect(calls.map((input) => (input as { Limit: number }).Limit)).toEqual([3, 3, 2]);
+  });
 });
