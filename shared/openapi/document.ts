@@ -45,6 +45,10 @@ const HEADERS = {
     description: 'The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached',
     schema: { type: 'string', const: 'no-store' },
   },
+  'Cache-Control (cacheable)': {
+    description: 'How long a cache may keep the answer: public keys and the reference page’s assets',
+    schema: { type: 'string', examples: ['public, max-age=300', 'no-cache', 'public, max-age=31536000, immutable'] },
+  },
   'WWW-Authenticate': {
     description: 'The bearer challenge (RFC 6750)',
     schema: { type: 'string', example: 'Bearer realm="wp-crm", error="invalid_token"' },
@@ -57,9 +61,19 @@ const HEADERS = {
 type HeaderName = keyof typeof HEADERS;
 
 /** Headers always sent with an answer of this kind are required; the others may be. */
-const ALWAYS: ReadonlySet<HeaderName> = new Set(['X-Request-Id', 'Location', 'Cache-Control', 'WWW-Authenticate']);
+const ALWAYS: ReadonlySet<HeaderName> = new Set([
+  'X-Request-Id',
+  'Location',
+  'Cache-Control',
+  'Cache-Control (cacheable)',
+  'WWW-Authenticate',
+]);
+/** A header's name on the wire: `Cache-Control (cacheable)` is Cache-Control with other values than no-store. */
+const wireName = (name: HeaderName) => name.replace(/ \(.*\)$/, '');
 const responseHeaders = (names: Iterable<HeaderName>, always: ReadonlySet<HeaderName> = ALWAYS) =>
-  Object.fromEntries([...new Set(names)].map((name) => [name, { ...HEADERS[name], required: always.has(name) }]));
+  Object.fromEntries(
+    [...new Set(names)].map((name) => [wireName(name), { ...HEADERS[name], required: always.has(name) }]),
+  );
 
 const problemSchema = {
   type: 'object',
@@ -292,7 +306,13 @@ function operation(route: RouteDef) {
     responses[status] = {
       description: own ? `${own.description}. ${answer.description}` : answer.description,
       // API Gateway's own answer carries none of the service's headers; the service's problem carries them.
-      ...(own?.headers ? { headers: responseHeaders(Object.keys(own.headers) as HeaderName[], new Set()) } : {}),
+      ...(own?.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(own.headers).map(([name, header]) => [name, { ...header, required: false }]),
+            ),
+          }
+        : {}),
       content: {
         ...own?.content,
         'application/json': {

@@ -35,7 +35,13 @@ export const getJwks = /* @__PURE__ */ defineRoute({
   summary: 'Public keys that verify access tokens',
   tag: 'auth',
   auth: 'public',
-  responses: { 200: { description: 'JSON Web Key Set (several keys during a rotation)', schema: 'Jwks' } },
+  responses: {
+    200: {
+      description: 'JSON Web Key Set (several keys during a rotation); cacheable for 5 minutes',
+      schema: 'Jwks',
+      headers: ['Cache-Control (cacheable)'],
+    },
+  },
 });
 
 export const getHealth = /* @__PURE__ */ defineRoute({
@@ -72,6 +78,7 @@ export const getDocs = /* @__PURE__ */ defineRoute({
     200: {
       description: 'The reference, rendered in the browser from openapi.json by a script the service serves itself',
       contentType: 'text/html',
+      headers: ['Cache-Control (cacheable)'],
     },
   },
 });
@@ -86,7 +93,11 @@ export const getDocsAsset = /* @__PURE__ */ defineRoute({
   tag: 'ops',
   auth: 'public',
   responses: {
-    200: { description: 'JavaScript, gzip-encoded when accepted; immutable', contentType: 'text/javascript' },
+    200: {
+      description: 'JavaScript, gzip-encoded when accepted; immutable',
+      contentType: 'text/javascript',
+      headers: ['Cache-Control (cacheable)'],
+    },
     404: { description: 'ROUTE_NOT_FOUND: no such asset (its name changes with the renderer version)' },
   },
 });

@@ -45,7 +45,7 @@ export const createGroup = /* @__PURE__ */ defineRoute({
   responses: {
     202: { description: 'Accepted; poll statusUrl (also in Location)', schema: 'GroupAccepted', headers: ['Location'] },
     404: { description: 'CHANNEL_NOT_FOUND' },
-    409: { description: 'IDEMPOTENCY_KEY_IN_USE' },
+    409: { description: 'IDEMPOTENCY_KEY_IN_USE (Retry-After)', headers: ['Retry-After'] },
     422: { description: 'CHANNEL_NOT_ELIGIBLE (reason) or IDEMPOTENCY_KEY_REUSED' },
     429: { description: 'RATE_LIMITED (Retry-After)' },
   },

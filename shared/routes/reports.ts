@@ -87,7 +87,7 @@ export const downloadReport = /* @__PURE__ */ defineRoute({
       headers: ['Location', 'Cache-Control'],
     },
     404: { description: 'REPORT_NOT_FOUND' },
-    409: { description: 'REPORT_NOT_READY or REPORT_FAILED' },
+    409: { description: 'REPORT_NOT_READY (Retry-After) or REPORT_FAILED', headers: ['Retry-After'] },
     410: { description: 'REPORT_EXPIRED' },
   },
 });

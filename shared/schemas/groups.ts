@@ -11,12 +11,16 @@ const Subject = schema(() =>
     v.string(),
     v.trim(),
     v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 128, 'must be 1–128 characters after trimming'),
+    // The bounds in the document (CONTRACT §19): 1–128 code points once trimmed, as the check counts; the pattern
+    // allows the whitespace around them that the service trims (JSON Schema patterns are Unicode-aware).
+    v.metadata({ minLength: 1, pattern: String.raw`^\s*(?=\S)[\s\S]{1,128}(?<=\S)\s*$` }),
   ),
 );
 const Description = schema(() =>
   v.pipe(
     v.string(),
     v.check((value) => codePoints(value) <= 2048, 'must be at most 2048 characters'),
+    v.metadata({ maxLength: 2048 }),
   ),
 );
 
@@ -160,6 +164,7 @@ export const SendMessageBody = schema(() =>
     text: v.pipe(
       v.string(),
       v.check((value) => codePoints(value) >= 1 && codePoints(value) <= 4096, 'must be 1–4096 characters'),
+      v.metadata({ minLength: 1, maxLength: 4096 }),
     ),
   }),
 );

@@ -31,6 +31,7 @@ const Text = schema(() =>
     v.string(),
     v.check((value) => codePoints(value) <= 256, 'must be at most 256 characters'),
     v.description('At most 256 characters.'),
+    v.metadata({ maxLength: 256 }),
   ),
 );
 const Id = schema(() => v.pipe(Text, v.minLength(1, 'must not be empty')));

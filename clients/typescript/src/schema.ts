@@ -887,11 +887,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON Web Key Set (several keys during a rotation) */
+            /** @description JSON Web Key Set (several keys during a rotation); cacheable for 5 minutes */
             200: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,6 +2311,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2397,6 +2401,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2861,11 +2867,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_IN_USE */
+            /** @description IDEMPOTENCY_KEY_IN_USE (Retry-After) */
             409: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8710,11 +8718,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description REPORT_NOT_READY or REPORT_FAILED */
+            /** @description REPORT_NOT_READY (Retry-After) or REPORT_FAILED */
             409: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

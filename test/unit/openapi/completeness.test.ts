@@ -135,6 +135,31 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     }
   });
 
+  it('declares Cache-Control where it is not no-store, and Retry-After on every 409 that carries it (CONTRACT §19)', () => {
+    for (const id of ['getJwks', 'getDocs', 'getDocsAsset']) {
+      const header = operation(id).responses['200']!.headers!['Cache-Control'] as { required: boolean; schema: Json };
+      expect(header.required).toBe(true);
+      expect(header.schema).not.toHaveProperty('const');
+    }
+    for (const id of ['createGroup', 'requestReport', 'downloadReport']) {
+      expect(operation(id).responses['409']!.headers!['Retry-After']).toBeDefined();
+    }
+  });
+
+  it("declares the service's own bounds on request strings (CONTRACT §19), counted in code points as the checks do", () => {
+    const body = (id: string) =>
+      (operation(id).requestBody!.content['application/json']!.schema as { properties: Record<string, Json> })
+        .properties;
+    const subject = new RegExp(body('createGroup').subject!.pattern as string, 'u');
+    expect(['a', '  padded  ', `  ${'x'.repeat(128)}  `, '😀'.repeat(128)].every((text) => subject.test(text))).toBe(
+      true,
+    );
+    expect(['', '   ', 'x'.repeat(129), '😀'.repeat(129)].some((text) => subject.test(text))).toBe(false);
+    expect(body('updateGroup').subject).toEqual(body('createGroup').subject);
+    expect(body('createGroup').description).toMatchObject({ maxLength: 2048 });
+    expect(body('sendMessage').text).toMatchObject({ minLength: 1, maxLength: 4096 });
+  });
+
   it("declares the network webhook's body as Meta's open envelope, nothing required (CONTRACT §16: any signed JSON object is 200)", () => {
     const schema = operation('receiveNetworkWebhook').requestBody!.content['application/json']!.schema as Json;
     expect(schema).toMatchObject({ type: 'object', additionalProperties: true });
