@@ -65,6 +65,7 @@ export const FUNCTION_CONCERNS: Readonly<Record<string, Concern>> = {
   'list-deliveries': 'Webhooks',
   'list-delivery-attempts': 'Webhooks',
   'redeliver-webhook': 'Webhooks',
+  'send-webhook-test': 'Webhooks',
   'webhook-dispatcher': 'Webhooks',
   'webhook-sweeper': 'Webhooks',
 

@@ -92,6 +92,7 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'list-deliveries': { table: 'read' },
   'list-delivery-attempts': { table: 'read' },
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
+  'send-webhook-test': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
   'webhook-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['webhook-deliveries'] },
   'request-report': { table: 'readWrite', sendsTo: ['report-requests'] },

@@ -10,6 +10,7 @@ import type {
   rotateSecret,
   updateSubscription,
 } from '#shared/domain/webhooks/subscriptions';
+import type { sendTestDelivery } from '#shared/domain/webhooks/test-delivery';
 import type { WebhookTransport } from '#shared/ports/webhook-transport';
 import { clock, config, ids } from './core.ts';
 import { limits, webhookStore } from './dynamodb.ts';
@@ -49,6 +50,12 @@ export function webhookListDeps(): DepsOf<typeof listSubscriptions> & DepsOf<typ
 
 export function redeliverDeps(): DepsOf<typeof redeliver> {
   return instance(redeliverDeps, () => lazyDeps({ config, clock, webhooks: webhookStore, queue: jobQueue, limits }));
+}
+
+export function testDeliveryDeps(): DepsOf<typeof sendTestDelivery> {
+  return instance(testDeliveryDeps, () =>
+    lazyDeps({ config, clock, ids, webhooks: webhookStore, queue: jobQueue, limits }),
+  );
 }
 
 export function dispatchDeps(): DepsOf<typeof dispatchMessage> {

@@ -355,6 +355,10 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
   },
   redeliver: { responses: { 202: { deliveryId: DELIVERY, status: 'pending' } } },
+  sendWebhookTest: {
+    request: { type: 'group.created' },
+    responses: { 202: { deliveryId: DELIVERY, eventId: 'evt_01M80K4B7C1D5F9H3K7N1Q5S9V' } },
+  },
   listDeliveryAttempts: {
     responses: {
       200: {

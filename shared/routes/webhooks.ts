@@ -1,6 +1,12 @@
 import { ADMINS } from '#shared/domain/auth/roles';
 import { ListQuery } from '#shared/schemas/common';
-import { CreateWebhookBody, DeliveryParams, UpdateWebhookBody, WebhookParams } from '#shared/schemas/webhooks';
+import {
+  CreateWebhookBody,
+  DeliveryParams,
+  TestDeliveryBody,
+  UpdateWebhookBody,
+  WebhookParams,
+} from '#shared/schemas/webhooks';
 import { defineRoute } from './route.ts';
 
 // Named rather than spread: esbuild takes a spread for a side effect (route.ts, defineRoute).
@@ -118,6 +124,29 @@ export const redeliver = /* @__PURE__ */ defineRoute({
     202: { description: 'Queued', schema: 'Redelivered' },
     404: { description: 'WEBHOOK_NOT_FOUND or DELIVERY_NOT_FOUND' },
     409: { description: 'DELIVERY_IN_PROGRESS' },
+    429: {
+      description: 'RATE_LIMITED (Retry-After): WEBHOOK_REDELIVER_RATE_LIMIT per organisation, 60/3600 by default',
+    },
+  },
+});
+
+export const sendWebhookTest = /* @__PURE__ */ defineRoute({
+  operationId: 'sendWebhookTest',
+  method: 'POST',
+  path: '/webhooks/{orgId}/{webhookId}/test',
+  fn: 'send-webhook-test',
+  summary: 'Send a test delivery: the documented example of a type, with this organisation\'s id and "test": true',
+  tag: 'webhooks',
+  auth: ADMINS,
+  orgParam: 'orgId',
+  params: WebhookParams,
+  body: TestDeliveryBody,
+  responses: {
+    202: {
+      description: 'Queued: a delivery like any other, listed among the deliveries',
+      schema: 'TestDeliveryQueued',
+    },
+    404: WEBHOOK_NOT_FOUND,
     429: {
       description: 'RATE_LIMITED (Retry-After): WEBHOOK_REDELIVER_RATE_LIMIT per organisation, 60/3600 by default',
     },

@@ -78,6 +78,14 @@ export const DeliveryList = schema(() =>
   }),
 );
 export const Redelivered = schema(() => v.object({ deliveryId: v.string(), status: v.literal('pending') }));
+
+/** `POST /webhooks/:orgId/:webhookId/test` (CONTRACT §20): a subscribed type; omitted, the first one. */
+export const TestDeliveryBody = schema(() =>
+  v.strictObject({
+    type: v.optional(v.picklist(EVENT_TYPES, `must be one of ${EVENT_TYPES.join(', ')}`)),
+  }),
+);
+export const TestDeliveryQueued = schema(() => v.object({ deliveryId: v.string(), eventId: v.string() }));
 export const AttemptList = schema(() =>
   v.object({
     attempts: v.array(

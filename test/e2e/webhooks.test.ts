@@ -100,6 +100,27 @@ describe('webhook subscriptions and deliveries', () => {
     });
   });
 
+  it('sends a test delivery of a subscribed type, listed among the deliveries (CONTRACT §20)', async () => {
+    const tested = await admin.POST('/api/wp-crm/webhooks/{orgId}/{webhookId}/test', {
+      params: subscription(),
+      body: { type: 'report.failed' },
+    });
+
+    expect(tested.response.status).toBe(202);
+    const { deliveryId, eventId } = tested.data!;
+    const request = await eventually(
+      () => {
+        const found = receiver.requestsTo('/reports').find((candidate) => candidate.headers['webhook-id'] === eventId);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(JSON.parse(request.body)).toMatchObject({ type: 'report.failed', organisation_id: orgId, test: true });
+    const { data } = await admin.GET('/api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries', { params: subscription() });
+    expect(data!.deliveries.map((delivery) => delivery.deliveryId)).toContain(deliveryId);
+  });
+
   it('deletes the subscription', async () => {
     const deleted = await admin.DELETE('/api/wp-crm/webhooks/{orgId}/{webhookId}', { params: subscription() });
     const again = await admin.DELETE('/api/wp-crm/webhooks/{orgId}/{webhookId}', { params: subscription() });

@@ -51,18 +51,41 @@ export async function issueToken(
 
 export type TokenResponse = operations['issueToken']['responses'][200]['content']['application/json'];
 export type Problem = components['schemas']['Problem'];
+/** API Gateway's own answer (throttling, an oversized request): `{"message"}`, no problem document. */
+export type GatewayError = components['schemas']['GatewayError'];
 
 /** A refusal of the service, with its RFC 9457 problem document (or API Gateway's own error). */
 export class WpCrmError extends Error {
   readonly status: number;
-  readonly problem: unknown;
+  /** The problem document; API Gateway's `{"message"}` when the gateway answered; undefined without a JSON body. */
+  readonly problem: Problem | GatewayError | undefined;
   constructor(status: number, problem: unknown) {
     const code = (problem as Partial<Problem> | undefined)?.code;
     super(`wp-crm answered ${status}${code ? ` ${code}` : ''}`);
     this.name = 'WpCrmError';
     this.status = status;
-    this.problem = problem;
+    this.problem = problem as Problem | GatewayError | undefined;
   }
+}
+
+export type TestDeliveryQueued = operations['sendWebhookTest']['responses'][202]['content']['application/json'];
+
+/**
+ * Sends a test delivery to a subscription (`POST /webhooks/{orgId}/{webhookId}/test`): the documented example of
+ * `type` (default: the first type it takes) with `"test": true` and a fresh event id, delivered like any other.
+ * Throws WpCrmError with the problem document on refusal (404, 400 for a type it does not take, 429).
+ */
+export async function sendTest(
+  client: WpCrmClient,
+  target: { orgId: string; webhookId: string; type?: WebhookEventType },
+): Promise<TestDeliveryQueued> {
+  const { orgId, webhookId, type } = target;
+  const { data, error, response } = await client.POST('/api/wp-crm/webhooks/{orgId}/{webhookId}/test', {
+    params: { path: { orgId, webhookId } },
+    body: type ? { type } : {},
+  });
+  if (!data) throw new WpCrmError(response.status, error);
+  return data;
 }
 
 /** The event types the service delivers. */

@@ -636,6 +636,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wp-crm/webhooks/{orgId}/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery: the documented example of a type, with this organisation's id and "test": true
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "group.created": {
@@ -10953,6 +10973,275 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                orgId: string;
+                /** @example whk_01M80K2C7M4N8P1R5T9W3Y6B0D */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "group.created"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    type?: "group.created" | "group.creation_failed" | "report.completed" | "report.failed" | "message.received" | "message.status" | "group.participants_changed" | "group.updated" | "group.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Queued: a delivery like any other, listed among the deliveries */
+            202: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveryId": "dlv_01M80K2F2H6K9M3P7S1V5X8Z4C",
+                     *       "eventId": "evt_01M80K4B7C1D5F9H3K7N1Q5S9V"
+                     *     }
+                     */
+                    "application/json": {
+                        deliveryId: string;
+                        eventId: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body, #/path/…; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {orgId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/webhook-not-found",
+                     *       "title": "Webhook not found",
+                     *       "status": 404,
+                     *       "detail": "webhook not found",
+                     *       "code": "WEBHOOK_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After): WEBHOOK_REDELIVER_RATE_LIMIT per organisation, 60/3600 by default; RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
             429: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
