@@ -314,9 +314,32 @@ export function reportRequestOf(body: ReportRequestBody): { reportType: string; 
   return { reportType: body.reportType, filters: normaliseReportFilters(body) as Record<string, unknown> };
 }
 
-/** The filters as a report shows them: those of its type, as given, defaults included (`normaliseReportFilters`). */
-export const StoredReportFilters = schema(() =>
-  v.union(
+const Count = schema(() => v.pipe(v.number(), v.integer(), v.minValue(0)));
+const Timestamp = schema(() => v.pipe(v.string(), v.isoTimestamp()));
+
+/** The fields of a report every type has (CONTRACT §6). */
+const reportFields = () => ({
+  reportId: v.string(),
+  organisationId: v.string(),
+  status: v.picklist(REPORT_STATUSES),
+  requestedAt: Timestamp,
+  requestedBy: v.pipe(v.string(), v.description('The client id of the token that requested it')),
+  startedAt: v.optional(v.pipe(Timestamp, v.description('When a worker started it'))),
+  completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
+  rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
+  sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
+  format: v.literal('text/csv'),
+  expiresAt: v.optional(v.pipe(Timestamp, v.description('When the file is deleted (COMPLETED); EXPIRED after'))),
+  error: v.optional(v.object({ code: v.string(), message: v.string() })),
+});
+
+/**
+ * A report as the API shows it (CONTRACT §6): one shape per `reportType`, whose `filters` are that type's, so that a
+ * generated client narrows `filters` by `reportType` (CONTRACT §19: a oneOf whose shapes each hold a reportType const).
+ */
+export const ReportView = schema(() =>
+  v.variant(
+    'reportType',
     [
       ChatReportFilters,
       ContactReportFilters,
@@ -327,31 +350,14 @@ export const StoredReportFilters = schema(() =>
       FollowUpReportFilters,
       SurveyResponseReportFilters,
       FlowResponseReportFilters,
-    ].map((schema) => v.omit(schema, ['reportType'])),
+    ].map((filters) =>
+      v.object({
+        reportType: filters.entries.reportType,
+        ...reportFields(),
+        filters: v.omit(filters, ['reportType']),
+      }),
+    ),
   ),
-);
-
-const Count = schema(() => v.pipe(v.number(), v.integer(), v.minValue(0)));
-const Timestamp = schema(() => v.pipe(v.string(), v.isoTimestamp()));
-
-/** A report as the API shows it (CONTRACT §6). */
-export const ReportView = schema(() =>
-  v.object({
-    reportId: v.string(),
-    organisationId: v.string(),
-    reportType: v.picklist(REPORT_TYPES),
-    status: v.picklist(REPORT_STATUSES),
-    filters: StoredReportFilters,
-    requestedAt: Timestamp,
-    requestedBy: v.pipe(v.string(), v.description('The client id of the token that requested it')),
-    startedAt: v.optional(v.pipe(Timestamp, v.description('When a worker started it'))),
-    completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
-    rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
-    sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
-    format: v.literal('text/csv'),
-    expiresAt: v.optional(v.pipe(Timestamp, v.description('When the file is deleted (COMPLETED); EXPIRED after'))),
-    error: v.optional(v.object({ code: v.string(), message: v.string() })),
-  }),
 );
 export const ReportList = schema(() => v.object({ reports: v.array(ReportView), nextCursor: v.nullable(v.string()) }));
 export const ReportDownload = schema(() =>

@@ -63,6 +63,8 @@ if (report.error) {
       current;
   }
   console.log('report', current.reportId, current.status, current.rowCount, 'rows');
+  // `filters` narrows by `reportType`: a CHAT report's filters are the CHAT filters, with no cast.
+  if (current.reportType === 'CHAT') console.log('only resolved chats?', current.filters.isResolved);
   const download = await api.GET('/api/wp-crm/reports/{organisationId}/{reportId}/download', {
     params: { path: reportPath, query: { redirect: 'false' } },
   });

@@ -7284,13 +7284,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        reports: {
+                        reports: ({
+                            /** @constant */
+                            reportType: "CHAT";
                             reportId: string;
                             organisationId: string;
                             /** @enum {string} */
-                            reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                            /** @enum {string} */
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
                             filters: {
                                 isArchived?: boolean;
                                 /** @default false */
@@ -7323,97 +7352,14 @@ export interface operations {
                                 labelIds?: string[];
                                 hasLabels?: boolean;
                                 allLabelIds?: string[];
-                            } | {
-                                /** @description At most 256 characters. */
-                                contactSearch?: string;
-                                contactChannelIds?: string[];
-                                contactHasChats?: boolean;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                contactCreatedAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                contactCreatedBefore?: string;
-                                contactCreatedByUserIds?: string[];
-                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                                contactCustomFieldRules?: string;
-                            } | {
-                                ticketIsResolved?: boolean;
-                                ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
-                                ticketAssignedToUserIds?: string[];
-                                ticketCreatedByUserIds?: string[];
-                                ticketMachineIds?: string[];
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                ticketCreatedAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                ticketCreatedBefore?: string;
-                                /** @description At most 256 characters. */
-                                ticketSearch?: string;
-                            } | {
-                                /** @enum {string} */
-                                callDirection?: "INBOUND" | "OUTBOUND";
-                                callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
-                                callAgentUserIds?: string[];
-                                /** @description At most 256 characters. */
-                                callAccountId?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                callInitiatedAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                callInitiatedBefore?: string;
-                                /** @description At most 256 characters. */
-                                callPhoneSearch?: string;
-                                callHasChat?: boolean;
-                                callHasRecording?: boolean;
-                                callMinDurationSeconds?: number;
-                                callMaxDurationSeconds?: number;
-                                /** @description At most 256 characters. */
-                                callHangupCauseSearch?: string;
-                                /** @description At most 256 characters. */
-                                callContactSearch?: string;
-                            } | {
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                goalRecordedAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                goalRecordedBefore?: string;
-                                goalIds?: string[];
-                                goalChannelIds?: string[];
-                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                                goalTrackerValueRules?: string;
-                            } | {
-                                bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
-                                bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
-                                bookingAgentUserIds?: string[];
-                                /** @description At most 256 characters. */
-                                bookingContactId?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                bookingStartsOnOrAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                bookingStartsOnOrBefore?: string;
-                            } | {
-                                followUpAgentUserIds?: string[];
-                                followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
-                                /** @enum {string} */
-                                followUpKind?: "CHAT" | "CALL";
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                followUpDueOnOrAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                followUpDueOnOrBefore?: string;
-                            } | {
-                                surveyFormIds?: string[];
-                                surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
-                                surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                surveyStartedOnOrAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                surveyStartedOnOrBefore?: string;
-                                /** @description At most 256 characters. */
-                                surveyChannel?: string;
-                            } | {
-                                flowIds?: string[];
-                                flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                flowRespondedOnOrAfter?: string;
-                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                                flowRespondedOnOrBefore?: string;
                             };
+                        } | {
+                            /** @constant */
+                            reportType: "CONTACT";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
                             /** @description The client id of the token that requested it */
@@ -7443,7 +7389,357 @@ export interface operations {
                                 code: string;
                                 message: string;
                             };
-                        }[];
+                            filters: {
+                                /** @description At most 256 characters. */
+                                contactSearch?: string;
+                                contactChannelIds?: string[];
+                                contactHasChats?: boolean;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                contactCreatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                contactCreatedBefore?: string;
+                                contactCreatedByUserIds?: string[];
+                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                                contactCustomFieldRules?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "TICKET";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                ticketIsResolved?: boolean;
+                                ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                                ticketAssignedToUserIds?: string[];
+                                ticketCreatedByUserIds?: string[];
+                                ticketMachineIds?: string[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                ticketCreatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                ticketCreatedBefore?: string;
+                                /** @description At most 256 characters. */
+                                ticketSearch?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "CALL_LOG";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                /** @enum {string} */
+                                callDirection?: "INBOUND" | "OUTBOUND";
+                                callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                                callAgentUserIds?: string[];
+                                /** @description At most 256 characters. */
+                                callAccountId?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                callInitiatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                callInitiatedBefore?: string;
+                                /** @description At most 256 characters. */
+                                callPhoneSearch?: string;
+                                callHasChat?: boolean;
+                                callHasRecording?: boolean;
+                                callMinDurationSeconds?: number;
+                                callMaxDurationSeconds?: number;
+                                /** @description At most 256 characters. */
+                                callHangupCauseSearch?: string;
+                                /** @description At most 256 characters. */
+                                callContactSearch?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "GOAL";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                goalRecordedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                goalRecordedBefore?: string;
+                                goalIds?: string[];
+                                goalChannelIds?: string[];
+                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                                goalTrackerValueRules?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "BOOKING";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                                bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                                bookingAgentUserIds?: string[];
+                                /** @description At most 256 characters. */
+                                bookingContactId?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                bookingStartsOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                bookingStartsOnOrBefore?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "FOLLOW_UPS";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                followUpAgentUserIds?: string[];
+                                followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                                /** @enum {string} */
+                                followUpKind?: "CHAT" | "CALL";
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                followUpDueOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                followUpDueOnOrBefore?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "SURVEY_RESPONSES";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                surveyFormIds?: string[];
+                                surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                                surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                surveyStartedOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                surveyStartedOnOrBefore?: string;
+                                /** @description At most 256 characters. */
+                                surveyChannel?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "FLOW_RESPONSES";
+                            reportId: string;
+                            organisationId: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                            /** Format: date-time */
+                            requestedAt: string;
+                            /** @description The client id of the token that requested it */
+                            requestedBy: string;
+                            /**
+                             * Format: date-time
+                             * @description When a worker started it
+                             */
+                            startedAt?: string;
+                            /**
+                             * Format: date-time
+                             * @description When it completed or failed
+                             */
+                            completedAt?: string;
+                            /** @description Data rows in the file (COMPLETED) */
+                            rowCount?: number;
+                            /** @description Size of the file (COMPLETED) */
+                            sizeBytes?: number;
+                            /** @constant */
+                            format: "text/csv";
+                            /**
+                             * Format: date-time
+                             * @description When the file is deleted (COMPLETED); EXPIRED after
+                             */
+                            expiresAt?: string;
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            filters: {
+                                flowIds?: string[];
+                                flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                flowRespondedOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                flowRespondedOnOrBefore?: string;
+                            };
+                        })[];
                         nextCursor: string | null;
                     };
                 };
@@ -7801,12 +8097,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
                         reportId: string;
                         organisationId: string;
                         /** @enum {string} */
-                        reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                        /** @enum {string} */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
                         filters: {
                             isArchived?: boolean;
                             /** @default false */
@@ -7839,97 +8164,14 @@ export interface operations {
                             labelIds?: string[];
                             hasLabels?: boolean;
                             allLabelIds?: string[];
-                        } | {
-                            /** @description At most 256 characters. */
-                            contactSearch?: string;
-                            contactChannelIds?: string[];
-                            contactHasChats?: boolean;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            contactCreatedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            contactCreatedBefore?: string;
-                            contactCreatedByUserIds?: string[];
-                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                            contactCustomFieldRules?: string;
-                        } | {
-                            ticketIsResolved?: boolean;
-                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
-                            ticketAssignedToUserIds?: string[];
-                            ticketCreatedByUserIds?: string[];
-                            ticketMachineIds?: string[];
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            ticketCreatedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            ticketCreatedBefore?: string;
-                            /** @description At most 256 characters. */
-                            ticketSearch?: string;
-                        } | {
-                            /** @enum {string} */
-                            callDirection?: "INBOUND" | "OUTBOUND";
-                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
-                            callAgentUserIds?: string[];
-                            /** @description At most 256 characters. */
-                            callAccountId?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            callInitiatedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            callInitiatedBefore?: string;
-                            /** @description At most 256 characters. */
-                            callPhoneSearch?: string;
-                            callHasChat?: boolean;
-                            callHasRecording?: boolean;
-                            callMinDurationSeconds?: number;
-                            callMaxDurationSeconds?: number;
-                            /** @description At most 256 characters. */
-                            callHangupCauseSearch?: string;
-                            /** @description At most 256 characters. */
-                            callContactSearch?: string;
-                        } | {
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            goalRecordedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            goalRecordedBefore?: string;
-                            goalIds?: string[];
-                            goalChannelIds?: string[];
-                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                            goalTrackerValueRules?: string;
-                        } | {
-                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
-                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
-                            bookingAgentUserIds?: string[];
-                            /** @description At most 256 characters. */
-                            bookingContactId?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            bookingStartsOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            bookingStartsOnOrBefore?: string;
-                        } | {
-                            followUpAgentUserIds?: string[];
-                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
-                            /** @enum {string} */
-                            followUpKind?: "CHAT" | "CALL";
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            followUpDueOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            followUpDueOnOrBefore?: string;
-                        } | {
-                            surveyFormIds?: string[];
-                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
-                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            surveyStartedOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            surveyStartedOnOrBefore?: string;
-                            /** @description At most 256 characters. */
-                            surveyChannel?: string;
-                        } | {
-                            flowIds?: string[];
-                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            flowRespondedOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            flowRespondedOnOrBefore?: string;
                         };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
                         /** @description The client id of the token that requested it */
@@ -7958,6 +8200,356 @@ export interface operations {
                         error?: {
                             code: string;
                             message: string;
+                        };
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
                         };
                     };
                 };
@@ -8254,12 +8846,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
                         reportId: string;
                         organisationId: string;
                         /** @enum {string} */
-                        reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                        /** @enum {string} */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
                         filters: {
                             isArchived?: boolean;
                             /** @default false */
@@ -8292,97 +8913,14 @@ export interface operations {
                             labelIds?: string[];
                             hasLabels?: boolean;
                             allLabelIds?: string[];
-                        } | {
-                            /** @description At most 256 characters. */
-                            contactSearch?: string;
-                            contactChannelIds?: string[];
-                            contactHasChats?: boolean;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            contactCreatedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            contactCreatedBefore?: string;
-                            contactCreatedByUserIds?: string[];
-                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                            contactCustomFieldRules?: string;
-                        } | {
-                            ticketIsResolved?: boolean;
-                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
-                            ticketAssignedToUserIds?: string[];
-                            ticketCreatedByUserIds?: string[];
-                            ticketMachineIds?: string[];
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            ticketCreatedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            ticketCreatedBefore?: string;
-                            /** @description At most 256 characters. */
-                            ticketSearch?: string;
-                        } | {
-                            /** @enum {string} */
-                            callDirection?: "INBOUND" | "OUTBOUND";
-                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
-                            callAgentUserIds?: string[];
-                            /** @description At most 256 characters. */
-                            callAccountId?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            callInitiatedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            callInitiatedBefore?: string;
-                            /** @description At most 256 characters. */
-                            callPhoneSearch?: string;
-                            callHasChat?: boolean;
-                            callHasRecording?: boolean;
-                            callMinDurationSeconds?: number;
-                            callMaxDurationSeconds?: number;
-                            /** @description At most 256 characters. */
-                            callHangupCauseSearch?: string;
-                            /** @description At most 256 characters. */
-                            callContactSearch?: string;
-                        } | {
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            goalRecordedAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            goalRecordedBefore?: string;
-                            goalIds?: string[];
-                            goalChannelIds?: string[];
-                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                            goalTrackerValueRules?: string;
-                        } | {
-                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
-                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
-                            bookingAgentUserIds?: string[];
-                            /** @description At most 256 characters. */
-                            bookingContactId?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            bookingStartsOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            bookingStartsOnOrBefore?: string;
-                        } | {
-                            followUpAgentUserIds?: string[];
-                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
-                            /** @enum {string} */
-                            followUpKind?: "CHAT" | "CALL";
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            followUpDueOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            followUpDueOnOrBefore?: string;
-                        } | {
-                            surveyFormIds?: string[];
-                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
-                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            surveyStartedOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            surveyStartedOnOrBefore?: string;
-                            /** @description At most 256 characters. */
-                            surveyChannel?: string;
-                        } | {
-                            flowIds?: string[];
-                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            flowRespondedOnOrAfter?: string;
-                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                            flowRespondedOnOrBefore?: string;
                         };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
                         /** @description The client id of the token that requested it */
@@ -8411,6 +8949,356 @@ export interface operations {
                         error?: {
                             code: string;
                             message: string;
+                        };
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        reportId: string;
+                        organisationId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description The client id of the token that requested it */
+                        requestedBy: string;
+                        /**
+                         * Format: date-time
+                         * @description When a worker started it
+                         */
+                        startedAt?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it completed or failed
+                         */
+                        completedAt?: string;
+                        /** @description Data rows in the file (COMPLETED) */
+                        rowCount?: number;
+                        /** @description Size of the file (COMPLETED) */
+                        sizeBytes?: number;
+                        /** @constant */
+                        format: "text/csv";
+                        /**
+                         * Format: date-time
+                         * @description When the file is deleted (COMPLETED); EXPIRED after
+                         */
+                        expiresAt?: string;
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
                         };
                     };
                 };

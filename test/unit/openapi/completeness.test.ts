@@ -168,15 +168,33 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
   });
 
   it('declares every field of a report and a chat, typed', () => {
-    const report = json(operation('getReport').responses['200'])!.schema as { properties: Json };
-    expect(Object.keys(report.properties)).toEqual(
-      expect.arrayContaining(['startedAt', 'completedAt', 'rowCount', 'sizeBytes', 'expiresAt', 'filters', 'error']),
-    );
-    expect(report.properties.rowCount).toMatchObject({ type: 'integer' });
-    expect((report.properties.filters as { anyOf: unknown[] }).anyOf).toHaveLength(9);
+    // One shape per report type, told apart by its reportType constant, each with that type's filters (CONTRACT
+    // §19): a generated client's union narrows filters by reportType. (OpenAPI's discriminator keyword needs named
+    // schemas behind $ref; a oneOf of inline shapes with a constant each is what the generators narrow on.)
+    const report = json(operation('getReport').responses['200'])!.schema as { oneOf: { properties: Json }[] };
+    expect(report.oneOf.map((shape) => (shape.properties.reportType as { const: string }).const)).toEqual([
+      'CHAT',
+      'CONTACT',
+      'TICKET',
+      'CALL_LOG',
+      'GOAL',
+      'BOOKING',
+      'FOLLOW_UPS',
+      'SURVEY_RESPONSES',
+      'FLOW_RESPONSES',
+    ]);
+    for (const shape of report.oneOf) {
+      expect(Object.keys(shape.properties)).toEqual(
+        expect.arrayContaining(['startedAt', 'completedAt', 'rowCount', 'sizeBytes', 'expiresAt', 'filters', 'error']),
+      );
+      expect(shape.properties.rowCount).toMatchObject({ type: 'integer' });
+    }
+    const chatFilters = report.oneOf[0]!.properties.filters as { properties: Json };
+    expect(Object.keys(chatFilters.properties)).toContain('isResolved');
+    expect(Object.keys(chatFilters.properties)).not.toContain('goalIds');
     const list = json(operation('listReports').responses['200'])!.schema as Json;
     expect(list).toMatchObject({
-      properties: { reports: { items: { properties: { rowCount: { type: 'integer' } } } } },
+      properties: { reports: { items: { oneOf: expect.arrayContaining([expect.anything()]) } } },
     });
     const chat = json(operation('getChat').responses['200'])!.schema as { properties: Json };
     expect(Object.keys(chat.properties)).toEqual(
