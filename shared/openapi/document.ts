@@ -441,3 +441,13 @@ export function withServer(document: Record<string, unknown>, origin: string): R
   const { openapi, info, ...rest } = document;
   return { openapi, info, servers: [{ url: origin, description: 'This deployment' }], ...rest };
 }
+
+/**
+ * The document for Stoplight Prism 5 (`npm run openapi:prism`): the same, without `jsonSchemaDialect`. Prism copies
+ * that (correct) declaration into every schema as `$schema` and cannot compile it, and then skips every response-body
+ * check without a word. OpenAPI 3.1's default dialect is the same base dialect, so the copy means the same.
+ */
+export function forPrism(document: Record<string, unknown>): Record<string, unknown> {
+  const { jsonSchemaDialect: _, ...rest } = document;
+  return rest;
+}

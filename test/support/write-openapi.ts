@@ -1,9 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openApiDocument, withServer } from '#shared/openapi/document';
+import { forPrism, openApiDocument, withServer } from '#shared/openapi/document';
 
-/** Writes openapi.json as the local stack serves it on its default port, for `npm run lint:openapi`. */
-const [file] = process.argv.slice(2);
-if (!file) throw new Error('usage: write-openapi.ts <file>');
+/**
+ * Writes openapi.json as the local stack serves it on its default port, for `npm run lint:openapi`; with `--prism`,
+ * the copy Stoplight Prism validates with (`npm run openapi:prism`; README, Validating with Prism).
+ */
+const [file, flag] = process.argv.slice(2);
+if (!file) throw new Error('usage: write-openapi.ts <file> [--prism]');
+const document = withServer(openApiDocument(), 'http://127.0.0.1:3000');
 mkdirSync(dirname(file), { recursive: true });
-writeFileSync(file, `${JSON.stringify(withServer(openApiDocument(), 'http://127.0.0.1:3000'), null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify(flag === '--prism' ? forPrism(document) : document, null, 2)}\n`);

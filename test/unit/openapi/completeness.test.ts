@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '#shared/events/catalog';
-import { openApiDocument } from '#shared/openapi/document';
+import { forPrism, openApiDocument } from '#shared/openapi/document';
 import { ROUTES } from '#shared/routes/index';
 import { BASE_PATH } from '#shared/routes/route';
 import { OpenApiValidator } from '#test/support/openapi-validator';
@@ -220,5 +220,13 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     expect(Object.keys(document.paths).every((path) => path.startsWith(BASE_PATH))).toBe(true);
     expect(operations).toHaveLength(ROUTES.length);
     expect(Object.keys(document.webhooks)).toHaveLength(EVENT_TYPES.length);
+  });
+
+  it('gives Prism the same document without jsonSchemaDialect, which Prism 5 cannot compile (README, Validating with Prism)', () => {
+    const prism = forPrism(document);
+
+    expect(document.jsonSchemaDialect).toBe('https://spec.openapis.org/oas/3.1/dialect/base');
+    expect(prism).not.toHaveProperty('jsonSchemaDialect');
+    expect({ ...prism, jsonSchemaDialect: document.jsonSchemaDialect }).toEqual(document);
   });
 });
