@@ -267,26 +267,27 @@ export const FlowResponseReportFilters = schema(() =>
   ),
 );
 
+/** The filters of each report type, in REPORT_TYPES order: the request's shapes and the report view's. */
+function filtersOfEveryType() {
+  return [
+    ChatReportFilters,
+    ContactReportFilters,
+    TicketReportFilters,
+    CallLogReportFilters,
+    GoalReportFilters,
+    BookingReportFilters,
+    FollowUpReportFilters,
+    SurveyResponseReportFilters,
+    FlowResponseReportFilters,
+  ] as const;
+}
+
 /**
  * `POST /reports/:organisationId` (CONTRACT §6, §8): flat, `reportType` beside the filters of that type only.
  * A filter of another type or any unknown property is an issue at that property's pointer.
  */
 export const ReportRequestBody = schema(() =>
-  v.variant(
-    'reportType',
-    [
-      ChatReportFilters,
-      ContactReportFilters,
-      TicketReportFilters,
-      CallLogReportFilters,
-      GoalReportFilters,
-      BookingReportFilters,
-      FollowUpReportFilters,
-      SurveyResponseReportFilters,
-      FlowResponseReportFilters,
-    ],
-    `must be one of ${REPORT_TYPES.join(', ')}`,
-  ),
+  v.variant('reportType', filtersOfEveryType(), `must be one of ${REPORT_TYPES.join(', ')}`),
 );
 export type ReportRequestBody = v.InferOutput<typeof ReportRequestBody>;
 
@@ -340,17 +341,7 @@ const reportFields = () => ({
 export const ReportView = schema(() =>
   v.variant(
     'reportType',
-    [
-      ChatReportFilters,
-      ContactReportFilters,
-      TicketReportFilters,
-      CallLogReportFilters,
-      GoalReportFilters,
-      BookingReportFilters,
-      FollowUpReportFilters,
-      SurveyResponseReportFilters,
-      FlowResponseReportFilters,
-    ].map((filters) =>
+    filtersOfEveryType().map((filters) =>
       v.object({
         reportType: filters.entries.reportType,
         ...reportFields(),
