@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { REPORT_COMPRESSIONS, REPORT_FORMATS } from '#shared/domain/reports/formats';
 import { issueMessage, issuePointer } from '#shared/domain/reports/issues';
 import {
   BOOKING_STATUSES,
@@ -356,4 +357,12 @@ export const ReportDownload = schema(() =>
     url: v.pipe(v.string(), v.url(), v.description('Pre-signed GET URL of the CSV file')),
     expiresAt: Timestamp,
   }),
+);
+
+/** CONTRACT §23: the optional `format` and `compression` of a report request (and of a report schedule). */
+export const ReportFormatField = schema(() =>
+  v.pipe(oneOf(REPORT_FORMATS), v.description('The file format; csv (the default) is the file of CONTRACT §6')),
+);
+export const ReportCompressionField = schema(() =>
+  v.pipe(oneOf(REPORT_COMPRESSIONS), v.description('gzip compresses the file (media type application/gzip, name .gz)')),
 );
