@@ -225,11 +225,11 @@ function shapeErrors(route: RouteDef): Record<string, ReturnType<typeof problem>
       400,
     );
   }
-  // Like API Gateway's throttling: answered by the HTTP front before the service runs, so no problem document.
-  errors['431'] = {
-    description: "The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body",
-  } as ReturnType<typeof problem>;
   errors['500'] = problem('INTERNAL: an unexpected failure; the body names only the code and the request id', 500);
+  // No 431: a header section over the HTTP front's limit is refused by its HTTP parser before any route is known
+  // (Node's, locally: 431 and no body; API Gateway's on AWS, which documents the limit, not the answer). It is not an
+  // answer of an operation, and a content-less error status would make generated clients type every error as unknown
+  // (CONTRACT §19). README, Errors produced by API Gateway itself.
   return errors;
 }
 

@@ -963,13 +963,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -1180,13 +1173,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -1489,13 +1475,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -1784,13 +1763,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -2024,13 +1996,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -2267,13 +2232,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -2353,13 +2311,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -2464,13 +2415,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -2682,13 +2626,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -3010,13 +2947,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -3239,13 +3169,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -3489,13 +3412,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -3719,13 +3635,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -4026,13 +3935,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -4271,13 +4173,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -4515,13 +4410,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -4776,13 +4664,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -5090,13 +4971,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -5411,13 +5285,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -5671,13 +5538,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -6000,13 +5860,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -6312,13 +6165,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -6418,13 +6264,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -6703,13 +6542,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -6839,13 +6671,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -7054,13 +6879,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -7176,13 +6994,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -7844,13 +7655,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -8747,13 +8551,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -9425,13 +9222,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -9700,13 +9490,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -9953,13 +9736,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -10166,13 +9942,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -10466,13 +10235,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -10663,13 +10425,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -10976,13 +10731,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -11213,13 +10961,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -11448,13 +11189,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -11681,13 +11415,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -11889,13 +11616,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -12158,13 +11878,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {

@@ -77,14 +77,31 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     );
   });
 
-  it('declares content for every answer with a body: only 204, 303 and 431 have none', () => {
+  it('declares content for every answer with a body: only 204 and 303 have none, and no error is content-less', () => {
     for (const op of operations) {
       for (const [status, response] of Object.entries(op.responses)) {
-        if (status === '204' || status === '303' || status === '431')
+        if (status === '204' || status === '303')
           expect(response.content, `${op.operationId} ${status}`).toBeUndefined();
         else expect(response.content, `${op.operationId} ${status}`).toBeDefined();
       }
     }
+  });
+
+  it("takes the front's bodiless 431 for the refusal of a header section, outside every operation", () => {
+    const exchange = {
+      method: 'GET',
+      url: `${BASE_PATH}/channels/e4c4c399-93bc-4d79-aadf-6968fa1c7bbe`,
+      requestHeaders: { authorization: `Bearer ${'a'.repeat(20_000)}` },
+      status: 431,
+      responseHeaders: {},
+      responseBody: '',
+    };
+
+    expect(operations.some((op) => '431' in op.responses)).toBe(false);
+    expect(validator.validate(exchange).violations).toEqual([]);
+    expect(validator.validate({ ...exchange, responseBody: '{}' }).violations).toEqual([
+      '431 (the front refusing the headers) has a body',
+    ]);
   });
 
   it('documents limit as an integer 1–100 on every list', () => {
@@ -96,12 +113,12 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
 
   it('declares X-Request-Id on every answer of the service, WWW-Authenticate on 401 and Retry-After on 429 and 503', () => {
     // 413, 429, 500 and 503 may also come from API Gateway itself, as {"message"} without the service's headers.
-    const gateway = new Set(['413', '429', '431', '500', '503']);
+    const gateway = new Set(['413', '429', '500', '503']);
     for (const op of operations) {
       for (const [status, response] of Object.entries(op.responses)) {
         const where = `${op.operationId} ${status}`;
         if (!gateway.has(status)) expect(response.headers?.['X-Request-Id']?.required, where).toBe(true);
-        else if (status !== '431') {
+        else {
           expect(Object.keys(response.content ?? {}), where).toContain('application/json');
           expect(response.content!['application/json']!.schema, where).toEqual({
             $ref: '#/components/schemas/GatewayError',
