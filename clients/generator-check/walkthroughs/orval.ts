@@ -1,0 +1,1068 @@
+/**
+ * CONTRACT §19 with orval's fetch client: every operation of openapi.json called through the client generated from the
+ * served document, every field of every success body and every problem document read, with no cast.
+ * `npm run test:generators` generates the client and type-checks this file (strict TypeScript 5.9); it is never run.
+ */
+import {
+  approveJoinRequests,
+  assignChat,
+  createGroup,
+  createWebhook,
+  deleteGroup,
+  deleteWebhook,
+  downloadReport,
+  type GatewayError,
+  getChat,
+  getDocs,
+  getDocsAsset,
+  getGroup,
+  getGroupCreationStatus,
+  getHealth,
+  getInviteLink,
+  getJwks,
+  getOpenApi,
+  getReport,
+  inviteParticipants,
+  issueToken,
+  listChannels,
+  listDeliveries,
+  listDeliveryAttempts,
+  listGroups,
+  listJoinRequests,
+  listMessages,
+  listParticipants,
+  listReceipts,
+  listReports,
+  listWebhooks,
+  type Problem,
+  receiveNetworkWebhook,
+  redeliver,
+  rejectJoinRequests,
+  removeParticipants,
+  requestReport,
+  resetInviteLink,
+  rotateWebhookSecret,
+  sendMessage,
+  sendWebhookTest,
+  updateGroup,
+  updateWebhook,
+  verifyNetworkWebhook,
+} from '../generated/orval/client';
+import { read } from './read';
+
+const auth = { headers: { authorization: 'Bearer <accessToken>' } };
+
+/** Reads a problem document, or API Gateway's own `{"message"}` (413, 429, 500 and 503 on AWS). */
+function readError(error: Problem | GatewayError): void {
+  if ('message' in error) {
+    read(error.message);
+    return;
+  }
+  read(error.type);
+  read(error.title);
+  read(error.status);
+  read(error.detail);
+  read(error.code);
+  read(error.instance);
+  for (const entry of error.errors ?? []) {
+    read(entry.pointer);
+    read(entry.message);
+  }
+}
+
+/** POST /api/wp-crm/token */
+export async function walkIssueToken(): Promise<void> {
+  const response = await issueToken(
+    { clientId: 'cli_01M80K1GZ4XXJT0DBNYWF2ECVT', clientSecret: 'cs_LilbO3xq9Zr7VfT2nW8kPa5sYd1Hc4Ju6Ge0Mb' },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.accessToken);
+    read(response.data.tokenType);
+    read(response.data.expiresIn);
+    read(response.data.org);
+    read(response.data.roles);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/.well-known/jwks.json */
+export async function walkGetJwks(): Promise<void> {
+  const response = await getJwks(auth);
+  if (response.status === 200) {
+    for (const key of response.data.keys) {
+      read(key.kty);
+      read(key.crv);
+      read(key.x);
+      read(key.y);
+      read(key.kid);
+      read(key.alg);
+      read(key.use);
+    }
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/health */
+export async function walkGetHealth(): Promise<void> {
+  const response = await getHealth(auth);
+  if (response.status === 200) {
+    read(response.data.status);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/openapi.json */
+export async function walkGetOpenApi(): Promise<void> {
+  const response = await getOpenApi(auth);
+  if (response.status === 200) {
+    read(response.data.openapi);
+    read(response.data.info.title);
+    read(response.data.info.version);
+    read(response.data.paths);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/docs */
+export async function walkGetDocs(): Promise<void> {
+  const response = await getDocs(auth);
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/docs/{asset} */
+export async function walkGetDocsAsset(): Promise<void> {
+  const response = await getDocsAsset('redoc.4f2a9c1e.js', auth);
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/channels/{orgId} */
+export async function walkListChannels(): Promise<void> {
+  const response = await listChannels('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { limit: 20 }, auth);
+  if (response.status === 200) {
+    for (const channel of response.data.channels) {
+      read(channel.channelId);
+      read(channel.name);
+      read(channel.type);
+      read(channel.phoneNumber);
+      read(channel.officialBusinessAccount);
+      read(channel.groupsEligible);
+      read(channel.createdAt);
+      read(channel.inviteTemplate.name);
+      read(channel.inviteTemplate.language);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/groups/{orgId}/{chatId}/join-requests/approve */
+export async function walkApproveJoinRequests(): Promise<void> {
+  const response = await approveJoinRequests(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { joinRequestIds: ['MTIwMzYzMDI1MjQ2MTI1NDg2OjQ5MTUxMTIzNDU2Nzg'] },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.succeeded);
+    for (const failedItem of response.data.failed) {
+      read(failedItem.joinRequestId);
+      read(failedItem.error.code);
+      read(failedItem.error.message);
+    }
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/chat-assignments/{orgId}/{chatId} */
+export async function walkAssignChat(): Promise<void> {
+  const response = await assignChat(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { userIds: ['usr_anna', 'usr_ben'], teamIds: ['team_support'], primaryUserId: 'usr_anna' },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.chatId);
+    read(response.data.assignedUserIds);
+    read(response.data.assignedTeamIds);
+    read(response.data.primaryAssigneeUserId);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/groups/{orgId} */
+export async function walkCreateGroup(): Promise<void> {
+  const response = await createGroup(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    {
+      channelId: 'ch_01M80K1H7X9T4WQ2M5R8B3N6KD',
+      subject: 'Launch crew',
+      description: 'Everyone working on the November launch',
+    },
+    auth,
+  );
+  if (response.status === 202) {
+    read(response.data.requestId);
+    read(response.data.status);
+    read(response.data.statusUrl);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/groups/{orgId} */
+export async function walkListGroups(): Promise<void> {
+  const response = await listGroups('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { limit: 20 }, auth);
+  if (response.status === 200) {
+    for (const group of response.data.groups) {
+      read(group.chatId);
+      read(group.channelId);
+      read(group.externalChatId);
+      read(group.subject);
+      read(group.description);
+      read(group.groupStatus);
+      read(group.joinApprovalRequired);
+      read(group.participantCount);
+      read(group.createdAt);
+      read(group.updatedAt);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** DELETE /api/wp-crm/groups/{orgId}/{chatId} */
+export async function walkDeleteGroup(): Promise<void> {
+  const response = await deleteGroup('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', 'cht_01M80K1R10W8DAZKGWSRRYPVK7', auth);
+  if (response.status === 202) {
+    read(response.data.chatId);
+    read(response.data.status);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/groups/{orgId}/{chatId} */
+export async function walkGetGroup(): Promise<void> {
+  const response = await getGroup('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', 'cht_01M80K1R10W8DAZKGWSRRYPVK7', auth);
+  if (response.status === 200) {
+    read(response.data.chatId);
+    read(response.data.channelId);
+    read(response.data.externalChatId);
+    read(response.data.subject);
+    read(response.data.description);
+    read(response.data.groupStatus);
+    read(response.data.joinApprovalRequired);
+    read(response.data.participantCount);
+    read(response.data.createdAt);
+    read(response.data.updatedAt);
+  } else readError(response.data);
+}
+
+/** PATCH /api/wp-crm/groups/{orgId}/{chatId} */
+export async function walkUpdateGroup(): Promise<void> {
+  const response = await updateGroup(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { subject: 'Launch crew (Q4)' },
+    auth,
+  );
+  if (response.status === 202) {
+    read(response.data.chatId);
+    read(response.data.status);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/chats/{orgId}/{chatId} */
+export async function walkGetChat(): Promise<void> {
+  const response = await getChat('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', 'cht_01M80K1R10W8DAZKGWSRRYPVK7', auth);
+  if (response.status === 200) {
+    read(response.data.chatId);
+    read(response.data.name);
+    read(response.data.chatType);
+    read(response.data.channelId);
+    read(response.data.externalChatId);
+    read(response.data.isArchived);
+    read(response.data.isResolved);
+    read(response.data.isHighPriority);
+    read(response.data.autopilot);
+    read(response.data.botJourneyStatus);
+    read(response.data.lastMessageFrom);
+    read(response.data.assignedUserIds);
+    read(response.data.assignedTeamIds);
+    read(response.data.primaryAssigneeUserId);
+    read(response.data.contactIds);
+    read(response.data.stateMachineIds);
+    read(response.data.currentStateIds);
+    read(response.data.labelIds);
+    read(response.data.externalItems);
+    read(response.data.createdAt);
+    read(response.data.updatedAt);
+    read(response.data.inviteLink);
+    for (const participant of response.data.participants ?? []) {
+      read(participant.phoneNumber);
+      read(participant.userId);
+      read(participant.joinedAt);
+    }
+    read(response.data.requireJoinApproval);
+    read(response.data.description);
+    read(response.data.groupStatus);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/groups/{orgId}/creation-status/{requestId} */
+export async function walkGetGroupCreationStatus(): Promise<void> {
+  const response = await getGroupCreationStatus(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'grq_01M80K1R10W8DAZKGWSRRYPVK7',
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.requestId);
+    read(response.data.status);
+    read(response.data.channelId);
+    read(response.data.subject);
+    read(response.data.chatId);
+    read(response.data.inviteLink);
+    read(response.data.error?.code);
+    read(response.data.error?.message);
+    read(response.data.createdAt);
+    read(response.data.updatedAt);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/groups/{orgId}/{chatId}/invite-link */
+export async function walkGetInviteLink(): Promise<void> {
+  const response = await getInviteLink('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', 'cht_01M80K1R10W8DAZKGWSRRYPVK7', auth);
+  if (response.status === 200) {
+    read(response.data.inviteLink);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/groups/{orgId}/{chatId}/participants */
+export async function walkInviteParticipants(): Promise<void> {
+  const response = await inviteParticipants(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { phoneNumbers: ['+4915112345678', '+4917698765432'] },
+    auth,
+  );
+  if (response.status === 202) {
+    for (const invitation of response.data.invitations) {
+      read(invitation.phoneNumber);
+      read(invitation.status);
+      read(invitation.messageId);
+      read(invitation.error?.code);
+      read(invitation.error?.message);
+    }
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/groups/{orgId}/{chatId}/participants */
+export async function walkListParticipants(): Promise<void> {
+  const response = await listParticipants(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    auth,
+  );
+  if (response.status === 200) {
+    for (const participant of response.data.participants) {
+      read(participant.phoneNumber);
+      read(participant.userId);
+      read(participant.joinedAt);
+    }
+  } else readError(response.data);
+}
+
+/** DELETE /api/wp-crm/groups/{orgId}/{chatId}/participants */
+export async function walkRemoveParticipants(): Promise<void> {
+  const response = await removeParticipants(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { phoneNumbers: ['+4915112345678'] },
+    auth,
+  );
+  if (response.status === 202) {
+    read(response.data.status);
+    read(response.data.phoneNumbers);
+    read(response.data.userIds);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/groups/{orgId}/{chatId}/join-requests */
+export async function walkListJoinRequests(): Promise<void> {
+  const response = await listJoinRequests(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { limit: 20 },
+    auth,
+  );
+  if (response.status === 200) {
+    for (const joinRequest of response.data.joinRequests) {
+      read(joinRequest.joinRequestId);
+      read(joinRequest.phoneNumber);
+      read(joinRequest.userId);
+      read(joinRequest.createdAt);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/chats/{orgId}/{chatId}/messages */
+export async function walkListMessages(): Promise<void> {
+  const response = await listMessages(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { limit: 20 },
+    auth,
+  );
+  if (response.status === 200) {
+    for (const message of response.data.messages) {
+      read(message.messageId);
+      read(message.chatId);
+      read(message.direction);
+      read(message.from);
+      read(message.sentBy);
+      read(message.text);
+      read(message.status);
+      read(message.error?.code);
+      read(message.error?.message);
+      read(message.createdAt);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/chats/{orgId}/{chatId}/messages/{messageId}/receipts */
+export async function walkListReceipts(): Promise<void> {
+  const response = await listReceipts(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    'msg_01M80K1ZBDF09RFHCZD6P2TYGW',
+    { limit: 20 },
+    auth,
+  );
+  if (response.status === 200) {
+    for (const receipt of response.data.receipts) {
+      read(receipt.phoneNumber);
+      read(receipt.userId);
+      read(receipt.status);
+      read(receipt.at);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/network/whatsapp/webhook */
+export async function walkReceiveNetworkWebhook(): Promise<void> {
+  const response = await receiveNetworkWebhook(
+    {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '102290129340398',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '4915100000001', phone_number_id: '106540352242922' },
+                statuses: [
+                  {
+                    id: 'wamid.HBgNNDkxNTExMjM0NTY3OBUCABEYEjQ0QTVGRjE3MkYxQkQ0QTk2AA==',
+                    status: 'delivered',
+                    timestamp: '1795512665',
+                    recipient_id: '120363025246125486@g.us',
+                    recipient_type: 'group',
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    },
+    { headers: { ...auth.headers, ...{ 'X-Hub-Signature-256': 'sha256=<hex HMAC of the raw body>' } } },
+  );
+  if (response.status === 200) {
+    read(response.data.received);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/network/whatsapp/webhook */
+export async function walkVerifyNetworkWebhook(): Promise<void> {
+  const response = await verifyNetworkWebhook(
+    { 'hub.mode': 'subscribe', 'hub.verify_token': '<hub.verify_token>', 'hub.challenge': '1158201444' },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/groups/{orgId}/{chatId}/join-requests/reject */
+export async function walkRejectJoinRequests(): Promise<void> {
+  const response = await rejectJoinRequests(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    { joinRequestIds: ['MTIwMzYzMDI1MjQ2MTI1NDg2OjQ5MTc2OTg3NjU0MzI'] },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.succeeded);
+    for (const failedItem of response.data.failed) {
+      read(failedItem.joinRequestId);
+      read(failedItem.error.code);
+      read(failedItem.error.message);
+    }
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/groups/{orgId}/{chatId}/invite-link/reset */
+export async function walkResetInviteLink(): Promise<void> {
+  const response = await resetInviteLink(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'cht_01M80K1R10W8DAZKGWSRRYPVK7',
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.inviteLink);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/messaging/send-message */
+export async function walkSendMessage(): Promise<void> {
+  const response = await sendMessage({ chatId: 'cht_01M80K1R10W8DAZKGWSRRYPVK7', text: 'Welcome aboard!' }, auth);
+  if (response.status === 202) {
+    read(response.data.messageId);
+    read(response.data.status);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/webhooks/{orgId} */
+export async function walkCreateWebhook(): Promise<void> {
+  const response = await createWebhook(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    {
+      url: 'https://crm.example.com/hooks/wp-crm',
+      events: ['group.created', 'group.creation_failed', 'report.completed'],
+      description: 'Production CRM',
+    },
+    auth,
+  );
+  if (response.status === 201) {
+    read(response.data.webhookId);
+    read(response.data.url);
+    read(response.data.events);
+    read(response.data.description);
+    read(response.data.status);
+    read(response.data.disabledReason);
+    read(response.data.createdAt);
+    read(response.data.secret);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/webhooks/{orgId} */
+export async function walkListWebhooks(): Promise<void> {
+  const response = await listWebhooks('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { limit: 20 }, auth);
+  if (response.status === 200) {
+    for (const webhook of response.data.webhooks) {
+      read(webhook.webhookId);
+      read(webhook.url);
+      read(webhook.events);
+      read(webhook.description);
+      read(webhook.status);
+      read(webhook.disabledReason);
+      read(webhook.createdAt);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** DELETE /api/wp-crm/webhooks/{orgId}/{webhookId} */
+export async function walkDeleteWebhook(): Promise<void> {
+  const response = await deleteWebhook('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', 'whk_01M80K2C7M4N8P1R5T9W3Y6B0D', auth);
+  if (response.status === 204) {
+    read(response.status);
+  } else readError(response.data);
+}
+
+/** PATCH /api/wp-crm/webhooks/{orgId}/{webhookId} */
+export async function walkUpdateWebhook(): Promise<void> {
+  const response = await updateWebhook(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'whk_01M80K2C7M4N8P1R5T9W3Y6B0D',
+    { status: 'active' },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.webhookId);
+    read(response.data.url);
+    read(response.data.events);
+    read(response.data.description);
+    read(response.data.status);
+    read(response.data.disabledReason);
+    read(response.data.createdAt);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries */
+export async function walkListDeliveries(): Promise<void> {
+  const response = await listDeliveries(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'whk_01M80K2C7M4N8P1R5T9W3Y6B0D',
+    { limit: 20 },
+    auth,
+  );
+  if (response.status === 200) {
+    for (const delivery of response.data.deliveries) {
+      read(delivery.deliveryId);
+      read(delivery.eventId);
+      read(delivery.type);
+      read(delivery.status);
+      read(delivery.attempts);
+      read(delivery.lastStatusCode);
+      read(delivery.lastError);
+      read(delivery.nextAttemptAt);
+      read(delivery.createdAt);
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/attempts */
+export async function walkListDeliveryAttempts(): Promise<void> {
+  const response = await listDeliveryAttempts(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'whk_01M80K2C7M4N8P1R5T9W3Y6B0D',
+    'dlv_01M80K2F2H6K9M3P7S1V5X8Z4C',
+    auth,
+  );
+  if (response.status === 200) {
+    for (const attempt of response.data.attempts) {
+      read(attempt.attempt);
+      read(attempt.at);
+      read(attempt.statusCode);
+      read(attempt.durationMs);
+      read(attempt.error);
+      read(attempt.responseBody);
+    }
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/redeliver */
+export async function walkRedeliver(): Promise<void> {
+  const response = await redeliver(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'whk_01M80K2C7M4N8P1R5T9W3Y6B0D',
+    'dlv_01M80K2F2H6K9M3P7S1V5X8Z4C',
+    auth,
+  );
+  if (response.status === 202) {
+    read(response.data.deliveryId);
+    read(response.data.status);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/webhooks/{orgId}/{webhookId}/rotate-secret */
+export async function walkRotateWebhookSecret(): Promise<void> {
+  const response = await rotateWebhookSecret(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'whk_01M80K2C7M4N8P1R5T9W3Y6B0D',
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.secret);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/webhooks/{orgId}/{webhookId}/test */
+export async function walkSendWebhookTest(): Promise<void> {
+  const response = await sendWebhookTest(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'whk_01M80K2C7M4N8P1R5T9W3Y6B0D',
+    { type: 'group.created' },
+    auth,
+  );
+  if (response.status === 202) {
+    read(response.data.deliveryId);
+    read(response.data.eventId);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/reports/{organisationId} */
+export async function walkRequestReport(): Promise<void> {
+  const response = await requestReport(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    { reportType: 'CHAT', channelIds: ['ch_01M80K1H7X9T4WQ2M5R8B3N6KD'], updatedAfter: '2026-11-01' },
+    auth,
+  );
+  if (response.status === 202) {
+    read(response.data.reportId);
+    read(response.data.organisationId);
+    read(response.data.status);
+    read(response.data.requestedAt);
+    read(response.data.requestedBy);
+    read(response.data.startedAt);
+    read(response.data.completedAt);
+    read(response.data.rowCount);
+    read(response.data.sizeBytes);
+    read(response.data.format);
+    read(response.data.expiresAt);
+    read(response.data.error?.code);
+    read(response.data.error?.message);
+    read(response.data.filters);
+    switch (response.data.reportType) {
+      case 'CHAT':
+        read(response.data.filters.isArchived);
+        read(response.data.filters.isResolved);
+        read(response.data.filters.isHighPriority);
+        read(response.data.filters.isBotHandled);
+        read(response.data.filters.isUnanswered);
+        read(response.data.filters.isAssigned);
+        read(response.data.filters.hasActiveAgentTransfer);
+        read(response.data.filters.hasClosedBotSession);
+        read(response.data.filters.assignedToUserIds);
+        read(response.data.filters.assignedToTeamIds);
+        read(response.data.filters.hasPrimaryAssignee);
+        read(response.data.filters.hasNoPrimaryAssignee);
+        read(response.data.filters.hasContacts);
+        read(response.data.filters.chatContactSearch);
+        read(response.data.filters.stateMachineIds);
+        read(response.data.filters.currentStateIds);
+        read(response.data.filters.hasStateMachines);
+        read(response.data.filters.search);
+        read(response.data.filters.chatType);
+        read(response.data.filters.channelIds);
+        read(response.data.filters.updatedAfter);
+        read(response.data.filters.updatedBefore);
+        read(response.data.filters.labelIds);
+        read(response.data.filters.hasLabels);
+        read(response.data.filters.allLabelIds);
+        break;
+      case 'CONTACT':
+        read(response.data.filters.contactSearch);
+        read(response.data.filters.contactChannelIds);
+        read(response.data.filters.contactHasChats);
+        read(response.data.filters.contactCreatedAfter);
+        read(response.data.filters.contactCreatedBefore);
+        read(response.data.filters.contactCreatedByUserIds);
+        read(response.data.filters.contactCustomFieldRules);
+        break;
+      case 'TICKET':
+        read(response.data.filters.ticketIsResolved);
+        read(response.data.filters.ticketPriorityLevels);
+        read(response.data.filters.ticketAssignedToUserIds);
+        read(response.data.filters.ticketCreatedByUserIds);
+        read(response.data.filters.ticketMachineIds);
+        read(response.data.filters.ticketCreatedAfter);
+        read(response.data.filters.ticketCreatedBefore);
+        read(response.data.filters.ticketSearch);
+        break;
+      case 'CALL_LOG':
+        read(response.data.filters.callDirection);
+        read(response.data.filters.callStatuses);
+        read(response.data.filters.callAgentUserIds);
+        read(response.data.filters.callAccountId);
+        read(response.data.filters.callInitiatedAfter);
+        read(response.data.filters.callInitiatedBefore);
+        read(response.data.filters.callPhoneSearch);
+        read(response.data.filters.callHasChat);
+        read(response.data.filters.callHasRecording);
+        read(response.data.filters.callMinDurationSeconds);
+        read(response.data.filters.callMaxDurationSeconds);
+        read(response.data.filters.callHangupCauseSearch);
+        read(response.data.filters.callContactSearch);
+        break;
+      case 'GOAL':
+        read(response.data.filters.goalRecordedAfter);
+        read(response.data.filters.goalRecordedBefore);
+        read(response.data.filters.goalIds);
+        read(response.data.filters.goalChannelIds);
+        read(response.data.filters.goalTrackerValueRules);
+        break;
+      case 'BOOKING':
+        read(response.data.filters.bookingTypes);
+        read(response.data.filters.bookingStatuses);
+        read(response.data.filters.bookingAgentUserIds);
+        read(response.data.filters.bookingContactId);
+        read(response.data.filters.bookingStartsOnOrAfter);
+        read(response.data.filters.bookingStartsOnOrBefore);
+        break;
+      case 'FOLLOW_UPS':
+        read(response.data.filters.followUpAgentUserIds);
+        read(response.data.filters.followUpStatuses);
+        read(response.data.filters.followUpKind);
+        read(response.data.filters.followUpDueOnOrAfter);
+        read(response.data.filters.followUpDueOnOrBefore);
+        break;
+      case 'SURVEY_RESPONSES':
+        read(response.data.filters.surveyFormIds);
+        read(response.data.filters.surveyStatuses);
+        read(response.data.filters.surveySources);
+        read(response.data.filters.surveyStartedOnOrAfter);
+        read(response.data.filters.surveyStartedOnOrBefore);
+        read(response.data.filters.surveyChannel);
+        break;
+      case 'FLOW_RESPONSES':
+        read(response.data.filters.flowIds);
+        read(response.data.filters.flowSources);
+        read(response.data.filters.flowRespondedOnOrAfter);
+        read(response.data.filters.flowRespondedOnOrBefore);
+        break;
+    }
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/reports/{organisationId} */
+export async function walkListReports(): Promise<void> {
+  const response = await listReports('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { limit: 20 }, auth);
+  if (response.status === 200) {
+    for (const report of response.data.reports) {
+      read(report.reportId);
+      read(report.organisationId);
+      read(report.status);
+      read(report.requestedAt);
+      read(report.requestedBy);
+      read(report.startedAt);
+      read(report.completedAt);
+      read(report.rowCount);
+      read(report.sizeBytes);
+      read(report.format);
+      read(report.expiresAt);
+      read(report.error?.code);
+      read(report.error?.message);
+      read(report.filters);
+      switch (report.reportType) {
+        case 'CHAT':
+          read(report.filters.isArchived);
+          read(report.filters.isResolved);
+          read(report.filters.isHighPriority);
+          read(report.filters.isBotHandled);
+          read(report.filters.isUnanswered);
+          read(report.filters.isAssigned);
+          read(report.filters.hasActiveAgentTransfer);
+          read(report.filters.hasClosedBotSession);
+          read(report.filters.assignedToUserIds);
+          read(report.filters.assignedToTeamIds);
+          read(report.filters.hasPrimaryAssignee);
+          read(report.filters.hasNoPrimaryAssignee);
+          read(report.filters.hasContacts);
+          read(report.filters.chatContactSearch);
+          read(report.filters.stateMachineIds);
+          read(report.filters.currentStateIds);
+          read(report.filters.hasStateMachines);
+          read(report.filters.search);
+          read(report.filters.chatType);
+          read(report.filters.channelIds);
+          read(report.filters.updatedAfter);
+          read(report.filters.updatedBefore);
+          read(report.filters.labelIds);
+          read(report.filters.hasLabels);
+          read(report.filters.allLabelIds);
+          break;
+        case 'CONTACT':
+          read(report.filters.contactSearch);
+          read(report.filters.contactChannelIds);
+          read(report.filters.contactHasChats);
+          read(report.filters.contactCreatedAfter);
+          read(report.filters.contactCreatedBefore);
+          read(report.filters.contactCreatedByUserIds);
+          read(report.filters.contactCustomFieldRules);
+          break;
+        case 'TICKET':
+          read(report.filters.ticketIsResolved);
+          read(report.filters.ticketPriorityLevels);
+          read(report.filters.ticketAssignedToUserIds);
+          read(report.filters.ticketCreatedByUserIds);
+          read(report.filters.ticketMachineIds);
+          read(report.filters.ticketCreatedAfter);
+          read(report.filters.ticketCreatedBefore);
+          read(report.filters.ticketSearch);
+          break;
+        case 'CALL_LOG':
+          read(report.filters.callDirection);
+          read(report.filters.callStatuses);
+          read(report.filters.callAgentUserIds);
+          read(report.filters.callAccountId);
+          read(report.filters.callInitiatedAfter);
+          read(report.filters.callInitiatedBefore);
+          read(report.filters.callPhoneSearch);
+          read(report.filters.callHasChat);
+          read(report.filters.callHasRecording);
+          read(report.filters.callMinDurationSeconds);
+          read(report.filters.callMaxDurationSeconds);
+          read(report.filters.callHangupCauseSearch);
+          read(report.filters.callContactSearch);
+          break;
+        case 'GOAL':
+          read(report.filters.goalRecordedAfter);
+          read(report.filters.goalRecordedBefore);
+          read(report.filters.goalIds);
+          read(report.filters.goalChannelIds);
+          read(report.filters.goalTrackerValueRules);
+          break;
+        case 'BOOKING':
+          read(report.filters.bookingTypes);
+          read(report.filters.bookingStatuses);
+          read(report.filters.bookingAgentUserIds);
+          read(report.filters.bookingContactId);
+          read(report.filters.bookingStartsOnOrAfter);
+          read(report.filters.bookingStartsOnOrBefore);
+          break;
+        case 'FOLLOW_UPS':
+          read(report.filters.followUpAgentUserIds);
+          read(report.filters.followUpStatuses);
+          read(report.filters.followUpKind);
+          read(report.filters.followUpDueOnOrAfter);
+          read(report.filters.followUpDueOnOrBefore);
+          break;
+        case 'SURVEY_RESPONSES':
+          read(report.filters.surveyFormIds);
+          read(report.filters.surveyStatuses);
+          read(report.filters.surveySources);
+          read(report.filters.surveyStartedOnOrAfter);
+          read(report.filters.surveyStartedOnOrBefore);
+          read(report.filters.surveyChannel);
+          break;
+        case 'FLOW_RESPONSES':
+          read(report.filters.flowIds);
+          read(report.filters.flowSources);
+          read(report.filters.flowRespondedOnOrAfter);
+          read(report.filters.flowRespondedOnOrBefore);
+          break;
+      }
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/reports/{organisationId}/{reportId} */
+export async function walkGetReport(): Promise<void> {
+  const response = await getReport('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', 'rpt_01M80K2A3JX9E7F0QH4C2Y6V8T', auth);
+  if (response.status === 200) {
+    read(response.data.reportId);
+    read(response.data.organisationId);
+    read(response.data.status);
+    read(response.data.requestedAt);
+    read(response.data.requestedBy);
+    read(response.data.startedAt);
+    read(response.data.completedAt);
+    read(response.data.rowCount);
+    read(response.data.sizeBytes);
+    read(response.data.format);
+    read(response.data.expiresAt);
+    read(response.data.error?.code);
+    read(response.data.error?.message);
+    read(response.data.filters);
+    switch (response.data.reportType) {
+      case 'CHAT':
+        read(response.data.filters.isArchived);
+        read(response.data.filters.isResolved);
+        read(response.data.filters.isHighPriority);
+        read(response.data.filters.isBotHandled);
+        read(response.data.filters.isUnanswered);
+        read(response.data.filters.isAssigned);
+        read(response.data.filters.hasActiveAgentTransfer);
+        read(response.data.filters.hasClosedBotSession);
+        read(response.data.filters.assignedToUserIds);
+        read(response.data.filters.assignedToTeamIds);
+        read(response.data.filters.hasPrimaryAssignee);
+        read(response.data.filters.hasNoPrimaryAssignee);
+        read(response.data.filters.hasContacts);
+        read(response.data.filters.chatContactSearch);
+        read(response.data.filters.stateMachineIds);
+        read(response.data.filters.currentStateIds);
+        read(response.data.filters.hasStateMachines);
+        read(response.data.filters.search);
+        read(response.data.filters.chatType);
+        read(response.data.filters.channelIds);
+        read(response.data.filters.updatedAfter);
+        read(response.data.filters.updatedBefore);
+        read(response.data.filters.labelIds);
+        read(response.data.filters.hasLabels);
+        read(response.data.filters.allLabelIds);
+        break;
+      case 'CONTACT':
+        read(response.data.filters.contactSearch);
+        read(response.data.filters.contactChannelIds);
+        read(response.data.filters.contactHasChats);
+        read(response.data.filters.contactCreatedAfter);
+        read(response.data.filters.contactCreatedBefore);
+        read(response.data.filters.contactCreatedByUserIds);
+        read(response.data.filters.contactCustomFieldRules);
+        break;
+      case 'TICKET':
+        read(response.data.filters.ticketIsResolved);
+        read(response.data.filters.ticketPriorityLevels);
+        read(response.data.filters.ticketAssignedToUserIds);
+        read(response.data.filters.ticketCreatedByUserIds);
+        read(response.data.filters.ticketMachineIds);
+        read(response.data.filters.ticketCreatedAfter);
+        read(response.data.filters.ticketCreatedBefore);
+        read(response.data.filters.ticketSearch);
+        break;
+      case 'CALL_LOG':
+        read(response.data.filters.callDirection);
+        read(response.data.filters.callStatuses);
+        read(response.data.filters.callAgentUserIds);
+        read(response.data.filters.callAccountId);
+        read(response.data.filters.callInitiatedAfter);
+        read(response.data.filters.callInitiatedBefore);
+        read(response.data.filters.callPhoneSearch);
+        read(response.data.filters.callHasChat);
+        read(response.data.filters.callHasRecording);
+        read(response.data.filters.callMinDurationSeconds);
+        read(response.data.filters.callMaxDurationSeconds);
+        read(response.data.filters.callHangupCauseSearch);
+        read(response.data.filters.callContactSearch);
+        break;
+      case 'GOAL':
+        read(response.data.filters.goalRecordedAfter);
+        read(response.data.filters.goalRecordedBefore);
+        read(response.data.filters.goalIds);
+        read(response.data.filters.goalChannelIds);
+        read(response.data.filters.goalTrackerValueRules);
+        break;
+      case 'BOOKING':
+        read(response.data.filters.bookingTypes);
+        read(response.data.filters.bookingStatuses);
+        read(response.data.filters.bookingAgentUserIds);
+        read(response.data.filters.bookingContactId);
+        read(response.data.filters.bookingStartsOnOrAfter);
+        read(response.data.filters.bookingStartsOnOrBefore);
+        break;
+      case 'FOLLOW_UPS':
+        read(response.data.filters.followUpAgentUserIds);
+        read(response.data.filters.followUpStatuses);
+        read(response.data.filters.followUpKind);
+        read(response.data.filters.followUpDueOnOrAfter);
+        read(response.data.filters.followUpDueOnOrBefore);
+        break;
+      case 'SURVEY_RESPONSES':
+        read(response.data.filters.surveyFormIds);
+        read(response.data.filters.surveyStatuses);
+        read(response.data.filters.surveySources);
+        read(response.data.filters.surveyStartedOnOrAfter);
+        read(response.data.filters.surveyStartedOnOrBefore);
+        read(response.data.filters.surveyChannel);
+        break;
+      case 'FLOW_RESPONSES':
+        read(response.data.filters.flowIds);
+        read(response.data.filters.flowSources);
+        read(response.data.filters.flowRespondedOnOrAfter);
+        read(response.data.filters.flowRespondedOnOrBefore);
+        break;
+    }
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/reports/{organisationId}/{reportId}/download */
+export async function walkDownloadReport(): Promise<void> {
+  const response = await downloadReport(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'rpt_01M80K2A3JX9E7F0QH4C2Y6V8T',
+    {},
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.url);
+    read(response.data.expiresAt);
+  } else if (response.status === 303) {
+    read(response.status);
+  } else readError(response.data);
+}
