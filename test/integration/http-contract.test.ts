@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROLES } from '#shared/domain/auth/roles';
+import { openApiDocument, withServer } from '#shared/openapi/document';
 import { ROUTES } from '#shared/routes/index';
 import type { RouteDef } from '#shared/routes/route';
 import { useLocalStack } from '#test/support/local-stack';
@@ -165,11 +166,12 @@ describe('HTTP contract', () => {
     expect(((await altered.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe('#/query/cursor');
   });
 
-  it('serves health and an OpenAPI 3.1 document that covers every route', async () => {
+  it('serves health and an OpenAPI 3.1 document that covers every route: the one clients are generated from', async () => {
     const health = await api.call('/health');
     const document = (await (await api.call('/openapi.json')).json()) as {
       openapi: string;
       paths: Record<string, Record<string, unknown>>;
+      servers: { url: string }[];
     };
 
     expect(await health.json()).toEqual({ status: 'ok' });
@@ -181,5 +183,7 @@ describe('HTTP contract', () => {
         `${route.method} ${route.path}`,
       ).toBeDefined();
     }
+    // npm run test:generators generates from test/support/write-openapi.ts's copy: the same but for the server.
+    expect(document).toEqual(JSON.parse(JSON.stringify(withServer(openApiDocument(), document.servers[0]!.url))));
   });
 });
