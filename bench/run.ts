@@ -37,7 +37,8 @@ const P6_HEADING = '## P6';
 const P1_NOTES = {
   synthCheck:
     'bench/synth-check.ts verified on 2026-11-28 that all 49 bundles built this way (the credential alias ' +
-    'included) are byte-identical to the `index.mjs` assets of `cdk synth -q --no-validation` (49/49).',
+    'included) are byte-identical to the `index.mjs` assets of `cdk synth -q --no-validation` (49/49), and again ' +
+    'with the event-streams alias against the assets start:cdk synthesized for the e2e suite (50/50).',
   before:
     'main at c518ebc: every function 741–804 KB, because the composition root imported every SDK client and ' +
     'adapter; importing one cost 81–91 ms over the empty handler against 53 ms for this reference, 1.5–1.7 ×, ' +
@@ -61,18 +62,19 @@ const P1_NOTES = {
     '0.85 → 0.94 in one run): bundling into one file, esbuild turns the imported module and every module it depends on',
     'into lazily initialised wrappers, which run at load all the same, each compiled twice.',
     '',
-    "What still costs the queue workers most is that very effect, in the SDK: @smithy/core's HttpProtocol loads",
+    "What still cost the queue workers most was that very effect, in the SDK: @smithy/core's HttpProtocol loads",
     '`@smithy/core/event-streams` with a dynamic `import()`, so in every function that bundles an SDK client esbuild',
-    'wraps that module and the ~160 @smithy/core modules it depends on (159 in report-worker), for event streams no',
-    'operation here has. One more alias in FUNCTION_BUNDLING, `EVENT_STREAMS_ALIAS` in bench/cold-start.ts',
-    '(shared/adapters/aws/no-event-streams.ts), makes every such bundle 19 KB smaller and takes the wrappers out; the',
-    'what-if table at the end of this section measures it. It is not applied: it gains a few hundredths in most runs, not',
-    'enough to bring every worker under 0.85 ×, and the S3 client builds its event-stream serde when it is constructed',
-    '(`resolveEventStreamSerdeConfig`), so the report functions would need a working stand-in, not a stub that throws.',
-    '',
-    '**Still open (issue 24, P1):** at 1.15–2.13 load, report-worker (0.91 ×) and group-worker (0.90 ×) reach the 0.9 ×',
-    'goal in one run of three, and six functions (four workers, list-receipts, create-webhook) are above the 0.85 × the',
-    'issue asks as margin.',
+    'wrapped that module and the ~160 @smithy/core modules it depends on (159 in report-worker), for event streams no',
+    'operation here has. **2026-11-28 (issue 24, item 8):** FUNCTION_BUNDLING now aliases that module to a stand-in',
+    '(shared/adapters/aws/no-event-streams.ts) for every function: 18–19 KB less in each bundle with an SDK client and',
+    'none of the wrappers. It keeps what a client touches without an event stream: `resolveEventStreamSerdeConfig`,',
+    'which the S3 client calls when constructed, and the default serde provider (a marshaller that refuses), and an',
+    '`EventStreamSerde` that refuses to be built, so an operation with an event stream fails at its first use with a',
+    'clear message. test/infra/sdk-event-streams.test.ts runs the real S3 (presigned GET, Put/Get/Head/Delete, a',
+    'lib-storage multipart upload), DynamoDB, SQS, EventBridge, KMS and Secrets Manager clients from a bundle built',
+    "with the stack's options; the e2e suite runs the synthesized bundles under start:cdk. The what-if rows below",
+    'measure the largest queue workers without it. The interim A/B figures measured on a loaded machine with',
+    "bench/p1-ab.ts (wall and CPU time of the same imports) are in this file's history (2026-11-28).",
   ].join('\n'),
 };
 const P6_BASELINE =

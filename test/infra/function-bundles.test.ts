@@ -119,6 +119,18 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     }
   });
 
+  it('bundles the event-streams stand-in in place of @smithy/core/event-streams wherever an SDK client is', () => {
+    for (const fn of FUNCTIONS) {
+      const files = bundles.get(fn)!.files;
+
+      expect(
+        files.filter((file) => file.includes('/@smithy/core/dist-es/submodules/event-streams/')),
+        fn,
+      ).toEqual([]);
+      if (bundles.get(fn)!.clients.length > 0) expect(files, fn).toContain('shared/adapters/aws/no-event-streams.ts');
+    }
+  });
+
   it('signs S3 requests with the SigV4 signer alone in the report functions, without the S3 client', () => {
     const signing = FUNCTIONS.filter((fn) =>
       bundles.get(fn)!.files.some((file) => file.includes('/@smithy/signature-v4/')),

@@ -12,6 +12,13 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const LAMBDA_CREDENTIALS = './shared/adapters/aws/lambda-credentials.ts';
 
 /**
+ * The module bundled in place of `@smithy/core/event-streams`, relative to REPO_ROOT: no operation the functions call
+ * has an event stream, and the real module costs every function with an SDK client about 160 lazily wrapped
+ * @smithy/core modules at load (shared/adapters/aws/no-event-streams.ts says why; bench/RESULTS.md, P1).
+ */
+export const NO_EVENT_STREAMS = './shared/adapters/aws/no-event-streams.ts';
+
+/**
  * How every function is bundled (ARCHITECTURE, TOOLCHAIN §5): one ESM file with the SDK inside, module-first
  * mainFields (about a third smaller and faster to load than esbuild's default for node), and source maps without
  * the sources (the stack traces need only the mappings).
@@ -26,8 +33,12 @@ export const FUNCTION_BUNDLING = {
   externalModules: [] as string[],
   banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
   // Lambda's credentials are in the environment: the SDK's default chain is bundled as the environment provider
-  // alone (shared/adapters/aws/lambda-credentials.ts says why).
-  alias: { '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS },
+  // alone (shared/adapters/aws/lambda-credentials.ts says why). And the SDK's event-stream support, which no
+  // operation here uses, as a stand-in that ends the graph (shared/adapters/aws/no-event-streams.ts).
+  alias: {
+    '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS,
+    '@smithy/core/event-streams': NO_EVENT_STREAMS,
+  },
 } as const;
 
 /** A file the function reads at run time from beside its bundle (`new URL(name, import.meta.url)`). */
