@@ -210,27 +210,40 @@ export const ReportScheduleParams = schema(() =>
   v.object({ scheduleId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)) }),
 );
 
-/** A schedule as the API shows it. */
+/** The fields of a schedule every type has. */
+const scheduleFields = () => ({
+  scheduleId: v.pipe(v.string(), v.description('rsc_…')),
+  organisationId: v.string(),
+  format: v.optional(ReportFormatField),
+  compression: v.optional(ReportCompressionField),
+  schedule: ScheduleTiming,
+  period: v.optional(Period),
+  status: v.picklist(SCHEDULE_STATUSES),
+  nextRunAt: v.pipe(
+    v.nullable(Timestamp),
+    v.description('The next occurrence (an overdue one waiting for the 5-minute window included); null while paused'),
+  ),
+  lastRunAt: v.optional(v.pipe(Timestamp, v.description('The occurrence whose report was requested last'))),
+  lastReportId: v.optional(v.pipe(v.string(), v.description('The report requested at lastRunAt'))),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+/**
+ * A schedule as the API shows it: one shape per `reportType`, whose `filters` are that type's (as the report view, so a
+ * generated client narrows `filters` by `reportType`).
+ */
 export const ReportScheduleView = schema(() =>
-  v.object({
-    scheduleId: v.pipe(v.string(), v.description('rsc_…')),
-    organisationId: v.string(),
-    reportType: v.picklist(everyType().map((filters) => filters.entries.reportType.literal)),
-    filters: v.pipe(v.record(v.string(), v.unknown()), v.description("The report type's filters (CONTRACT §8)")),
-    format: v.optional(ReportFormatField),
-    compression: v.optional(ReportCompressionField),
-    schedule: ScheduleTiming,
-    period: v.optional(Period),
-    status: v.picklist(SCHEDULE_STATUSES),
-    nextRunAt: v.pipe(
-      v.nullable(Timestamp),
-      v.description('The next occurrence (an overdue one waiting for the 5-minute window included); null while paused'),
+  v.variant(
+    'reportType',
+    everyType().map((filters) =>
+      v.object({
+        reportType: filters.entries.reportType,
+        ...scheduleFields(),
+        filters: v.omit(filters, ['reportType']),
+      }),
     ),
-    lastRunAt: v.optional(v.pipe(Timestamp, v.description('The occurrence whose report was requested last'))),
-    lastReportId: v.optional(v.pipe(v.string(), v.description('The report requested at lastRunAt'))),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  }),
+  ),
 );
 export const ReportScheduleList = schema(() =>
   v.object({ schedules: v.array(ReportScheduleView), nextCursor: NextCursor }),

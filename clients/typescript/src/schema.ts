@@ -7336,16 +7336,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        schedules: {
+                        schedules: ({
+                            /** @constant */
+                            reportType: "CHAT";
                             /** @description rsc_… */
                             scheduleId: string;
                             organisationId: string;
-                            /** @enum {string} */
-                            reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                            /** @description The report type's filters (CONTRACT §8) */
-                            filters: {
-                                [key: string]: unknown;
-                            };
                             /**
                              * @description The file format; csv (the default) is the file of CONTRACT §6
                              * @enum {string}
@@ -7388,7 +7384,522 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
-                        }[];
+                            filters: {
+                                isArchived?: boolean;
+                                /** @default false */
+                                isResolved: boolean;
+                                isHighPriority?: boolean;
+                                isBotHandled?: boolean;
+                                isUnanswered?: boolean;
+                                isAssigned?: boolean;
+                                hasActiveAgentTransfer?: boolean;
+                                hasClosedBotSession?: boolean;
+                                assignedToUserIds?: string[];
+                                assignedToTeamIds?: string[];
+                                hasPrimaryAssignee?: boolean;
+                                hasNoPrimaryAssignee?: boolean;
+                                hasContacts?: boolean;
+                                /** @description At most 256 characters. */
+                                chatContactSearch?: string;
+                                stateMachineIds?: string[];
+                                currentStateIds?: string[];
+                                hasStateMachines?: boolean;
+                                /** @description At most 256 characters. */
+                                search?: string;
+                                /** @enum {string} */
+                                chatType?: "INDIVIDUAL" | "GROUP";
+                                channelIds?: string[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                updatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                updatedBefore?: string;
+                                labelIds?: string[];
+                                hasLabels?: boolean;
+                                allLabelIds?: string[];
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "CONTACT";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                /** @description At most 256 characters. */
+                                contactSearch?: string;
+                                contactChannelIds?: string[];
+                                contactHasChats?: boolean;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                contactCreatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                contactCreatedBefore?: string;
+                                contactCreatedByUserIds?: string[];
+                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                                contactCustomFieldRules?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "TICKET";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                ticketIsResolved?: boolean;
+                                ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                                ticketAssignedToUserIds?: string[];
+                                ticketCreatedByUserIds?: string[];
+                                ticketMachineIds?: string[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                ticketCreatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                ticketCreatedBefore?: string;
+                                /** @description At most 256 characters. */
+                                ticketSearch?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "CALL_LOG";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                /** @enum {string} */
+                                callDirection?: "INBOUND" | "OUTBOUND";
+                                callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                                callAgentUserIds?: string[];
+                                /** @description At most 256 characters. */
+                                callAccountId?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                callInitiatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                callInitiatedBefore?: string;
+                                /** @description At most 256 characters. */
+                                callPhoneSearch?: string;
+                                callHasChat?: boolean;
+                                callHasRecording?: boolean;
+                                callMinDurationSeconds?: number;
+                                callMaxDurationSeconds?: number;
+                                /** @description At most 256 characters. */
+                                callHangupCauseSearch?: string;
+                                /** @description At most 256 characters. */
+                                callContactSearch?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "GOAL";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                goalRecordedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                goalRecordedBefore?: string;
+                                goalIds?: string[];
+                                goalChannelIds?: string[];
+                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                                goalTrackerValueRules?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "BOOKING";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                                bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                                bookingAgentUserIds?: string[];
+                                /** @description At most 256 characters. */
+                                bookingContactId?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                bookingStartsOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                bookingStartsOnOrBefore?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "FOLLOW_UPS";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                followUpAgentUserIds?: string[];
+                                followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                                /** @enum {string} */
+                                followUpKind?: "CHAT" | "CALL";
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                followUpDueOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                followUpDueOnOrBefore?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "SURVEY_RESPONSES";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                surveyFormIds?: string[];
+                                surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                                surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                surveyStartedOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                surveyStartedOnOrBefore?: string;
+                                /** @description At most 256 characters. */
+                                surveyChannel?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "FLOW_RESPONSES";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                flowIds?: string[];
+                                flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                flowRespondedOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                flowRespondedOnOrBefore?: string;
+                            };
+                        })[];
                         nextCursor: string | null;
                     };
                 };
@@ -7999,15 +8510,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
                         /** @description rsc_… */
                         scheduleId: string;
                         organisationId: string;
-                        /** @enum {string} */
-                        reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                        /** @description The report type's filters (CONTRACT §8) */
-                        filters: {
-                            [key: string]: unknown;
-                        };
                         /**
                          * @description The file format; csv (the default) is the file of CONTRACT §6
                          * @enum {string}
@@ -8050,6 +8557,521 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        filters: {
+                            isArchived?: boolean;
+                            /** @default false */
+                            isResolved: boolean;
+                            isHighPriority?: boolean;
+                            isBotHandled?: boolean;
+                            isUnanswered?: boolean;
+                            isAssigned?: boolean;
+                            hasActiveAgentTransfer?: boolean;
+                            hasClosedBotSession?: boolean;
+                            assignedToUserIds?: string[];
+                            assignedToTeamIds?: string[];
+                            hasPrimaryAssignee?: boolean;
+                            hasNoPrimaryAssignee?: boolean;
+                            hasContacts?: boolean;
+                            /** @description At most 256 characters. */
+                            chatContactSearch?: string;
+                            stateMachineIds?: string[];
+                            currentStateIds?: string[];
+                            hasStateMachines?: boolean;
+                            /** @description At most 256 characters. */
+                            search?: string;
+                            /** @enum {string} */
+                            chatType?: "INDIVIDUAL" | "GROUP";
+                            channelIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedBefore?: string;
+                            labelIds?: string[];
+                            hasLabels?: boolean;
+                            allLabelIds?: string[];
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
+                        };
                     };
                 };
             };
@@ -8326,15 +9348,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
                         /** @description rsc_… */
                         scheduleId: string;
                         organisationId: string;
-                        /** @enum {string} */
-                        reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                        /** @description The report type's filters (CONTRACT §8) */
-                        filters: {
-                            [key: string]: unknown;
-                        };
                         /**
                          * @description The file format; csv (the default) is the file of CONTRACT §6
                          * @enum {string}
@@ -8377,6 +9395,521 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        filters: {
+                            isArchived?: boolean;
+                            /** @default false */
+                            isResolved: boolean;
+                            isHighPriority?: boolean;
+                            isBotHandled?: boolean;
+                            isUnanswered?: boolean;
+                            isAssigned?: boolean;
+                            hasActiveAgentTransfer?: boolean;
+                            hasClosedBotSession?: boolean;
+                            assignedToUserIds?: string[];
+                            assignedToTeamIds?: string[];
+                            hasPrimaryAssignee?: boolean;
+                            hasNoPrimaryAssignee?: boolean;
+                            hasContacts?: boolean;
+                            /** @description At most 256 characters. */
+                            chatContactSearch?: string;
+                            stateMachineIds?: string[];
+                            currentStateIds?: string[];
+                            hasStateMachines?: boolean;
+                            /** @description At most 256 characters. */
+                            search?: string;
+                            /** @enum {string} */
+                            chatType?: "INDIVIDUAL" | "GROUP";
+                            channelIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedBefore?: string;
+                            labelIds?: string[];
+                            hasLabels?: boolean;
+                            allLabelIds?: string[];
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
+                        };
                     };
                 };
             };
@@ -8840,15 +10373,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
                         /** @description rsc_… */
                         scheduleId: string;
                         organisationId: string;
-                        /** @enum {string} */
-                        reportType: "CHAT" | "CONTACT" | "TICKET" | "CALL_LOG" | "GOAL" | "BOOKING" | "FOLLOW_UPS" | "SURVEY_RESPONSES" | "FLOW_RESPONSES";
-                        /** @description The report type's filters (CONTRACT §8) */
-                        filters: {
-                            [key: string]: unknown;
-                        };
                         /**
                          * @description The file format; csv (the default) is the file of CONTRACT §6
                          * @enum {string}
@@ -8891,6 +10420,521 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        filters: {
+                            isArchived?: boolean;
+                            /** @default false */
+                            isResolved: boolean;
+                            isHighPriority?: boolean;
+                            isBotHandled?: boolean;
+                            isUnanswered?: boolean;
+                            isAssigned?: boolean;
+                            hasActiveAgentTransfer?: boolean;
+                            hasClosedBotSession?: boolean;
+                            assignedToUserIds?: string[];
+                            assignedToTeamIds?: string[];
+                            hasPrimaryAssignee?: boolean;
+                            hasNoPrimaryAssignee?: boolean;
+                            hasContacts?: boolean;
+                            /** @description At most 256 characters. */
+                            chatContactSearch?: string;
+                            stateMachineIds?: string[];
+                            currentStateIds?: string[];
+                            hasStateMachines?: boolean;
+                            /** @description At most 256 characters. */
+                            search?: string;
+                            /** @enum {string} */
+                            chatType?: "INDIVIDUAL" | "GROUP";
+                            channelIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedBefore?: string;
+                            labelIds?: string[];
+                            hasLabels?: boolean;
+                            allLabelIds?: string[];
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
+                        };
                     };
                 };
             };
