@@ -4,6 +4,7 @@ import { DomainError } from '#shared/errors';
 import { COMMANDS as CORE_COMMANDS, type Command } from './commands.ts';
 import { CliError, invalid } from './errors.ts';
 import { OPS_COMMANDS } from './ops.ts';
+import { SCHEDULE_COMMANDS } from './schedules.ts';
 import { deployedTarget, localTarget, type Target } from './target.ts';
 
 export interface Io {
@@ -11,7 +12,7 @@ export interface Io {
   err(line: string): void;
 }
 
-const COMMANDS: Record<string, Command> = { ...CORE_COMMANDS, ...OPS_COMMANDS };
+const COMMANDS: Record<string, Command> = { ...CORE_COMMANDS, ...OPS_COMMANDS, ...SCHEDULE_COMMANDS };
 
 const stdio: Io = {
   out: (line) => process.stdout.write(`${line}\n`),

@@ -10,7 +10,7 @@ export const CONCERNS = {
   Chats: 'messages, receipts, assignment, participants, invite links and join requests, with the message sender',
   Network: "Meta's webhook: the verification handshake, the signed notifications kept, and the worker applying them",
   Webhooks: 'outbound webhook subscriptions and deliveries, with the dispatcher and its sweeper',
-  Reports: 'report requests, listing and downloads, with the report worker and sweeper',
+  Reports: 'report requests, listing and downloads, report schedules, with the report worker and the sweepers',
 } as const;
 
 export type Concern = keyof typeof CONCERNS;
@@ -75,6 +75,12 @@ export const FUNCTION_CONCERNS: Readonly<Record<string, Concern>> = {
   'download-report': 'Reports',
   'report-worker': 'Reports',
   'report-sweeper': 'Reports',
+  'create-report-schedule': 'Reports',
+  'list-report-schedules': 'Reports',
+  'get-report-schedule': 'Reports',
+  'update-report-schedule': 'Reports',
+  'delete-report-schedule': 'Reports',
+  'report-schedule-sweeper': 'Reports',
 };
 
 /** The concern of `fn`; a function without one fails the synth and names itself. */

@@ -109,6 +109,13 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     sendsTo: ['report-requests'],
   },
   // Deletes expired report files (GSI2's expiry list), under the reports' key pattern only.
+  'create-report-schedule': { table: 'readWrite' },
+  'list-report-schedules': { table: 'read' },
+  'get-report-schedule': { table: 'read' },
+  'update-report-schedule': { table: 'readWrite' },
+  'delete-report-schedule': { table: 'readWrite' },
+  // Reads the due index (GSI1), claims occurrences and requests their reports as request-report does.
+  'report-schedule-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['report-requests'] },
   'report-sweeper': {
     table: 'readWrite',
     indexes: ['GSI1', 'GSI2'],

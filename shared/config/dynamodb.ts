@@ -6,6 +6,7 @@ import { DynamoEventOutbox } from '#shared/adapters/dynamodb/event-outbox';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { DynamoReportScheduleStore } from '#shared/adapters/dynamodb/report-schedule-store';
 import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
 import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { config } from './core.ts';
@@ -43,6 +44,10 @@ export function webhookStore(): DynamoWebhookStore {
 
 export function reportStore(): DynamoReportStore {
   return instance(reportStore, () => new DynamoReportStore(documentClient(), table()));
+}
+
+export function reportScheduleStore(): DynamoReportScheduleStore {
+  return instance(reportScheduleStore, () => new DynamoReportScheduleStore(documentClient(), table()));
 }
 
 export function crmStore(): DynamoCrmStore {

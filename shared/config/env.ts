@@ -80,6 +80,8 @@ const EnvSchema = v.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   /** Subscriptions per organisation (CONTRACT §13). */
   WEBHOOK_SUBSCRIPTION_LIMIT: int(20, 1, 1000),
+  /** Report schedules per organisation (CONTRACT §23). */
+  REPORT_SCHEDULE_LIMIT: int(20, 1, 1000),
   /** Webhook secrets at rest: a KMS key on AWS, or a local key file (the local stack makes one). */
   WEBHOOK_SECRETS_KMS_KEY_ID: optionalText,
   WEBHOOK_SECRETS_KEY_FILE: optionalText,
@@ -156,6 +158,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       downloadUrlTtlSeconds: env.REPORT_DOWNLOAD_URL_TTL_SECONDS,
       s3PublicUrl: env.WPCRM_S3_PUBLIC_URL,
     },
+    reportSchedules: { limit: env.REPORT_SCHEDULE_LIMIT },
     webhooks: {
       retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE_SECONDS,
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -173,4 +173,6 @@ export const SCHEDULES: ScheduleDef[] = [
   { name: 'webhook-sweeper', fn: 'webhook-sweeper', everyMinutes: 1 },
   /** Fails reports stuck past REPORT_PROCESSING_TIMEOUT_SECONDS, re-queues stranded ones, republishes events. */
   { name: 'report-sweeper', fn: 'report-sweeper', everyMinutes: 1 },
+  /** Requests the reports of report schedules whose occurrence is due (CONTRACT §23), each occurrence once. */
+  { name: 'report-schedule-sweeper', fn: 'report-schedule-sweeper', everyMinutes: 1 },
 ];

@@ -41,7 +41,7 @@ export function requestQuota<R extends RouteDef>(route: R): MiddlewareObj<ApiEve
  */
 function refusedBeforeLimits(error: DomainError): boolean {
   if (error.code === 'IDEMPOTENCY_KEY_IN_USE' || error.code === 'IDEMPOTENCY_KEY_REUSED') return true;
-  if (error.code === 'NETWORK_REJECTED' || error.code === 'WEBHOOK_LIMIT_REACHED') return false;
+  if (['NETWORK_REJECTED', 'WEBHOOK_LIMIT_REACHED', 'SCHEDULE_LIMIT_REACHED'].includes(error.code)) return false;
   const status = error.status ?? PROBLEMS[error.code].status;
   return [400, 404, 410, 413, 415, 422].includes(status);
 }

@@ -108,7 +108,11 @@ const problemSchema = {
       description: 'REPORT_RATE_LIMITED, RATE_LIMITED, TOO_MANY_ATTEMPTS: seconds to wait (also in Retry-After)',
     },
     networkCode: { type: 'integer', description: "NETWORK_REJECTED: the messaging network's error code" },
-    limit: { type: 'integer', description: 'WEBHOOK_LIMIT_REACHED: subscriptions an organisation may have' },
+    limit: {
+      type: 'integer',
+      description:
+        'WEBHOOK_LIMIT_REACHED: subscriptions an organisation may have; SCHEDULE_LIMIT_REACHED: report schedules',
+    },
   },
   example: {
     type: 'https://wp-crm.dev/problems/chat-not-found',

@@ -13,6 +13,7 @@ const GROUP = '120363025246125486@g.us';
 const MESSAGE = 'msg_01M80K1ZBDF09RFHCZD6P2TYGW';
 const REPORT = 'rpt_01M80K2A3JX9E7F0QH4C2Y6V8T';
 const WEBHOOK = 'whk_01M80K2C7M4N8P1R5T9W3Y6B0D';
+const SCHEDULE = 'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X';
 const DELIVERY = 'dlv_01M80K2F2H6K9M3P7S1V5X8Z4C';
 const EVENT = 'evt_01M80K2E5G9J2L6N0Q4T7W1Y3A';
 const INVITE = 'https://chat.whatsapp.com/GMCKU6qNpC17Tefrw6G98Y';
@@ -27,6 +28,7 @@ export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   chatId: CHAT,
   reportId: REPORT,
   webhookId: WEBHOOK,
+  scheduleId: SCHEDULE,
   deliveryId: DELIVERY,
   messageId: MESSAGE,
   asset: 'redoc.4f2a9c1e.js',
@@ -90,6 +92,21 @@ interface OperationExample {
   request?: unknown;
   responses: Record<number, unknown>;
 }
+
+const scheduleTiming = { every: 'week', at: '07:30', timezone: 'Europe/Berlin', dayOfWeek: 1 };
+const reportSchedule = {
+  scheduleId: SCHEDULE,
+  organisationId: ORG,
+  reportType: 'TICKET',
+  filters: { ticketPriorityLevels: ['HIGH', 'URGENT'] },
+  format: 'xlsx',
+  schedule: scheduleTiming,
+  period: 'previous',
+  status: 'active',
+  nextRunAt: '2026-11-30T06:30:00.000Z',
+  createdAt: AT,
+  updatedAt: AT,
+};
 
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   issueToken: {
@@ -408,6 +425,28 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       },
     },
   },
+  // Report schedules (CONTRACT §23).
+  createReportSchedule: {
+    request: {
+      reportType: 'TICKET',
+      ticketPriorityLevels: ['HIGH', 'URGENT'],
+      format: 'xlsx',
+      schedule: scheduleTiming,
+      period: 'previous',
+    },
+    responses: { 201: reportSchedule },
+  },
+  listReportSchedules: { responses: { 200: { schedules: [reportSchedule], nextCursor: null } } },
+  getReportSchedule: {
+    responses: {
+      200: { ...reportSchedule, lastRunAt: '2026-11-23T06:30:00.000Z', lastReportId: 'rpt_01M7ZQ8J00D4G7K1N4R7V0Y3B6' },
+    },
+  },
+  updateReportSchedule: {
+    request: { status: 'paused' },
+    responses: { 200: { ...reportSchedule, status: 'paused', nextRunAt: null, updatedAt: LATER } },
+  },
+  deleteReportSchedule: { responses: {} },
 };
 
 const event = (type: EventType) => ({ type, timestamp: LATER, organisation_id: ORG });
@@ -430,11 +469,18 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
       message: 'the messaging network refused the request: (#131009) invalid subject',
     },
   },
-  'report.completed': { ...event('report.completed'), report_id: REPORT, report_type: 'CHAT', row_count: 1284 },
+  'report.completed': {
+    ...event('report.completed'),
+    report_id: REPORT,
+    report_type: 'CHAT',
+    schedule_id: null,
+    row_count: 1284,
+  },
   'report.failed': {
     ...event('report.failed'),
     report_id: REPORT,
     report_type: 'CALL_LOG',
+    schedule_id: SCHEDULE,
     error: { code: 'REPORT_TIMEOUT', message: 'the report could not be produced' },
   },
   'message.received': {

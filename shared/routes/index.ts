@@ -1,5 +1,6 @@
 import * as foundation from './foundation.ts';
 import * as groups from './groups.ts';
+import * as reportSchedules from './report-schedules.ts';
 import * as reports from './reports.ts';
 import type { RouteDef } from './route.ts';
 import * as webhooks from './webhooks.ts';
@@ -19,4 +20,5 @@ export const ROUTES: RouteDef[] = [
   reports.listReports,
   reports.getReport,
   reports.downloadReport,
+  ...Object.values(reportSchedules),
 ];

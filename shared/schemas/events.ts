@@ -25,6 +25,14 @@ const Member = schema(() =>
   }),
 );
 
+/** The report schedule that requested the report (CONTRACT §23); null for a report requested by hand. */
+const ScheduleId = schema(() =>
+  v.pipe(
+    v.nullable(v.string()),
+    v.description('The report schedule that requested it (rsc_…); null when requested by hand'),
+  ),
+);
+
 const GroupStatus = schema(() => v.picklist(['active', 'suspended', 'deleted']));
 
 export const EVENT_BODIES = schema(
@@ -48,12 +56,14 @@ export const EVENT_BODIES = schema(
         ...envelope('report.completed'),
         report_id: v.string(),
         report_type: v.string(),
+        schedule_id: ScheduleId,
         row_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
       }),
       'report.failed': v.object({
         ...envelope('report.failed'),
         report_id: v.string(),
         report_type: v.string(),
+        schedule_id: ScheduleId,
         error: ErrorBody,
       }),
       'message.received': v.object({

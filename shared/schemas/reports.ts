@@ -325,7 +325,11 @@ const reportFields = () => ({
   organisationId: v.string(),
   status: v.picklist(REPORT_STATUSES),
   requestedAt: Timestamp,
-  requestedBy: v.pipe(v.string(), v.description('The client id of the token that requested it')),
+  requestedBy: v.pipe(
+    v.string(),
+    v.description('The client id of the token that requested it, or the report schedule that did (rsc_…)'),
+  ),
+  scheduleId: v.optional(v.pipe(v.string(), v.description('The report schedule that requested it (CONTRACT §23)'))),
   startedAt: v.optional(v.pipe(Timestamp, v.description('When a worker started it'))),
   completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
   rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),

@@ -19,6 +19,7 @@ import {
   ReceiptList,
   RemovalAccepted,
 } from './groups.ts';
+import { ReportScheduleList, ReportScheduleView } from './report-schedules.ts';
 import { ReportDownload, ReportList, ReportView } from './reports.ts';
 import {
   AttemptList,
@@ -65,6 +66,8 @@ export const RESPONSE_SCHEMAS = {
   RemovalAccepted,
   ReportDownload,
   ReportList,
+  ReportScheduleList,
+  ReportScheduleView,
   ReportView,
   RotatedSecret,
   TestDeliveryQueued,

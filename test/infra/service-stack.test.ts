@@ -281,6 +281,7 @@ describe('ServiceStack (dev)', () => {
       'apply-network-notifications dynamodb:Query',
       'group-sweeper dynamodb:Query',
       'list-groups dynamodb:Query',
+      'report-schedule-sweeper dynamodb:Query',
       'report-sweeper dynamodb:Query',
       'report-worker dynamodb:Query',
       'webhook-sweeper dynamodb:Query',

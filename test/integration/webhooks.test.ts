@@ -18,7 +18,7 @@ async function publishEvent(orgId: string) {
       type: 'report.completed',
       organisationId: orgId,
       occurredAt: new Date().toISOString(),
-      data: { report_id: reportId, report_type: 'CHAT', organisation_id: orgId, row_count: 3 },
+      data: { report_id: reportId, report_type: 'CHAT', organisation_id: orgId, schedule_id: null, row_count: 3 },
     },
   ]);
   return eventId;

@@ -427,6 +427,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wp-crm/report-schedules/{organisationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report schedules, oldest first
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        get: operations["listReportSchedules"];
+        put?: never;
+        /**
+         * Schedule a report: requested again at each occurrence (wall-clock time in an IANA zone)
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        post: operations["createReportSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/report-schedules/{organisationId}/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One report schedule
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        get: operations["getReportSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule; reports it requested stay
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        delete: operations["deleteReportSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume a schedule, or change its timing, filters, period, format or compression
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        patch: operations["updateReportSchedule"];
+        trace?: never;
+    };
     "/api/wp-crm/reports/{organisationId}": {
         parameters: {
             query?: never;
@@ -858,7 +910,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SCHEDULE_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "SCHEDULE_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
             /** @description The request id (X-Request-Id), also in the logs */
             instance: string;
             /** @description VALIDATION_FAILED: one entry per problem */
@@ -875,7 +927,7 @@ export interface components {
             retryAfterSeconds?: number | null;
             /** @description NETWORK_REJECTED: the messaging network's error code */
             networkCode?: number;
-            /** @description WEBHOOK_LIMIT_REACHED: subscriptions an organisation may have */
+            /** @description WEBHOOK_LIMIT_REACHED: subscriptions an organisation may have; SCHEDULE_LIMIT_REACHED: report schedules */
             limit?: number;
         };
         /**
@@ -7038,6 +7090,3885 @@ export interface operations {
             };
         };
     };
+    listReportSchedules: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Report schedules */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedules": [
+                     *         {
+                     *           "scheduleId": "rsc_01M80K2B5D8F1H4K7N0Q3S6V9X",
+                     *           "organisationId": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *           "reportType": "TICKET",
+                     *           "filters": {
+                     *             "ticketPriorityLevels": [
+                     *               "HIGH",
+                     *               "URGENT"
+                     *             ]
+                     *           },
+                     *           "format": "xlsx",
+                     *           "schedule": {
+                     *             "every": "week",
+                     *             "at": "07:30",
+                     *             "timezone": "Europe/Berlin",
+                     *             "dayOfWeek": 1
+                     *           },
+                     *           "period": "previous",
+                     *           "status": "active",
+                     *           "nextRunAt": "2026-11-30T06:30:00.000Z",
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        schedules: ({
+                            /** @constant */
+                            reportType: "CHAT";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                isArchived?: boolean;
+                                /** @default false */
+                                isResolved: boolean;
+                                isHighPriority?: boolean;
+                                isBotHandled?: boolean;
+                                isUnanswered?: boolean;
+                                isAssigned?: boolean;
+                                hasActiveAgentTransfer?: boolean;
+                                hasClosedBotSession?: boolean;
+                                assignedToUserIds?: string[];
+                                assignedToTeamIds?: string[];
+                                hasPrimaryAssignee?: boolean;
+                                hasNoPrimaryAssignee?: boolean;
+                                hasContacts?: boolean;
+                                /** @description At most 256 characters. */
+                                chatContactSearch?: string;
+                                stateMachineIds?: string[];
+                                currentStateIds?: string[];
+                                hasStateMachines?: boolean;
+                                /** @description At most 256 characters. */
+                                search?: string;
+                                /** @enum {string} */
+                                chatType?: "INDIVIDUAL" | "GROUP";
+                                channelIds?: string[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                updatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                updatedBefore?: string;
+                                labelIds?: string[];
+                                hasLabels?: boolean;
+                                allLabelIds?: string[];
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "CONTACT";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                /** @description At most 256 characters. */
+                                contactSearch?: string;
+                                contactChannelIds?: string[];
+                                contactHasChats?: boolean;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                contactCreatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                contactCreatedBefore?: string;
+                                contactCreatedByUserIds?: string[];
+                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                                contactCustomFieldRules?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "TICKET";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                ticketIsResolved?: boolean;
+                                ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                                ticketAssignedToUserIds?: string[];
+                                ticketCreatedByUserIds?: string[];
+                                ticketMachineIds?: string[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                ticketCreatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                ticketCreatedBefore?: string;
+                                /** @description At most 256 characters. */
+                                ticketSearch?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "CALL_LOG";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                /** @enum {string} */
+                                callDirection?: "INBOUND" | "OUTBOUND";
+                                callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                                callAgentUserIds?: string[];
+                                /** @description At most 256 characters. */
+                                callAccountId?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                callInitiatedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                callInitiatedBefore?: string;
+                                /** @description At most 256 characters. */
+                                callPhoneSearch?: string;
+                                callHasChat?: boolean;
+                                callHasRecording?: boolean;
+                                callMinDurationSeconds?: number;
+                                callMaxDurationSeconds?: number;
+                                /** @description At most 256 characters. */
+                                callHangupCauseSearch?: string;
+                                /** @description At most 256 characters. */
+                                callContactSearch?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "GOAL";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                goalRecordedAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                goalRecordedBefore?: string;
+                                goalIds?: string[];
+                                goalChannelIds?: string[];
+                                /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                                goalTrackerValueRules?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "BOOKING";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                                bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                                bookingAgentUserIds?: string[];
+                                /** @description At most 256 characters. */
+                                bookingContactId?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                bookingStartsOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                bookingStartsOnOrBefore?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "FOLLOW_UPS";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                followUpAgentUserIds?: string[];
+                                followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                                /** @enum {string} */
+                                followUpKind?: "CHAT" | "CALL";
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                followUpDueOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                followUpDueOnOrBefore?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "SURVEY_RESPONSES";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                surveyFormIds?: string[];
+                                surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                                surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                surveyStartedOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                surveyStartedOnOrBefore?: string;
+                                /** @description At most 256 characters. */
+                                surveyChannel?: string;
+                            };
+                        } | {
+                            /** @constant */
+                            reportType: "FLOW_RESPONSES";
+                            /** @description rsc_… */
+                            scheduleId: string;
+                            organisationId: string;
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
+                            schedule: {
+                                /** @enum {string} */
+                                every: "day" | "week" | "month";
+                                /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                                at: string;
+                                /** @description An IANA time zone, e.g. Europe/Berlin */
+                                timezone: string;
+                                /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                                dayOfWeek?: number;
+                                /** @description Monthly: day of the month, 1–28 */
+                                dayOfMonth?: number;
+                            };
+                            /**
+                             * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                             * @constant
+                             */
+                            period?: "previous";
+                            /** @enum {string} */
+                            status: "active" | "paused";
+                            /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                            nextRunAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The occurrence whose report was requested last
+                             */
+                            lastRunAt?: string;
+                            /** @description The report requested at lastRunAt */
+                            lastReportId?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            filters: {
+                                flowIds?: string[];
+                                flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                flowRespondedOnOrAfter?: string;
+                                /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                                flowRespondedOnOrBefore?: string;
+                            };
+                        })[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into #/query/… */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {organisationId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    createReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                organisationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reportType": "TICKET",
+                 *       "ticketPriorityLevels": [
+                 *         "HIGH",
+                 *         "URGENT"
+                 *       ],
+                 *       "format": "xlsx",
+                 *       "schedule": {
+                 *         "every": "week",
+                 *         "at": "07:30",
+                 *         "timezone": "Europe/Berlin",
+                 *         "dayOfWeek": 1
+                 *       },
+                 *       "period": "previous"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    reportType: "CHAT";
+                    isArchived?: boolean;
+                    /** @default false */
+                    isResolved?: boolean;
+                    isHighPriority?: boolean;
+                    isBotHandled?: boolean;
+                    isUnanswered?: boolean;
+                    isAssigned?: boolean;
+                    hasActiveAgentTransfer?: boolean;
+                    hasClosedBotSession?: boolean;
+                    assignedToUserIds?: string[];
+                    assignedToTeamIds?: string[];
+                    hasPrimaryAssignee?: boolean;
+                    hasNoPrimaryAssignee?: boolean;
+                    hasContacts?: boolean;
+                    /** @description At most 256 characters. */
+                    chatContactSearch?: string;
+                    stateMachineIds?: string[];
+                    currentStateIds?: string[];
+                    hasStateMachines?: boolean;
+                    /** @description At most 256 characters. */
+                    search?: string;
+                    /** @enum {string} */
+                    chatType?: "INDIVIDUAL" | "GROUP";
+                    channelIds?: string[];
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    updatedAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    updatedBefore?: string;
+                    labelIds?: string[];
+                    hasLabels?: boolean;
+                    allLabelIds?: string[];
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "CONTACT";
+                    /** @description At most 256 characters. */
+                    contactSearch?: string;
+                    contactChannelIds?: string[];
+                    contactHasChats?: boolean;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    contactCreatedAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    contactCreatedBefore?: string;
+                    contactCreatedByUserIds?: string[];
+                    /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                    contactCustomFieldRules?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "TICKET";
+                    ticketIsResolved?: boolean;
+                    ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                    ticketAssignedToUserIds?: string[];
+                    ticketCreatedByUserIds?: string[];
+                    ticketMachineIds?: string[];
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    ticketCreatedAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    ticketCreatedBefore?: string;
+                    /** @description At most 256 characters. */
+                    ticketSearch?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "CALL_LOG";
+                    /** @enum {string} */
+                    callDirection?: "INBOUND" | "OUTBOUND";
+                    callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                    callAgentUserIds?: string[];
+                    /** @description At most 256 characters. */
+                    callAccountId?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    callInitiatedAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    callInitiatedBefore?: string;
+                    /** @description At most 256 characters. */
+                    callPhoneSearch?: string;
+                    callHasChat?: boolean;
+                    callHasRecording?: boolean;
+                    callMinDurationSeconds?: number;
+                    callMaxDurationSeconds?: number;
+                    /** @description At most 256 characters. */
+                    callHangupCauseSearch?: string;
+                    /** @description At most 256 characters. */
+                    callContactSearch?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "GOAL";
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    goalRecordedAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    goalRecordedBefore?: string;
+                    goalIds?: string[];
+                    goalChannelIds?: string[];
+                    /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                    goalTrackerValueRules?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "BOOKING";
+                    bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                    bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                    bookingAgentUserIds?: string[];
+                    /** @description At most 256 characters. */
+                    bookingContactId?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    bookingStartsOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    bookingStartsOnOrBefore?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "FOLLOW_UPS";
+                    followUpAgentUserIds?: string[];
+                    followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                    /** @enum {string} */
+                    followUpKind?: "CHAT" | "CALL";
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    followUpDueOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    followUpDueOnOrBefore?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "SURVEY_RESPONSES";
+                    surveyFormIds?: string[];
+                    surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                    surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    surveyStartedOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    surveyStartedOnOrBefore?: string;
+                    /** @description At most 256 characters. */
+                    surveyChannel?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                } | {
+                    /** @constant */
+                    reportType: "FLOW_RESPONSES";
+                    flowIds?: string[];
+                    flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    flowRespondedOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    flowRespondedOnOrBefore?: string;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                    schedule: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /**
+                     * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                     * @constant
+                     */
+                    period?: "previous";
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule, active (Location: the schedule) */
+            201: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description Where the created or requested resource is (a path below the server, or a pre-signed URL on 303) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduleId": "rsc_01M80K2B5D8F1H4K7N0Q3S6V9X",
+                     *       "organisationId": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "reportType": "TICKET",
+                     *       "filters": {
+                     *         "ticketPriorityLevels": [
+                     *           "HIGH",
+                     *           "URGENT"
+                     *         ]
+                     *       },
+                     *       "format": "xlsx",
+                     *       "schedule": {
+                     *         "every": "week",
+                     *         "at": "07:30",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dayOfWeek": 1
+                     *       },
+                     *       "period": "previous",
+                     *       "status": "active",
+                     *       "nextRunAt": "2026-11-30T06:30:00.000Z",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            isArchived?: boolean;
+                            /** @default false */
+                            isResolved: boolean;
+                            isHighPriority?: boolean;
+                            isBotHandled?: boolean;
+                            isUnanswered?: boolean;
+                            isAssigned?: boolean;
+                            hasActiveAgentTransfer?: boolean;
+                            hasClosedBotSession?: boolean;
+                            assignedToUserIds?: string[];
+                            assignedToTeamIds?: string[];
+                            hasPrimaryAssignee?: boolean;
+                            hasNoPrimaryAssignee?: boolean;
+                            hasContacts?: boolean;
+                            /** @description At most 256 characters. */
+                            chatContactSearch?: string;
+                            stateMachineIds?: string[];
+                            currentStateIds?: string[];
+                            hasStateMachines?: boolean;
+                            /** @description At most 256 characters. */
+                            search?: string;
+                            /** @enum {string} */
+                            chatType?: "INDIVIDUAL" | "GROUP";
+                            channelIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedBefore?: string;
+                            labelIds?: string[];
+                            hasLabels?: boolean;
+                            allLabelIds?: string[];
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {organisationId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SCHEDULE_LIMIT_REACHED (the organisation has REPORT_SCHEDULE_LIMIT schedules, 20 by default) */
+            422: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/schedule-limit-reached",
+                     *       "title": "Schedule limit reached",
+                     *       "status": 422,
+                     *       "detail": "schedule limit reached",
+                     *       "code": "SCHEDULE_LIMIT_REACHED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                organisationId: string;
+                /** @example rsc_01M80K2B5D8F1H4K7N0Q3S6V9X */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduleId": "rsc_01M80K2B5D8F1H4K7N0Q3S6V9X",
+                     *       "organisationId": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "reportType": "TICKET",
+                     *       "filters": {
+                     *         "ticketPriorityLevels": [
+                     *           "HIGH",
+                     *           "URGENT"
+                     *         ]
+                     *       },
+                     *       "format": "xlsx",
+                     *       "schedule": {
+                     *         "every": "week",
+                     *         "at": "07:30",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dayOfWeek": 1
+                     *       },
+                     *       "period": "previous",
+                     *       "status": "active",
+                     *       "nextRunAt": "2026-11-30T06:30:00.000Z",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "lastRunAt": "2026-11-23T06:30:00.000Z",
+                     *       "lastReportId": "rpt_01M7ZQ8J00D4G7K1N4R7V0Y3B6"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            isArchived?: boolean;
+                            /** @default false */
+                            isResolved: boolean;
+                            isHighPriority?: boolean;
+                            isBotHandled?: boolean;
+                            isUnanswered?: boolean;
+                            isAssigned?: boolean;
+                            hasActiveAgentTransfer?: boolean;
+                            hasClosedBotSession?: boolean;
+                            assignedToUserIds?: string[];
+                            assignedToTeamIds?: string[];
+                            hasPrimaryAssignee?: boolean;
+                            hasNoPrimaryAssignee?: boolean;
+                            hasContacts?: boolean;
+                            /** @description At most 256 characters. */
+                            chatContactSearch?: string;
+                            stateMachineIds?: string[];
+                            currentStateIds?: string[];
+                            hasStateMachines?: boolean;
+                            /** @description At most 256 characters. */
+                            search?: string;
+                            /** @enum {string} */
+                            chatType?: "INDIVIDUAL" | "GROUP";
+                            channelIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedBefore?: string;
+                            labelIds?: string[];
+                            hasLabels?: boolean;
+                            allLabelIds?: string[];
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into #/path/… */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {organisationId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SCHEDULE_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/schedule-not-found",
+                     *       "title": "Schedule not found",
+                     *       "status": 404,
+                     *       "detail": "schedule not found",
+                     *       "code": "SCHEDULE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    deleteReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                organisationId: string;
+                /** @example rsc_01M80K2B5D8F1H4K7N0Q3S6V9X */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: errors[] points into #/path/… */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {organisationId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SCHEDULE_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/schedule-not-found",
+                     *       "title": "Schedule not found",
+                     *       "status": 404,
+                     *       "detail": "schedule not found",
+                     *       "code": "SCHEDULE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    updateReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                organisationId: string;
+                /** @example rsc_01M80K2B5D8F1H4K7N0Q3S6V9X */
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "paused"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    status?: "active" | "paused";
+                    schedule?: {
+                        /** @enum {string} */
+                        every: "day" | "week" | "month";
+                        /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                        at: string;
+                        /** @description An IANA time zone, e.g. Europe/Berlin */
+                        timezone: string;
+                        /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                        dayOfWeek?: number;
+                        /** @description Monthly: day of the month, 1–28 */
+                        dayOfMonth?: number;
+                    };
+                    /** @description The schedule's report type's filters (CONTRACT §8), replacing the current ones */
+                    filters?: {
+                        [key: string]: unknown;
+                    };
+                    period?: "previous" | null;
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scheduleId": "rsc_01M80K2B5D8F1H4K7N0Q3S6V9X",
+                     *       "organisationId": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "reportType": "TICKET",
+                     *       "filters": {
+                     *         "ticketPriorityLevels": [
+                     *           "HIGH",
+                     *           "URGENT"
+                     *         ]
+                     *       },
+                     *       "format": "xlsx",
+                     *       "schedule": {
+                     *         "every": "week",
+                     *         "at": "07:30",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dayOfWeek": 1
+                     *       },
+                     *       "period": "previous",
+                     *       "status": "paused",
+                     *       "nextRunAt": null,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:04.512Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        reportType: "CHAT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            isArchived?: boolean;
+                            /** @default false */
+                            isResolved: boolean;
+                            isHighPriority?: boolean;
+                            isBotHandled?: boolean;
+                            isUnanswered?: boolean;
+                            isAssigned?: boolean;
+                            hasActiveAgentTransfer?: boolean;
+                            hasClosedBotSession?: boolean;
+                            assignedToUserIds?: string[];
+                            assignedToTeamIds?: string[];
+                            hasPrimaryAssignee?: boolean;
+                            hasNoPrimaryAssignee?: boolean;
+                            hasContacts?: boolean;
+                            /** @description At most 256 characters. */
+                            chatContactSearch?: string;
+                            stateMachineIds?: string[];
+                            currentStateIds?: string[];
+                            hasStateMachines?: boolean;
+                            /** @description At most 256 characters. */
+                            search?: string;
+                            /** @enum {string} */
+                            chatType?: "INDIVIDUAL" | "GROUP";
+                            channelIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            updatedBefore?: string;
+                            labelIds?: string[];
+                            hasLabels?: boolean;
+                            allLabelIds?: string[];
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CONTACT";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description At most 256 characters. */
+                            contactSearch?: string;
+                            contactChannelIds?: string[];
+                            contactHasChats?: boolean;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            contactCreatedBefore?: string;
+                            contactCreatedByUserIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            contactCustomFieldRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "TICKET";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            ticketIsResolved?: boolean;
+                            ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+                            ticketAssignedToUserIds?: string[];
+                            ticketCreatedByUserIds?: string[];
+                            ticketMachineIds?: string[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            ticketCreatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            ticketSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "CALL_LOG";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @enum {string} */
+                            callDirection?: "INBOUND" | "OUTBOUND";
+                            callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
+                            callAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            callAccountId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            callInitiatedBefore?: string;
+                            /** @description At most 256 characters. */
+                            callPhoneSearch?: string;
+                            callHasChat?: boolean;
+                            callHasRecording?: boolean;
+                            callMinDurationSeconds?: number;
+                            callMaxDurationSeconds?: number;
+                            /** @description At most 256 characters. */
+                            callHangupCauseSearch?: string;
+                            /** @description At most 256 characters. */
+                            callContactSearch?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "GOAL";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            goalRecordedBefore?: string;
+                            goalIds?: string[];
+                            goalChannelIds?: string[];
+                            /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                            goalTrackerValueRules?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "BOOKING";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                            bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                            bookingAgentUserIds?: string[];
+                            /** @description At most 256 characters. */
+                            bookingContactId?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            bookingStartsOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FOLLOW_UPS";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            followUpAgentUserIds?: string[];
+                            followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                            /** @enum {string} */
+                            followUpKind?: "CHAT" | "CALL";
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            followUpDueOnOrBefore?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "SURVEY_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            surveyFormIds?: string[];
+                            surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                            surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            surveyStartedOnOrBefore?: string;
+                            /** @description At most 256 characters. */
+                            surveyChannel?: string;
+                        };
+                    } | {
+                        /** @constant */
+                        reportType: "FLOW_RESPONSES";
+                        /** @description rsc_… */
+                        scheduleId: string;
+                        organisationId: string;
+                        /**
+                         * @description The file format; csv (the default) is the file of CONTRACT §6
+                         * @enum {string}
+                         */
+                        format?: "csv" | "xlsx" | "jsonl";
+                        /**
+                         * @description gzip compresses the file (media type application/gzip, name .gz)
+                         * @enum {string}
+                         */
+                        compression?: "none" | "gzip";
+                        schedule: {
+                            /** @enum {string} */
+                            every: "day" | "week" | "month";
+                            /** @description Local time of day, HH:MM (24-hour), in `timezone` */
+                            at: string;
+                            /** @description An IANA time zone, e.g. Europe/Berlin */
+                            timezone: string;
+                            /** @description Weekly: ISO weekday, 1 = Monday … 7 = Sunday */
+                            dayOfWeek?: number;
+                            /** @description Monthly: day of the month, 1–28 */
+                            dayOfMonth?: number;
+                        };
+                        /**
+                         * @description Sets the type's date filters to the previous whole period in the zone: yesterday, last week (Monday–Sunday), last month
+                         * @constant
+                         */
+                        period?: "previous";
+                        /** @enum {string} */
+                        status: "active" | "paused";
+                        /** @description The next occurrence (an overdue one waiting for the 5-minute window included); null while paused */
+                        nextRunAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The occurrence whose report was requested last
+                         */
+                        lastRunAt?: string;
+                        /** @description The report requested at lastRunAt */
+                        lastReportId?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        filters: {
+                            flowIds?: string[];
+                            flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrAfter?: string;
+                            /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                            flowRespondedOnOrBefore?: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body, #/path/…; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {organisationId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SCHEDULE_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/schedule-not-found",
+                     *       "title": "Schedule not found",
+                     *       "status": 404,
+                     *       "detail": "schedule not found",
+                     *       "code": "SCHEDULE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
     listReports: {
         parameters: {
             query?: {
@@ -7104,8 +11035,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7173,8 +11106,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7222,8 +11157,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7271,8 +11208,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7329,8 +11268,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7375,8 +11316,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7422,8 +11365,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7468,8 +11413,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7515,8 +11462,10 @@ export interface operations {
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                             /** Format: date-time */
                             requestedAt: string;
-                            /** @description The client id of the token that requested it */
+                            /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                             requestedBy: string;
+                            /** @description The report schedule that requested it (CONTRACT §23) */
+                            scheduleId?: string;
                             /**
                              * Format: date-time
                              * @description When a worker started it
@@ -7909,8 +11858,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -7978,8 +11929,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8027,8 +11980,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8076,8 +12031,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8134,8 +12091,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8180,8 +12139,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8227,8 +12188,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8273,8 +12236,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8320,8 +12285,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8651,8 +12618,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8720,8 +12689,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8769,8 +12740,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8818,8 +12791,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8876,8 +12851,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8922,8 +12899,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -8969,8 +12948,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -9015,8 +12996,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -9062,8 +13045,10 @@ export interface operations {
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "EXPIRED";
                         /** Format: date-time */
                         requestedAt: string;
-                        /** @description The client id of the token that requested it */
+                        /** @description The client id of the token that requested it, or the report schedule that did (rsc_…) */
                         requestedBy: string;
+                        /** @description The report schedule that requested it (CONTRACT §23) */
+                        scheduleId?: string;
                         /**
                          * Format: date-time
                          * @description When a worker started it
@@ -12085,6 +16070,7 @@ export interface operations {
                  *       "organisation_id": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
                  *       "report_id": "rpt_01M80K2A3JX9E7F0QH4C2Y6V8T",
                  *       "report_type": "CHAT",
+                 *       "schedule_id": null,
                  *       "row_count": 1284
                  *     }
                  */
@@ -12099,6 +16085,8 @@ export interface operations {
                     organisation_id: string;
                     report_id: string;
                     report_type: string;
+                    /** @description The report schedule that requested it (rsc_…); null when requested by hand */
+                    schedule_id: string | null;
                     row_count: number;
                 };
             };
@@ -12150,6 +16138,7 @@ export interface operations {
                  *       "organisation_id": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
                  *       "report_id": "rpt_01M80K2A3JX9E7F0QH4C2Y6V8T",
                  *       "report_type": "CALL_LOG",
+                 *       "schedule_id": "rsc_01M80K2B5D8F1H4K7N0Q3S6V9X",
                  *       "error": {
                  *         "code": "REPORT_TIMEOUT",
                  *         "message": "the report could not be produced"
@@ -12167,6 +16156,8 @@ export interface operations {
                     organisation_id: string;
                     report_id: string;
                     report_type: string;
+                    /** @description The report schedule that requested it (rsc_…); null when requested by hand */
+                    schedule_id: string | null;
                     error: {
                         code: string;
                         message: string;

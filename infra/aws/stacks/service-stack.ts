@@ -36,6 +36,11 @@ export interface ServiceStackProps extends StackProps {
    */
   webhookSubscriptionLimit?: number;
   /**
+   * Report schedules per organisation (REPORT_SCHEDULE_LIMIT).
+   * @default 20
+   */
+  reportScheduleLimit?: number;
+  /**
    * Messages per organisation and window, `<messages>/<seconds>` (MESSAGE_SEND_RATE_LIMIT).
    * @default '600/60'
    */
@@ -190,6 +195,9 @@ export class ServiceStack extends Stack {
       }
       if (fn === 'create-webhook') {
         appFunction.addEnvironment('WEBHOOK_SUBSCRIPTION_LIMIT', String(props.webhookSubscriptionLimit ?? 20));
+      }
+      if (fn === 'create-report-schedule') {
+        appFunction.addEnvironment('REPORT_SCHEDULE_LIMIT', String(props.reportScheduleLimit ?? 20));
       }
       if (access.reports) {
         appFunction.bindReportsBucket(this.data.reports, access.reports);

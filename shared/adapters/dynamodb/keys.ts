@@ -210,6 +210,22 @@ export const reportKeys = {
   }),
 };
 
+/**
+ * Report schedules (CONTRACT §23) in their organisation's partition, so erasure finds them from its keys; the slot
+ * counter beside them; an active schedule's due time in one sparse GSI1 partition, read by the sweeper every minute.
+ */
+export const scheduleKeys = {
+  schedule: (orgId: string, scheduleId: string) => ({ PK: `ORG#${orgId}`, SK: `RSC#${scheduleId}` }),
+  schedulePrefix: 'RSC#',
+  /** How many schedules the organisation holds (REPORT_SCHEDULE_LIMIT). */
+  count: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'RSCCOUNT' }),
+  duePartition: 'RSC#DUE',
+  due: (dueAt: string, orgId: string, scheduleId: string) => ({
+    GSI1PK: 'RSC#DUE',
+    GSI1SK: `${dueAt}#${orgId}#${scheduleId}`,
+  }),
+};
+
 export const webhookKeys = {
   subscription: (orgId: string, webhookId: string) => ({ PK: `ORG#${orgId}`, SK: `WHK#${webhookId}` }),
   subscriptionPrefix: 'WHK#',

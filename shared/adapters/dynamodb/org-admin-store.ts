@@ -449,6 +449,7 @@ function kindOf(item: Item, orgId: string): string {
     if (SK.startsWith('RPTWIN#')) return 'reportWindows';
     if (SK.startsWith('RPT#')) return 'reports';
     if (SK.startsWith('WHK')) return 'subscriptions';
+    if (SK.startsWith('RSC#')) return 'reportSchedules';
     return 'other';
   }
   if (PK === `${org}#CHAT`) return item.chatType === 'GROUP' ? 'groups' : 'chats';

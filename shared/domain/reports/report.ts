@@ -12,6 +12,8 @@ export interface Report {
   filters: Record<string, unknown>;
   requestedAt: string;
   requestedBy: string;
+  /** The report schedule that requested it (CONTRACT §23); absent for a report requested by hand. */
+  scheduleId?: string;
   startedAt?: string;
   completedAt?: string;
   rowCount?: number;

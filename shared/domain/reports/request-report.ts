@@ -5,6 +5,7 @@ import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { ReportStore } from '#shared/ports/report-store';
+import type { ReportCompression, ReportFormat } from './formats.ts';
 import { type Report, reportView } from './report.ts';
 
 export const REPORT_REQUESTS_QUEUE = 'report-requests';
@@ -35,6 +36,10 @@ export async function requestReport(
     filters: Record<string, unknown>;
     /** The id to create the report under (the Idempotency-Key's reserved id); a new one without. */
     reportId?: string;
+    /** The schedule requesting it (CONTRACT §23; its events carry it as schedule_id); none when requested by hand. */
+    scheduleId?: string;
+    format?: ReportFormat;
+    compression?: ReportCompression;
   },
 ) {
   const now = deps.clock.now();
@@ -62,6 +67,7 @@ export async function requestReport(
     filters: input.filters,
     requestedAt: now.toISOString(),
     requestedBy: input.requestedBy,
+    ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
     format: 'text/csv',
   };
   let stored: boolean;

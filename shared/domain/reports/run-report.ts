@@ -179,6 +179,7 @@ export async function announceReport(deps: Pick<RunReportDeps, 'clock' | 'report
         report_id: report.reportId,
         report_type: report.reportType,
         organisation_id: report.organisationId,
+        schedule_id: report.scheduleId ?? null,
         ...(completed ? { row_count: report.rowCount } : { error: report.error }),
       },
     },

@@ -1,0 +1,107 @@
+import type { AccessStatusCache } from '#shared/domain/auth/access-status';
+import { DomainError } from '#shared/errors';
+import { logger } from '#shared/observability/logger';
+import type { ReportScheduleStore } from '#shared/ports/report-schedule-store';
+import { type RequestReportDeps, requestReport } from './request-report.ts';
+import { nextRunAfter, occurrenceFilters, occurrenceReportId, type ReportSchedule } from './schedule.ts';
+
+/** Due schedules read per sweep (one Query of the due index, paged), and how many are run at once. */
+export const SCHEDULES_PER_SWEEP = 1000;
+const CONCURRENCY = 8;
+
+export type RunScheduleDeps = RequestReportDeps & {
+  schedules: ReportScheduleStore;
+  access: Pick<AccessStatusCache, 'isSuspended'>;
+};
+
+export type OccurrenceOutcome = 'requested' | 'waiting' | 'taken' | 'skipped';
+
+/**
+ * The report-schedule sweeper (every minute, CONTRACT §23): runs each due occurrence exactly once.
+ * 1. Read the active schedules due now from the due index, most overdue first.
+ * 2. For each (a suspended organisation's wait), claim its next occurrence: one conditional write moves `nextRunAt` on
+ *    from the value read and records the occurrence as pending. A concurrent sweep that lost the claim leaves it.
+ * 3. Request the pending occurrence's report as the caller would (requestedBy and scheduleId: the schedule), under an
+ *    id derived from (schedule, occurrence): a second attempt — a concurrent sweep, or the next one after a crash
+ *    between 2 and 3 — finds that report instead of making another.
+ * 4. Inside the type's 5-minute window (409) the occurrence stays pending and is tried again each minute; once
+ *    requested it is cleared (conditional on still being that occurrence).
+ * Occurrences missed while the service was down are each run, oldest first, one per claim: the next one is claimed
+ * only after the previous one's report was requested (and so, for one type, one per 5-minute window).
+ */
+export async function runReportSchedules(deps: RunScheduleDeps): Promise<Record<OccurrenceOutcome, number>> {
+  const now = deps.clock.now();
+  const due = await deps.schedules.due(now, SCHEDULES_PER_SWEEP);
+  const counts: Record<OccurrenceOutcome, number> = { requested: 0, waiting: 0, taken: 0, skipped: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < due.length) {
+      const schedule = due[next++]!;
+      try {
+        counts[await runOccurrence(deps, schedule, now)] += 1;
+      } catch (error) {
+        // One schedule's failure (a throttled write) must not hold the others back: it stays due for the next sweep.
+        logger.error('report schedule not run; the next sweep tries again', {
+          scheduleId: schedule.scheduleId,
+          error: error as Error,
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
+  if (due.length > 0) logger.info('report schedules swept', { due: due.length, ...counts });
+  return counts;
+}
+
+/** Claims (if need be) and requests one schedule's due occurrence. */
+export async function runOccurrence(
+  deps: RunScheduleDeps,
+  read: ReportSchedule,
+  now: Date,
+): Promise<OccurrenceOutcome> {
+  if (await deps.access.isSuspended(read.organisationId)) return 'skipped';
+  let schedule = read;
+  if (!schedule.pendingRunAt) {
+    const occurrence = schedule.nextRunAt;
+    if (schedule.status !== 'active' || !occurrence || Date.parse(occurrence) > now.getTime()) return 'skipped';
+    const claim = await deps.schedules.update(schedule.organisationId, schedule.scheduleId, (current) =>
+      current.status === 'active' && current.nextRunAt === occurrence && !current.pendingRunAt
+        ? { pendingRunAt: occurrence, nextRunAt: nextRunAfter(current.schedule, new Date(occurrence)) }
+        : undefined,
+    );
+    if (!claim?.changed) return 'taken';
+    schedule = claim.schedule;
+  } else {
+    // Read from the index (eventually consistent): only an occurrence still pending is requested.
+    const current = await deps.schedules.get(schedule.organisationId, schedule.scheduleId);
+    if (current?.status !== 'active' || current.pendingRunAt !== schedule.pendingRunAt) return 'taken';
+    schedule = current;
+  }
+  const occurrence = schedule.pendingRunAt!;
+  const reportId = occurrenceReportId(schedule.scheduleId, new Date(occurrence));
+  // A report already stored under the occurrence's id was requested by an earlier attempt: only the clearing is left.
+  if (!(await deps.reports.get(schedule.organisationId, reportId))) {
+    try {
+      await requestReport(deps, {
+        orgId: schedule.organisationId,
+        requestedBy: schedule.scheduleId,
+        scheduleId: schedule.scheduleId,
+        reportType: schedule.reportType,
+        filters: occurrenceFilters(schedule, new Date(occurrence)),
+        format: schedule.format,
+        compression: schedule.compression,
+        reportId,
+      });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'REPORT_RATE_LIMITED') return 'waiting';
+      throw error;
+    }
+  }
+  // Whoever clears the occurrence counts it; a concurrent attempt that found the same report answers `taken`.
+  const cleared = await deps.schedules.update(schedule.organisationId, schedule.scheduleId, (current) =>
+    current.pendingRunAt === occurrence
+      ? { pendingRunAt: undefined, lastRunAt: occurrence, lastReportId: reportId }
+      : undefined,
+  );
+  return cleared?.changed ? 'requested' : 'taken';
+}
