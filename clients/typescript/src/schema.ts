@@ -7816,13 +7816,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -9056,13 +9049,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -9846,13 +9832,6 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError"];
                 };
             };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
                 headers: {
@@ -10043,13 +10022,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
@@ -10918,13 +10890,6 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["GatewayError"];
                 };
-            };
-            /** @description The request headers are over the HTTP front's limit (on AWS, API Gateway's); no body */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
             500: {
