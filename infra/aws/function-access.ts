@@ -94,6 +94,9 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'send-webhook-test': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
+  // The events feed (CONTRACT §20): the reader reads its organisation's feed partition; the writer appends to it.
+  'list-events': { table: 'read' },
+  'feed-writer': { table: 'readWrite' },
   'webhook-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['webhook-deliveries'] },
   'request-report': { table: 'readWrite', sendsTo: ['report-requests'] },
   'list-reports': { table: 'read' },
