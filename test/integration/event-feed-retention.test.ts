@@ -26,13 +26,16 @@ describe('the events feed past EVENT_RETENTION_SECONDS (CONTRACT §20)', () => {
       return body;
     });
 
-    const expired = await eventually(async () => {
-      const response = await api.call(`/events/${api.orgId}?iterator=${encodeURIComponent(fresh.iterator)}`, {
-        token,
-      });
-      expect(response.status).toBe(410);
-      return response;
-    }, { timeoutMs: 20_000 });
+    const expired = await eventually(
+      async () => {
+        const response = await api.call(`/events/${api.orgId}?iterator=${encodeURIComponent(fresh.iterator)}`, {
+          token,
+        });
+        expect(response.status).toBe(410);
+        return response;
+      },
+      { timeoutMs: 20_000 },
+    );
     const restarted = await api.call(`/events/${api.orgId}`, { token });
 
     expect(expired.headers.get('content-type')).toBe('application/problem+json');

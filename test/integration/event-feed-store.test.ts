@@ -102,6 +102,19 @@ describe('DynamoEventFeed (CONTRACT §20: never skip, never repeat)', () => {
     expect(head).toMatchObject({ seq: 3, pending: {} });
   });
 
+  it('commits a batch larger than the head holds in several commits, every entry once and in the order offered', async () => {
+    const orgId = 'org-large';
+    const feed = new DynamoEventFeed(table.db, table.tableName);
+    const text = 'x'.repeat(4_000);
+    const large = Array.from({ length: 100 }, () => ({ ...entry('large'), body: JSON.stringify({ text }) }));
+
+    const appended = await feed.append(orgId, large);
+    const read = await feed.read(orgId, { position: 0, limit: 1000, nowSeconds: FAR - 60 });
+
+    expect(appended).toBe(100);
+    expect(read.entries.map((item) => item.eventId)).toEqual(large.map((item) => item.eventId));
+  });
+
   it('passes over expired entries and filters by type, moving the position past what it looked at', async () => {
     const orgId = 'org-expiry';
     const feed = new DynamoEventFeed(table.db, table.tableName);

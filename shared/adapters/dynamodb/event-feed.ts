@@ -51,6 +51,8 @@ export class DynamoEventFeed implements EventFeed {
 
   async append(orgId: string, entries: FeedEntry[]): Promise<number> {
     const offered = [...new Map(entries.map((entry) => [entry.eventId, entry])).values()];
+    const offeredIds = new Set(offered.map((entry) => entry.eventId));
+    let appended = 0;
     for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
       const head = await this.#head(orgId);
       const pendingIds = new Set(Object.values(head.pending).map((entry) => entry.eventId));
@@ -58,28 +60,33 @@ export class DynamoEventFeed implements EventFeed {
       // Markers are read after the head: an event that left the pending map before the head was read has its marker.
       const marked = await Promise.all(unseen.map((entry) => this.#marked(orgId, entry.eventId)));
       const fresh = unseen.filter((_, index) => !marked[index]);
-      const offeredIds = new Set(offered.map((entry) => entry.eventId));
       const ours = (entry: PendingEntry) =>
         offeredIds.has(entry.eventId) || this.now() - entry.committedAt > STRANDED_AFTER_MS;
       if (fresh.length === 0) {
         await this.#writeOut(orgId, pendingOf(head, ours));
-        return 0;
+        return appended;
       }
-      if (sizeOf(head.pending) + sizeOf(fresh) > MAX_PENDING_BYTES && Object.keys(head.pending).length > 0) {
+      const room = MAX_PENDING_BYTES - sizeOf(head.pending);
+      if (room < sizeOf([fresh[0]]) && Object.keys(head.pending).length > 0) {
         await this.#writeOut(
           orgId,
           pendingOf(head, () => true),
         );
         continue;
       }
+      // As many as fit in the head (at least one); the rest go in the next round, after these.
+      let fit = 1;
+      while (fit < fresh.length && sizeOf(fresh.slice(0, fit + 1)) <= room) fit += 1;
       const committedAt = this.now();
-      const added: [number, PendingEntry][] = fresh.map((entry, index) => [
-        head.seq + index + 1,
-        { ...entry, committedAt },
-      ]);
+      const added: [number, PendingEntry][] = fresh
+        .slice(0, fit)
+        .map((entry, index) => [head.seq + index + 1, { ...entry, committedAt }]);
       if (await this.#commit(orgId, head, added)) {
         await this.#writeOut(orgId, [...pendingOf(head, ours), ...added]);
-        return fresh.length;
+        appended += fit;
+        if (fit === fresh.length) return appended;
+        attempt = -1;
+        continue;
       }
       // Another writer committed first: back off a little (more with each loss) and read the head again.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
