@@ -58,7 +58,7 @@ export class DynamoEventFeed implements EventFeed {
       const pendingIds = new Set(Object.values(head.pending).map((entry) => entry.eventId));
       const unseen = offered.filter((entry) => !pendingIds.has(entry.eventId));
       // Markers are read after the head: an event that left the pending map before the head was read has its marker.
-      const marked = await Promise.all(unseen.map((entry) => this.#marked(orgId, entry.eventId)));
+      const marked = await limited(unseen, (entry) => this.#marked(orgId, entry.eventId));
       const fresh = unseen.filter((_, index) => !marked[index]);
       const ours = (entry: PendingEntry) =>
         offeredIds.has(entry.eventId) || this.now() - entry.committedAt > STRANDED_AFTER_MS;
@@ -212,24 +212,15 @@ export class DynamoEventFeed implements EventFeed {
    */
   async #writeOut(orgId: string, committed: [number, PendingEntry][]): Promise<void> {
     if (committed.length === 0) return;
-    await Promise.all(
+    await limited(
       committed.flatMap(([seq, entry]) => {
         const { committedAt, ...kept } = entry;
         return [
-          this.db.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: { ...feedKeys.event(orgId, seq), seq, ...kept, ttl: entry.expiresAt },
-            }),
-          ),
-          this.db.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: { ...feedKeys.marker(orgId, entry.eventId), seq, ttl: entry.expiresAt },
-            }),
-          ),
+          { ...feedKeys.event(orgId, seq), seq, ...kept, ttl: entry.expiresAt },
+          { ...feedKeys.marker(orgId, entry.eventId), seq, ttl: entry.expiresAt },
         ];
       }),
+      (item) => this.db.send(new PutCommand({ TableName: this.tableName, Item: item })),
     );
     const names = Object.fromEntries(committed.map(([seq], index) => [`#p${index}`, String(seq)]));
     const trimmed = this.db.send(
@@ -256,6 +247,23 @@ function pendingOf(head: Head, keep: (entry: PendingEntry) => boolean): [number,
 }
 
 const sizeOf = (entries: object) => Buffer.byteLength(JSON.stringify(entries));
+
+/** Item calls in flight at once per append: a batch of 100 events is 200 puts, not 200 connections at once. */
+const CONCURRENT_CALLS = 10;
+
+/** `call` for every item, at most CONCURRENT_CALLS at a time; the results in the items' order. */
+async function limited<T, R>(items: readonly T[], call: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await call(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_CALLS, items.length) }, worker));
+  return results;
+}
 
 function toEntry(seq: number, entry: FeedEntry): SequencedEntry {
   return {
