@@ -8,10 +8,13 @@ import type { routeCapacityBenchmark } from './route-capacity.ts';
 import { machine } from './stats.ts';
 import {
   erasureRow,
+  type FeedFigures,
   FULL,
+  feedRows,
   figures,
   renderColdStart,
   renderErasure,
+  renderFeed,
   renderMarkdown,
   renderRouteCapacity,
   runSuite,
@@ -25,6 +28,8 @@ import {
  * `npm run bench -- --noisy`: P6 alone; replaces the P6 section of bench/RESULTS.md.
  * `npm run bench -- --p3`: P3's report benchmark alone, printed.
  * `npm run bench -- --erasure`: the erasure's cost alone, printed as bench/RESULTS.md's row and paragraph.
+ * `npm run bench -- --feed`: the events feed alone (latency, the long read), printed as bench/RESULTS.md's rows and
+ * paragraph.
  * `npm run bench -- --p5`: P5 per route class through the HTTP stack alone, printed as bench/RESULTS.md's table.
  * `npm run bench -- --p1`: P1 alone (every function beside the baselines, three runs), printed as bench/RESULTS.md's P1
  * summary rows and section; writes nothing.
@@ -119,6 +124,13 @@ if (process.argv.includes('--erasure')) {
   // `npm run bench -- --erasure`: the erasure's cost alone, printed as RESULTS.md's row and paragraph.
   const figures = await erasureOnDynalite(FULL.erasure);
   console.log(`${erasureRow(figures)}\n\n${renderErasure(figures)}`);
+  process.exit(0);
+}
+
+if (process.argv.includes('--feed')) {
+  // `npm run bench -- --feed`: the events feed alone, in a child process (it runs a local stack), printed.
+  const feed = await inChildProcess<FeedFigures>('./event-feed.ts', 'eventFeedBenchmark', FULL.feed);
+  console.log(`${feedRows(feed)}\n\n${renderFeed(feed)}`);
   process.exit(0);
 }
 

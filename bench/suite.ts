@@ -3,6 +3,7 @@ import { inChildProcess } from './child.ts';
 import { type BundleFigures, type ColdStartRun, coldStartRuns, importRatio, worstRatios } from './cold-start.ts';
 import { type CostLine, groupCreationCost, PRICES, pollCost, reportCost, sumCapacity, totalDollars } from './cost.ts';
 import { type ErasureFigures, erasureOnDynalite } from './erasure.ts';
+import { type eventFeedBenchmark, FEED_FULL, FEED_SMOKE, type FeedSizes } from './event-feed.ts';
 import type { groupEndToEndBenchmark } from './group-e2e.ts';
 import { reportEndToEndBenchmark } from './report-e2e.ts';
 import { reportMemoryBenchmark } from './report-memory.ts';
@@ -24,6 +25,8 @@ export interface Sizes {
   routeRequests: number;
   /** The erasure's cost: the erased organisation's scale, and how many times its items the others hold. */
   erasure: { scale: number; ratio: number };
+  /** The events feed (CONTRACT §20): latency from publication to visibility, and a long read beside a Query loop. */
+  feed: FeedSizes;
 }
 
 export const FULL: Sizes = {
@@ -37,6 +40,7 @@ export const FULL: Sizes = {
   pollSeconds: 10,
   routeRequests: 200,
   erasure: { scale: 100, ratio: 100 },
+  feed: FEED_FULL,
 };
 
 /** Seconds, for CI: every benchmark runs and yields numbers; none of them means anything. */
@@ -51,6 +55,7 @@ export const SMOKE: Sizes = {
   pollSeconds: 1,
   routeRequests: 5,
   erasure: { scale: 1, ratio: 10 },
+  feed: FEED_SMOKE,
 };
 
 export const GOALS = {
@@ -100,6 +105,8 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
   );
   log('The erasure of an organisation among others');
   const erasure = await erasureOnDynalite(sizes.erasure);
+  log('The events feed');
+  const feed = await inChildProcess<FeedFigures>('./event-feed.ts', 'eventFeedBenchmark', sizes.feed);
   const usage = groups.usage;
   const create = sumCapacity(usage.capacity, (key) => key.startsWith('create-group:'));
   const poll = sumCapacity(usage.capacity, (key) => key.startsWith('get-group-status:'));
@@ -121,6 +128,7 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     groups,
     routes,
     erasure,
+    feed,
     capacity: {
       createWrites: (create.writeUnits + create.indexWriteUnits) / usage.apiRequests,
       createReads: create.readUnits / usage.apiRequests,
@@ -155,6 +163,11 @@ export function figures(results: Results): Record<string, number> {
   out['p5.pollReads'] = results.capacity.pollReads;
   out['erasure.readPerErased'] = results.erasure.readPerErased;
   out['erasure.itemsRead'] = results.erasure.itemsRead;
+  out['feed.latency.p50'] = results.feed.latency.p50;
+  out['feed.latency.p99'] = results.feed.latency.p99;
+  out['feed.read.feedMs'] = results.feed.read.feedMs;
+  out['feed.read.queryMs'] = results.feed.read.queryMs;
+  out['feed.read.ratio'] = results.feed.read.ratio;
   for (const [run, rows] of Object.entries(results.routes)) {
     for (const row of rows) {
       out[`p5.http.${run}.${row.fn}.reads`] = row.readUnits;
@@ -185,6 +198,7 @@ export function renderMarkdown(
     cost,
     routes,
     erasure,
+    feed,
   } = results;
   const httpRow = (fn: string) => routes.leased.find((row) => row.fn === fn)!;
   const httpCreate = httpRow('create-group');
@@ -239,6 +253,7 @@ ${p1.summary}
 | P5 create through the HTTP stack, quota included | ≤ ${GOALS.maxHttpCreateWrites} WCU + ${GOALS.maxHttpCreateReads} RCU | ${fmt(httpCreate.writeUnits, 2)} WCU + ${fmt(httpCreate.readUnits, 3)} RCU | ${mark(httpCreateOk)} |
 | P5 poll through the HTTP stack, quota included | ≤ ${GOALS.maxHttpPollReads} RCU, ≤ ${GOALS.maxHttpPollWrites} WCU | ${fmt(httpPoll.readUnits, 2)} RCU, ${fmt(httpPoll.writeUnits, 3)} WCU | ${mark(httpPollOk)} |
 ${erasureRow(erasure)}
+${feedRows(feed)}
 | P5 $ per million group creations | (model) | $${fmt(totalDollars(cost.group), 2)} | |
 | P5 $ per million-row report | (model) | $${fmt(totalDollars(cost.report), 3)} | |
 
@@ -355,6 +370,8 @@ entry in the sparse \`OPEN\` index. An Idempotency-Key adds the key's claim and 
 ${renderRouteCapacity(routes)}
 
 ${renderErasure(erasure)}
+
+${renderFeed(feed)}
 
 Everything one group creation costs, per group, by function and operation (the whole flow to the delivered webhook):
 
@@ -576,4 +593,28 @@ ${figures.otherItems.toLocaleString('en')} items, on a dynalite of its own; ever
 its DynamoDB client. It read ${figures.itemsRead.toLocaleString('en')} items and erased ${figures.itemsErased.toLocaleString('en')} (its items and the status copy it writes first),
 ${fmt(figures.readPerErased, 2)} read per erased, in ${fmt(figures.ms / 1000, 1)} s; the others' items afterwards: ${figures.otherItemsAfter.toLocaleString('en')} of
 ${figures.otherItems.toLocaleString('en')}. Before (a scan of the whole table and a text search) it read every item of the table.`;
+}
+
+export type FeedFigures = Awaited<ReturnType<typeof eventFeedBenchmark>>;
+
+/** The events feed's summary rows (CONTRACT §20): latency p50/p99 (p99 ≤ 5 s locally), and the long read. */
+export function feedRows(figures: FeedFigures): string {
+  const { latency, read } = figures;
+  return [
+    `| Events feed: publication → visible to a reader following the iterator (${latency.events} events) | p99 ≤ 5 s | p50 ${fmt(latency.p50, 0)} ms, p99 ${fmt(latency.p99, 0)} ms | ${mark(latency.p99 <= 5_000)} |`,
+    `| Events feed: ${read.events.toLocaleString('en')} events through GET /events (100 a page) vs one Query loop over the same items | (measured) | ${fmt(read.feedMs / 1000, 2)} s vs ${fmt(read.queryMs / 1000, 2)} s, ${fmt(read.ratio, 2)} × | |`,
+  ].join('\n');
+}
+
+/** The events feed's section (`npm run bench -- --feed` prints it with its rows). */
+export function renderFeed(figures: FeedFigures): string {
+  const { latency, read } = figures;
+  return `**The events feed** (bench/event-feed.ts; CONTRACT §20): on the local stack, ${latency.events} events published through
+the service's EventBridge publisher, ${figures.sizes.burst} at once every ${figures.sizes.pauseMs} ms (a rate the one-process stack sustains: faster, the
+measure is the queue behind dynalite's ~300 calls/s, not the path), each timed from its PutEvents to the page of \`GET /events/:orgId\`
+that first shows it to a reader following the iterator (polling every 20 ms once caught up): p50 ${fmt(latency.p50, 0)} ms,
+p99 ${fmt(latency.p99, 0)} ms, max ${fmt(latency.max, 0)} ms (the path: the bus rule, the event-feed queue, the feed writer's commit).
+Reading ${read.events.toLocaleString('en')} events through the route, 100 a page (token, quota, the head and a Query per page, the
+iterator sealed each time), took ${fmt(read.feedMs / 1000, 2)} s; one consistent DynamoDB Query loop over the same ${read.queryEvents.toLocaleString('en')} items, 100 a page,
+${fmt(read.queryMs / 1000, 2)} s: ${fmt(read.ratio, 2)} ×.`;
 }

@@ -9,7 +9,8 @@ export const CONCERNS = {
   Groups: 'group creation, status, listing, settings and deletion, with their worker and sweeper',
   Chats: 'messages, receipts, assignment, participants, invite links and join requests, with the message sender',
   Network: "Meta's webhook: the verification handshake, the signed notifications kept, and the worker applying them",
-  Webhooks: 'outbound webhook subscriptions and deliveries, with the dispatcher and its sweeper',
+  Webhooks:
+    'outbound webhook subscriptions and deliveries, with the dispatcher and its sweeper; the events feed and its writer',
   Reports: 'report requests, listing and downloads, report schedules, with the report worker and the sweepers',
 } as const;
 
@@ -68,6 +69,8 @@ export const FUNCTION_CONCERNS: Readonly<Record<string, Concern>> = {
   'send-webhook-test': 'Webhooks',
   'webhook-dispatcher': 'Webhooks',
   'webhook-sweeper': 'Webhooks',
+  'list-events': 'Webhooks',
+  'feed-writer': 'Webhooks',
 
   'request-report': 'Reports',
   'list-reports': 'Reports',

@@ -94,6 +94,10 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'send-webhook-test': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
+  // The events feed (CONTRACT §20): the reader reads its organisation's feed partition; the writer appends to it.
+  'list-events': { table: 'read' },
+  // Its own queue, like every consumer: a suspended organisation's event goes back to it, a failed one gets its backoff.
+  'feed-writer': { table: 'readWrite', sendsTo: ['event-feed'] },
   'webhook-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['webhook-deliveries'] },
   'request-report': { table: 'readWrite', sendsTo: ['report-requests'] },
   'list-reports': { table: 'read' },

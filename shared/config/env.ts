@@ -70,6 +70,8 @@ const EnvSchema = v.object({
   ACCESS_STATUS_CACHE_SECONDS: int(30, 0, 60),
   REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
   REPORT_RETENTION_SECONDS: int(604800, 1),
+  /** How long the event feed keeps an event, and how long an iterator stays valid (CONTRACT §20). */
+  EVENT_RETENTION_SECONDS: int(2592000, 1),
   /**
    * A pre-signed URL stops working when the temporary credentials that signed it (the function's role session)
    * expire, whatever its own expiry says. One hour, the default role session length, is the most the service
@@ -166,6 +168,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       kmsKeyId: env.WEBHOOK_SECRETS_KMS_KEY_ID,
       keyFile: env.WEBHOOK_SECRETS_KEY_FILE,
     },
+    events: { retentionSeconds: env.EVENT_RETENTION_SECONDS },
     /** Per-organisation API quotas (CONTRACT §18), counted by every authenticated HTTP function. */
     quotas: {
       requests: env.ORG_REQUEST_RATE_LIMIT,

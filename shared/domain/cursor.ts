@@ -7,7 +7,8 @@ import { ValidationError } from '#shared/errors';
  * used with another organisation or other filters, altered, truncated or made by anyone but the service is a 400
  * at `#/query/cursor`; only positions the store handed out ever reach it.
  */
-const invalid = () => new ValidationError([{ pointer: '#/query/cursor', message: 'the cursor is not valid here' }]);
+const invalidAt = (pointer = '#/query/cursor') =>
+  new ValidationError([{ pointer, message: `the ${pointer.slice('#/query/'.length)} is not valid here` }]);
 
 const MAC_BYTES = 16;
 
@@ -33,8 +34,11 @@ export function decodeCursor(
   key: Uint8Array,
   cursor: string | undefined,
   binding: unknown,
+  /** Where a refusal points: the list's `cursor`, or the event feed's `iterator`. */
+  pointer?: string,
 ): Record<string, unknown> | undefined {
   if (cursor === undefined) return undefined;
+  const invalid = () => invalidAt(pointer);
   const [encoded, tag, ...rest] = cursor.split('.');
   if (!encoded || !tag || rest.length > 0) throw invalid();
   const given = Buffer.from(tag, 'base64url');

@@ -131,6 +131,23 @@ export const QUEUES: QueueDef[] = [
     maxConcurrency: 10,
     alarmAgeMinutes: 15,
   },
+  /**
+   * Every domain event from the bus → feed-writer, which appends it to its organisation's event feed (CONTRACT §20).
+   * A batch's events of one organisation become one conditional write of the feed's head, so a batch of 10 costs
+   * one commit per organisation in it; appends are small and of constant cost, so no organisation can hold the
+   * writers for long (no regrouping by organisation as the dispatcher does). Ten receives before the DLQ: a busy
+   * head makes a writer retry, never fail, so a message that keeps failing is a real fault.
+   */
+  {
+    name: 'event-feed',
+    consumer: 'feed-writer',
+    batchSize: 10,
+    timeoutSeconds: 30,
+    maxReceiveCount: 10,
+    maxConcurrency: 10,
+    // Publication to visibility is p99 ≤ 5 s (CONTRACT §20): a minute of age means the feed falls behind.
+    alarmAgeMinutes: 5,
+  },
 ];
 
 /** Bus rules, defined once: the local bus applies them, the CDK stack turns them into EventBridge rules. */
@@ -155,6 +172,12 @@ export const BUS_RULES: BusRule[] = [
     // The dispatcher forwards each event as a fan-out job in its organisation's group before fanning it out, so the
     // fan-out's tenant is the organisation too, not only the attempts' (shared/domain/webhooks/dispatch.ts).
     targetQueue: 'webhook-deliveries',
+  },
+  {
+    id: 'AppendToFeed',
+    description: "Every domain event goes to the feed writer, which appends it to its organisation's event feed",
+    pattern: { source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] },
+    targetQueue: 'event-feed',
   },
 ];
 

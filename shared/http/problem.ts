@@ -25,6 +25,7 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string }> = {
   REPORT_FAILED: { status: 409, title: 'Report failed' },
   DELIVERY_IN_PROGRESS: { status: 409, title: 'Delivery in progress' },
   REPORT_EXPIRED: { status: 410, title: 'Report expired' },
+  ITERATOR_EXPIRED: { status: 410, title: 'Iterator expired' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   CHANNEL_NOT_ELIGIBLE: { status: 422, title: 'Channel not eligible' },

@@ -372,6 +372,31 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
   },
   redeliver: { responses: { 202: { deliveryId: DELIVERY, status: 'pending' } } },
+  listEvents: {
+    responses: {
+      200: {
+        events: [
+          {
+            eventId: EVENT,
+            type: 'group.created',
+            timestamp: AT,
+            data: {
+              type: 'group.created',
+              timestamp: AT,
+              organisation_id: ORG,
+              request_id: REQUEST,
+              chat_id: CHAT,
+              channel_id: CHANNEL,
+              subject: 'Launch crew',
+              invite_link: INVITE,
+            },
+          },
+        ],
+        iterator: 'eyJzIjoxLCJ0IjoxNzk1NTA3ODAwMDAwfQ.3qL0mZtWQ1u2cY8X5k9nFg',
+        done: true,
+      },
+    },
+  },
   sendWebhookTest: {
     request: { type: 'group.created' },
     responses: { 202: { deliveryId: DELIVERY, eventId: 'evt_01M80K4B7C1D5F9H3K7N1Q5S9V' } },

@@ -1,3 +1,4 @@
+import * as events from './events.ts';
 import * as foundation from './foundation.ts';
 import * as groups from './groups.ts';
 import * as reportSchedules from './report-schedules.ts';
@@ -16,6 +17,7 @@ export const ROUTES: RouteDef[] = [
   foundation.listChannels,
   ...Object.values(groups),
   ...Object.values(webhooks),
+  events.listEvents,
   reports.requestReport,
   reports.listReports,
   reports.getReport,

@@ -64,6 +64,11 @@ export const defineRoute = <R extends RouteDef>(route: R): R => route;
 
 export const routeKey = (route: Pick<RouteDef, 'method' | 'path'>) => `${route.method} ${BASE_PATH}${route.path}`;
 
-/** A list route: its query takes a `cursor`, so its function reads the cursor key. */
+/** A list route: its query takes a `cursor` (or the event feed's `iterator`), so its function reads the cursor key. */
 export const takesCursor = (route: Pick<RouteDef, 'query'>) =>
-  Boolean(route.query && 'entries' in route.query && 'cursor' in (route.query.entries as Record<string, unknown>));
+  Boolean(
+    route.query &&
+      'entries' in route.query &&
+      ('cursor' in (route.query.entries as Record<string, unknown>) ||
+        'iterator' in (route.query.entries as Record<string, unknown>)),
+  );

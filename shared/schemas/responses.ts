@@ -1,5 +1,6 @@
 import { Health, Jwks, OpenApiDocument, TokenResponse } from './auth.ts';
 import { ChannelList } from './channels.ts';
+import { EventFeedPage } from './feed.ts';
 import {
   AssignmentView,
   ChatView,
@@ -45,6 +46,7 @@ export const RESPONSE_SCHEMAS = {
   ChannelList,
   ChatView,
   DeliveryList,
+  EventFeedPage,
   GroupAccepted,
   GroupChangeAccepted,
   GroupList,

@@ -31,6 +31,7 @@ describe('wpcrm stuck work, status and report expiry against the running stack',
   it('finds every queue and its DLQ by catalog name, shows and redrives dead letters', async () => {
     const listed = json<{ deadLetterQueues: { queue: string }[] }>((await run('dlq', 'list')).stdout);
     expect(listed.deadLetterQueues.map((item) => item.queue).sort()).toEqual([
+      'event-feed',
       'group-requests',
       'network-notifications',
       'outbound-messages',

@@ -19,6 +19,8 @@ describe('npm run bench (smoke sizes)', () => {
         'p4.poll.ratio',
         'p5.createWrites',
         'p5.groupCost',
+        'feed.latency.p99',
+        'feed.read.ratio',
       ]),
     );
     for (const section of ['## P1', '## P2', '## P3', '## P4', '## P5']) expect(markdown).toContain(section);

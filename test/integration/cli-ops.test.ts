@@ -42,6 +42,7 @@ describe('wpcrm operator commands (dlq, requests held, status)', () => {
     expect(listed).toMatchObject({ status: 0, stderr: '' });
     const queues = json<DeadLetters>(listed.stdout).deadLetterQueues;
     expect(queues.map((item) => item.queue).sort()).toEqual([
+      'event-feed',
       'group-requests',
       'network-notifications',
       'outbound-messages',

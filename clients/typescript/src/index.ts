@@ -88,6 +88,65 @@ export async function sendTest(
   return data;
 }
 
+export type EventFeedPage = operations['listEvents']['responses'][200]['content']['application/json'];
+/** One event of the feed: its webhook-id, type, time and webhook body (`data`, byte for byte as delivered). */
+export type FeedEvent = EventFeedPage['events'][number];
+
+export interface EventFeedOptions {
+  /** Only these event types (the others are passed over, and the iterator moves past them). */
+  types?: readonly WebhookEventType[];
+  /** Where to resume: a previous walk's `iterator`. None: from the oldest event kept. */
+  iterator?: string;
+  /** Events per request, 1–100 (default 20). */
+  limit?: number;
+}
+
+/** The feed as an async iterable; `iterator` is where a later walk resumes. */
+export interface EventFeedWalk extends AsyncIterable<FeedEvent> {
+  /**
+   * The iterator after the last page whose every event was yielded: keep it and pass it as `iterator` to resume. A
+   * walk stopped in the middle of a page resumes at that page's start, so its first events come again (dedupe on
+   * `eventId`, as with webhooks).
+   */
+  readonly iterator: string | undefined;
+}
+
+/**
+ * The events feed (`GET /events/{orgId}`, CONTRACT §20): every event of the organisation, oldest first, each once,
+ * following the iterator from page to page until the service says `done` (caught up; walk again later from
+ * `iterator`). Throws WpCrmError with the problem document on refusal (410 ITERATOR_EXPIRED: start again without one).
+ *
+ * ```ts
+ * const feed = events(client, orgId, { types: ['group.created'], iterator: saved });
+ * for await (const event of feed) handle(event.eventId, event.data);
+ * saved = feed.iterator;
+ * ```
+ */
+export function events(client: WpCrmClient, orgId: string, options: EventFeedOptions = {}): EventFeedWalk {
+  const walk = {
+    iterator: options.iterator,
+    async *[Symbol.asyncIterator](): AsyncIterator<FeedEvent> {
+      for (;;) {
+        const { data, error, response } = await client.GET('/api/wp-crm/events/{orgId}', {
+          params: {
+            path: { orgId },
+            query: {
+              ...(walk.iterator ? { iterator: walk.iterator } : {}),
+              ...(options.types ? { types: options.types.join(',') } : {}),
+              ...(options.limit ? { limit: options.limit } : {}),
+            },
+          },
+        });
+        if (!data) throw new WpCrmError(response.status, error);
+        for (const event of data.events) yield event;
+        walk.iterator = data.iterator;
+        if (data.done) return;
+      }
+    },
+  };
+  return walk;
+}
+
 /** The event types the service delivers. */
 export type WebhookEventType = keyof webhooks;
 

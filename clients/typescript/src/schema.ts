@@ -155,6 +155,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wp-crm/events/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events feed: every event published for the organisation, oldest first, with its webhook body and webhook-id; follow "iterator" to see each exactly once
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN, CRM_BOT
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wp-crm/groups/{orgId}": {
         parameters: {
             query?: never;
@@ -910,7 +930,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SCHEDULE_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "SCHEDULE_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SCHEDULE_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "ITERATOR_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "SCHEDULE_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
             /** @description The request id (X-Request-Id), also in the logs */
             instance: string;
             /** @description VALIDATION_FAILED: one entry per problem */
@@ -2460,6 +2480,404 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                iterator?: string;
+                types?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the feed, the iterator to go on from, and whether the caller is caught up */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "eventId": "evt_01M80K2E5G9J2L6N0Q4T7W1Y3A",
+                     *           "type": "group.created",
+                     *           "timestamp": "2026-11-24T09:30:00.000Z",
+                     *           "data": {
+                     *             "type": "group.created",
+                     *             "timestamp": "2026-11-24T09:30:00.000Z",
+                     *             "organisation_id": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *             "request_id": "grq_01M80K1R10W8DAZKGWSRRYPVK7",
+                     *             "chat_id": "cht_01M80K1R10W8DAZKGWSRRYPVK7",
+                     *             "channel_id": "ch_01M80K1H7X9T4WQ2M5R8B3N6KD",
+                     *             "subject": "Launch crew",
+                     *             "invite_link": "https://chat.whatsapp.com/GMCKU6qNpC17Tefrw6G98Y"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "iterator": "eyJzIjoxLCJ0IjoxNzk1NTA3ODAwMDAwfQ.3qL0mZtWQ1u2cY8X5k9nFg",
+                     *       "done": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Oldest first */
+                        events: {
+                            /** @description The event's webhook-id */
+                            eventId: string;
+                            /** @enum {string} */
+                            type: "group.created" | "group.creation_failed" | "report.completed" | "report.failed" | "message.received" | "message.status" | "group.participants_changed" | "group.updated" | "group.deleted";
+                            /**
+                             * Format: date-time
+                             * @description When it happened
+                             */
+                            timestamp: string;
+                            /** @description The webhook body of the event, byte for byte as delivered */
+                            data: {
+                                /** @constant */
+                                type: "group.created";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                request_id: string;
+                                chat_id: string;
+                                channel_id: string;
+                                subject: string;
+                                invite_link: string;
+                            } | {
+                                /** @constant */
+                                type: "group.creation_failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                request_id: string;
+                                channel_id: string;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "report.completed";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                report_id: string;
+                                report_type: string;
+                                /** @description The report schedule that requested it (rsc_…); null when requested by hand */
+                                schedule_id: string | null;
+                                row_count: number;
+                            } | {
+                                /** @constant */
+                                type: "report.failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                report_id: string;
+                                report_type: string;
+                                /** @description The report schedule that requested it (rsc_…); null when requested by hand */
+                                schedule_id: string | null;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                };
+                            } | {
+                                /** @constant */
+                                type: "message.received";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                chat_id: string;
+                                message_id: string;
+                                /** @description Meta's wamid */
+                                external_message_id: string;
+                                /** @description E.164 */
+                                from: string;
+                                /** @description Meta's message type: text, image, … */
+                                message_type: string;
+                                /** @description null unless the message is text */
+                                text: string | null;
+                                /** @description The network's error for a message it could not read (message_type "unsupported", e.g. 130501); null otherwise */
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                            } | {
+                                /** @constant */
+                                type: "message.status";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                chat_id: string;
+                                message_id: string;
+                                /** @enum {string} */
+                                status: "sent" | "delivered" | "read" | "failed";
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @description The group member whose receipt moved the status; null when no member is named */
+                                participant: {
+                                    /** @description E.164 */
+                                    phone_number: string | null;
+                                    user_id: string | null;
+                                } | null;
+                            } | {
+                                /** @constant */
+                                type: "group.participants_changed";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                chat_id: string;
+                                /** @enum {string} */
+                                change: "joined" | "left" | "removed" | "join_requested" | "join_request_revoked";
+                                phone_numbers: string[];
+                                /** @description Business-scoped user ids of the members (those known by a WhatsApp username may have no phone number) */
+                                user_ids: string[];
+                                join_request_id: string | null;
+                                /** @description A removal that partly failed: one entry per participant the network did not remove; else empty */
+                                errors: {
+                                    phone_number: string | null;
+                                    user_id: string | null;
+                                    code: string;
+                                    message: string;
+                                }[];
+                            } | {
+                                /** @constant */
+                                type: "group.updated";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                chat_id: string;
+                                subject: string;
+                                description: string | null;
+                                /** @enum {string} */
+                                group_status: "active" | "suspended" | "deleted";
+                                /** @description One entry per setting the network did not apply; empty when all applied */
+                                errors: {
+                                    /** @enum {string} */
+                                    field: "subject" | "description";
+                                    code: string;
+                                    message: string;
+                                }[];
+                            } | {
+                                /** @constant */
+                                type: "group.deleted";
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened
+                                 */
+                                timestamp: string;
+                                organisation_id: string;
+                                chat_id: string;
+                            };
+                        }[];
+                        /** @description Where the next call starts: always present, keep it */
+                        iterator: string;
+                        /** @description Caught up: nothing was committed after this page (as of this call) */
+                        done: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into #/query/… */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {orgId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN, CRM_BOT */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ITERATOR_EXPIRED: the iterator is older than EVENT_RETENTION_SECONDS (30 days by default) */
+            410: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/iterator-expired",
+                     *       "title": "Iterator expired",
+                     *       "status": 410,
+                     *       "detail": "iterator expired",
+                     *       "code": "ITERATOR_EXPIRED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                     /**
                      * @example {
                      *       "message": "Too Many Requests"

@@ -289,3 +289,18 @@ export const outboxKeys = {
     GSI1SK: `${recordedAt}#${eventId}`,
   }),
 };
+
+/**
+ * An organisation's event feed (CONTRACT §20), in one partition of its own (found and erased from its id): the head
+ * (the last committed sequence, a version and the events committed but not yet written as items), one item per event
+ * at its sequence (zero-padded, so the sort key orders them), and one marker per event id (an event is appended once).
+ */
+export const feedKeys = {
+  partition: (orgId: string) => `ORG#${orgId}#FEED`,
+  head: (orgId: string) => ({ PK: `ORG#${orgId}#FEED`, SK: 'HEAD' }),
+  event: (orgId: string, seq: number) => ({ PK: `ORG#${orgId}#FEED`, SK: feedSortKey(seq) }),
+  marker: (orgId: string, eventId: string) => ({ PK: `ORG#${orgId}#FEED`, SK: `ID#${eventId}` }),
+};
+
+/** `EV#` and the sequence in 15 digits: sort-key order is sequence order up to 10^15 events per organisation. */
+export const feedSortKey = (seq: number) => `EV#${String(seq).padStart(15, '0')}`;

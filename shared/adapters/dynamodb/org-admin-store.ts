@@ -16,6 +16,7 @@ import { applied, isConditionalCheckFailed } from './client.ts';
 import {
   chatKeys,
   crmKeys,
+  feedKeys,
   groupKeys,
   keys,
   limitKeys,
@@ -264,7 +265,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
    * 3. each subscription's deliveries (a deleted subscription left a marker for them), then the subscription;
    * 4. its CRM records of every kind, the contacts' chat edges;
    * 5. the rest of its own partition (reports, report windows, counters, markers);
-   * 6. its idempotency keys, its rate windows of every scope, its outbox.
+   * 6. its idempotency keys, its rate windows of every scope, its outbox, its event feed.
    * A link under a global key (WAGROUP, WAMSG, WAREQ) is reported only when it names this organisation.
    */
   async findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void> {
@@ -326,6 +327,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     await this.#partition(limitKeys.idempotencyPartition(orgId), emit);
     for (const scope of RATE_SCOPES) await this.#partition(limitKeys.ratePartition(scope, orgId), emit);
     for (const partition of outboxKeys.partitions(orgId)) await this.#partition(partition, emit);
+    await this.#partition(feedKeys.partition(orgId), emit);
   }
 
   /**
@@ -460,6 +462,8 @@ function kindOf(item: Item, orgId: string): string {
   }
   if (PK.startsWith(`${org}#WHK#`)) return 'deliveries';
   if (PK.startsWith(`${org}#OUTBOX#`)) return 'events';
+  // The event feed (CONTRACT §20): its events; its head and its markers of event ids.
+  if (PK === `${org}#FEED`) return SK.startsWith('EV#') ? 'feedEvents' : 'feedIndex';
   if (PK.startsWith(`${org}#`)) return 'records';
   if (PK.startsWith('IDEM#')) return 'idempotencyKeys';
   if (PK.startsWith('RATE#')) return 'rateWindows';

@@ -1,5 +1,6 @@
 import type { Config } from '#shared/config/env';
 import type { EventType } from '#shared/events/catalog';
+import { webhookBodyOf } from '#shared/events/webhook-body';
 import { logger } from '#shared/observability/logger';
 import { countBusiness } from '#shared/observability/metrics';
 import type { Clock } from '#shared/ports/clock';
@@ -95,8 +96,7 @@ export async function forwardEvent(deps: Pick<DispatchDeps, 'queue'>, event: Bus
  * Each (subscription, event) becomes one delivery however often the event arrives, with the body bytes fixed now.
  */
 export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<void> {
-  const { event_id: eventId, ...body } = event.detail;
-  const orgId = body.organisation_id;
+  const { eventId, organisationId: orgId, body: text } = webhookBodyOf(event.detail);
   const type = event['detail-type'] as EventType;
   if (!eventId || !orgId) {
     logger.warn('event without event_id or organisation_id not delivered', { type });
@@ -106,7 +106,6 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
     (subscription) => subscription.status === 'active' && subscribesTo(subscription, type),
   );
   const now = deps.clock.now().toISOString();
-  const text = JSON.stringify(body);
   for (const subscription of subscriptions) {
     const { delivery } = await deps.webhooks.createDelivery({
       deliveryId: deps.ids.next('dlv'),
