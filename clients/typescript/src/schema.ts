@@ -441,7 +441,7 @@ export interface paths {
         get: operations["listReports"];
         put?: never;
         /**
-         * Request a CSV report of one of nine types (asynchronous; one per type per organisation per 5 minutes)
+         * Request a report of one of nine types as CSV, XLSX or JSONL (asynchronous; one per type per organisation per 5 minutes)
          * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
          */
         post: operations["requestReport"];
@@ -479,7 +479,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download the CSV: 303 to a pre-signed URL (or its JSON with redirect=false)
+         * Download the report's file: 303 to a pre-signed URL (or its JSON with redirect=false)
          * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
          */
         get: operations["downloadReport"];
@@ -7309,8 +7309,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7378,8 +7381,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7427,8 +7433,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7476,8 +7485,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7534,8 +7546,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7580,8 +7595,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7627,8 +7645,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7673,8 +7694,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7720,8 +7744,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -7919,12 +7946,24 @@ export interface operations {
                  *       "channelIds": [
                  *         "ch_01M80K1H7X9T4WQ2M5R8B3N6KD"
                  *       ],
-                 *       "updatedAfter": "2026-11-01"
+                 *       "updatedAfter": "2026-11-01",
+                 *       "format": "xlsx",
+                 *       "compression": "gzip"
                  *     }
                  */
                 "application/json": {
                     /** @constant */
                     reportType: "CHAT";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     isArchived?: boolean;
                     /** @default false */
                     isResolved?: boolean;
@@ -7959,6 +7998,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "CONTACT";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @description At most 256 characters. */
                     contactSearch?: string;
                     contactChannelIds?: string[];
@@ -7973,6 +8022,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "TICKET";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     ticketIsResolved?: boolean;
                     ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                     ticketAssignedToUserIds?: string[];
@@ -7987,6 +8046,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "CALL_LOG";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @enum {string} */
                     callDirection?: "INBOUND" | "OUTBOUND";
                     callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -8010,6 +8079,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "GOAL";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
                     goalRecordedAfter?: string;
                     /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -8021,6 +8100,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "BOOKING";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
                     bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
                     bookingAgentUserIds?: string[];
@@ -8033,6 +8122,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "FOLLOW_UPS";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     followUpAgentUserIds?: string[];
                     followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
                     /** @enum {string} */
@@ -8044,6 +8143,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "SURVEY_RESPONSES";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     surveyFormIds?: string[];
                     surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
                     surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
@@ -8056,6 +8165,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "FLOW_RESPONSES";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     flowIds?: string[];
                     flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
                     /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -8093,7 +8212,7 @@ export interface operations {
                      *       },
                      *       "requestedAt": "2026-11-24T09:30:00.000Z",
                      *       "requestedBy": "cli_01M80K1GZ4XXJT0DBNYWF2ECVT",
-                     *       "format": "text/csv"
+                     *       "format": "application/gzip"
                      *     }
                      */
                     "application/json": {
@@ -8121,8 +8240,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8190,8 +8312,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8239,8 +8364,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8288,8 +8416,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8346,8 +8477,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8392,8 +8526,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8439,8 +8576,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8485,8 +8625,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8532,8 +8675,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8870,8 +9016,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8939,8 +9088,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -8988,8 +9140,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9037,8 +9192,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9095,8 +9253,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9141,8 +9302,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9188,8 +9352,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9234,8 +9401,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9281,8 +9451,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -9513,7 +9686,7 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: uri
-                         * @description Pre-signed GET URL of the CSV file
+                         * @description Pre-signed GET URL of the report's file (its format's Content-Type, a Content-Disposition file name)
                          */
                         url: string;
                         /** Format: date-time */
