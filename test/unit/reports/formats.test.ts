@@ -204,6 +204,16 @@ describe('xlsxFile', () => {
     ]);
   });
 
+  it('deflates a sheet of many chunks into one stream that a reader takes whole', async () => {
+    const records = chats(3_000);
+
+    const { bytes, sheets } = await xlsxOf('CHAT', records);
+
+    expect(unzipSync(bytes)['xl/worksheets/sheet1.xml']!.length).toBeGreaterThan(4 * 256 * 1024);
+    expect(sheets[0]!.rows).toHaveLength(3_001);
+    expect(sheets[0]!.rows[3_000]!.map(csvTextOf)).toEqual(parseCsv(csvRow('CHAT', records[2_999]!))[0]);
+  });
+
   it('fills a sheet exactly to the limit before opening the next', async () => {
     const { sheets } = await xlsxOf('CHAT', chats(3), 4);
 
