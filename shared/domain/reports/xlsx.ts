@@ -1,24 +1,22 @@
-import { constants, crc32, deflateRawSync } from 'node:zlib';
-import { type AsyncFlateStreamHandler, Zip, type ZipInputFile } from 'fflate';
 import { LAYOUTS, textOf } from './csv.ts';
 import type { RecordOf, ReportType } from './records.ts';
+import { ZipStream } from './zip.ts';
 
 /**
- * A streamed XLSX (SpreadsheetML) writer over fflate's streaming zip (CONTRACT §23): the same columns and rows as the
+ * A streamed XLSX (SpreadsheetML) writer over our streamed zip (zip.ts; CONTRACT §23): the same columns and rows as the
  * CSV, typed cells, a frozen header with an auto-filter, and a further sheet (with its own header) past Excel's row
  * limit. Rows go into the sheet's deflate stream as they come, so memory stays flat whatever the row count; the
  * workbook parts that name the sheets are written after them (a zip's order does not matter to its readers).
  *
  * Why not exceljs's streaming WorkbookWriter: bundled into the report worker it weighs more than the whole worker's
- * budget (README, "How reports are made", has the figures). fflate writes the zip container; the entries are deflated
- * by node:zlib (NativeZipDeflate), several times faster than fflate's JavaScript deflate.
+ * budget (README, "Report formats", has the figures).
  */
 
 /** Excel's rows per sheet, the header included. */
 export const XLSX_MAX_ROWS = 1_048_576;
 /** Excel's characters per cell: a longer text would make Excel repair the file, so it is cut there. */
 const MAX_CELL_CHARS = 32_767;
-/** A sheet's XML is cut before zip's 4 GiB entry limit (fflate writes no zip64). */
+/** A sheet's XML is cut before zip's 4 GiB entry limit (zip.ts writes no zip64). */
 const MAX_SHEET_BYTES = 0xf000_0000;
 /** XML text handed to the deflate stream at a time (each is deflated on its own: large enough to compress well). */
 const PUSH_CHARS = 256 * 1024;
@@ -59,30 +57,6 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
  */
 export function xmlCellText(text: string): string {
   return text.replace(XML_INVALID, '').replace(XML_SPECIAL, (match) => ESCAPES[match] ?? `_x005F${match}`);
-}
-
-/**
- * A zip entry deflated by node:zlib, a chunk at a time (fflate's ZipInputFile, for a compression of one's own): each
- * chunk is its own raw deflate stream ended by a sync flush (byte-aligned, not final), the last one by a final block,
- * so that their concatenation is one valid deflate stream. Size and CRC-32 are of the data before compression.
- */
-class NativeZipDeflate implements ZipInputFile {
-  readonly compression = 8;
-  size = 0;
-  crc = 0;
-  ondata?: AsyncFlateStreamHandler;
-
-  constructor(
-    readonly filename: string,
-    private readonly level: number,
-  ) {}
-
-  push(chunk: Uint8Array, final = false): void {
-    this.size += chunk.length;
-    this.crc = crc32(chunk, this.crc);
-    const finishFlush = final ? constants.Z_FINISH : constants.Z_SYNC_FLUSH;
-    this.ondata!(null, new Uint8Array(deflateRawSync(chunk, { level: this.level, finishFlush })), final);
-  }
 }
 
 function columnName(index: number): string {
@@ -134,28 +108,11 @@ export async function* xlsxFile<T extends ReportType>(
   const { columns, isTime } = LAYOUTS[reportType];
   const names = columns.map((_, index) => columnName(index));
   const lastColumn = names[names.length - 1]!;
-  const level = options.level ?? 6;
 
-  let output: Uint8Array[] = [];
-  let failure: Error | undefined;
-  const zip = new Zip((error, data) => {
-    if (error) failure ??= error;
-    else output.push(data);
-  });
-  const drain = () => {
-    if (failure) throw failure;
-    const ready = output;
-    output = [];
-    return ready;
-  };
-  const file = (name: string, text: string) => {
-    const entry = new NativeZipDeflate(name, level);
-    zip.add(entry);
-    entry.push(Buffer.from(text, 'utf8'), true);
-  };
+  const zip = new ZipStream(options.level ?? 6);
+  const file = (name: string, text: string) => zip.file(name, text);
 
   const sheets: { name: string; rows: number }[] = [];
-  let sheet: NativeZipDeflate | undefined;
   let rows = 0;
   let sheetBytes = 0;
   let pending = '';
@@ -163,13 +120,12 @@ export async function* xlsxFile<T extends ReportType>(
     const bytes = Buffer.from(pending, 'utf8');
     pending = '';
     sheetBytes += bytes.length;
-    sheet!.push(bytes, final);
+    zip.write(bytes, final);
   };
   const openSheet = () => {
     const index = sheets.length + 1;
     sheets.push({ name: sheetName(reportType, index), rows: 1 });
-    sheet = new NativeZipDeflate(`xl/worksheets/sheet${index}.xml`, level);
-    zip.add(sheet);
+    zip.begin(`xl/worksheets/sheet${index}.xml`);
     rows = 1;
     sheetBytes = 0;
     pending =
@@ -191,7 +147,7 @@ export async function* xlsxFile<T extends ReportType>(
     for (const record of batch) {
       if (rows === rowsPerSheet || sheetBytes + pending.length * 3 >= MAX_SHEET_BYTES) {
         closeSheet();
-        yield* drain();
+        yield* zip.take();
         openSheet();
       }
       rows += 1;
@@ -202,7 +158,7 @@ export async function* xlsxFile<T extends ReportType>(
       pending += `${row}</row>`;
       if (pending.length >= PUSH_CHARS) push();
     }
-    yield* drain();
+    yield* zip.take();
   }
   closeSheet();
 
@@ -252,8 +208,8 @@ export async function* xlsxFile<T extends ReportType>(
       '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
       '</Types>',
   );
-  zip.end();
-  yield* drain();
+  zip.finish();
+  yield* zip.take();
 }
 
 /** Three cell formats: the default, date-times (UTC, to the millisecond, as the CSV), and the bold header. */
