@@ -14,7 +14,6 @@ import { encodeReport } from './encode.ts';
 import { compareForReport, compileReportFilter, type JoinView } from './filters.ts';
 import { type ChatRecord, type ContactRecord, type RecordOf, type ReportType, recordTime } from './records.ts';
 import { fileOf, OPEN_REPORT_STATUSES, type Report, reportContentType, reportObjectKey } from './report.ts';
-import type { XlsxOptions } from './xlsx.ts';
 
 export interface RunReportDeps {
   config: Pick<Config, 'reports'>;
@@ -23,8 +22,6 @@ export interface RunReportDeps {
   crm: CrmStore;
   files: ReportFiles;
   events: EventPublisher;
-  /** XLSX writer options (tests inject a small sheet row limit). */
-  xlsx?: XlsxOptions;
 }
 
 /** Records read per query page: large enough to batch the joins, small enough to keep memory flat. */
@@ -120,11 +117,8 @@ async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId
   const { format, compression } = fileOf(report);
   const objectKey = reportObjectKey(job.orgId, job.reportId, format, compression);
   // The upload pulls the file as it sends it: producing waits while its part buffers are all on their way.
-  const { sizeBytes } = await deps.files.upload(
-    objectKey,
-    encodeReport(type, format, compression, batches(), deps.xlsx ? { xlsx: deps.xlsx } : {}),
-    reportContentType(format, compression),
-  );
+  const file = encodeReport(type, format, compression, batches());
+  const { sizeBytes } = await deps.files.upload(objectKey, file, reportContentType(format, compression));
 
   const completedAt = deps.clock.now();
   const completed = await deps.reports.transition(job.orgId, job.reportId, ['PROCESSING'], 'COMPLETED', {
