@@ -3,6 +3,13 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { S3ReportFiles } from '#shared/adapters/s3/report-files';
 import { S3Rest } from '#shared/adapters/s3/s3-rest';
+import {
+  REPORT_COMPRESSIONS,
+  REPORT_FORMATS,
+  type ReportCompression,
+  type ReportFormat,
+  reportMediaType,
+} from '#shared/domain/reports/formats';
 import { type ChatRecord, RECORD_KINDS, type RecordOf, type ReportType } from '#shared/domain/reports/records';
 import type { Report } from '#shared/domain/reports/report';
 import { runReport } from '#shared/domain/reports/run-report';
@@ -28,12 +35,18 @@ export interface ReportMemoryRun {
 }
 
 /**
- * 1,000,000-row CHAT report through the real filter, CSV and multipart-upload code: records come from an
- * in-memory generator (no database), the file goes to the embedded S3 server running in another process.
+ * 1,000,000-row CHAT report through the real filter, encoder (CSV unless `file` says otherwise) and multipart-upload
+ * code: records come from an in-memory generator (no database), the file goes to the embedded S3 server running in
+ * another process.
  * `runs` measured runs after one warm-up; the figures reported are the worst of them: the lowest share of raw CSV
  * throughput and the highest peak RSS growth of this process (each run's own figures are in `runs`).
  */
-export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_000, runs = 3) {
+export async function reportMemoryBenchmark(
+  rows = 1_000_000,
+  warmUpRows = 20_000,
+  runs = 3,
+  file: { format: ReportFormat; compression: ReportCompression } = { format: 'csv', compression: 'none' },
+) {
   const child = fork(new URL('./s3-server.ts', import.meta.url), [], {
     execArgv: ['--import', 'tsx'],
     stdio: 'inherit',
@@ -54,7 +67,9 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
       filters: { isResolved: false },
       requestedAt: new Date().toISOString(),
       requestedBy: 'bench',
-      format: 'text/csv',
+      format: reportMediaType(file.format, file.compression),
+      fileFormat: file.format,
+      compression: file.compression,
     };
     const base = Date.parse('2026-06-01T00:00:00.000Z');
     const source = (count: number): Pick<CrmStore, 'pages'> => ({
@@ -155,6 +170,35 @@ export async function reportMemoryBenchmark(rows = 1_000_000, warmUpRows = 20_00
     child.send('stop');
     await new Promise((resolve) => child.once('exit', resolve));
   }
+}
+
+export interface ReportFormatRun {
+  format: ReportFormat;
+  compression: ReportCompression;
+  result: Awaited<ReturnType<typeof reportMemoryBenchmark>>;
+}
+
+/**
+ * P3 for every format and compression of CONTRACT §23 (the CSV uncompressed included, as the reference in the same
+ * run): the same rows as P3 through `runReport`, each beside the raw CSV baseline, with the file size of each.
+ */
+export async function reportFormatsBenchmark(
+  rows = 1_000_000,
+  warmUpRows = 20_000,
+  runs = 1,
+  log: (line: string) => void = () => undefined,
+): Promise<ReportFormatRun[]> {
+  const measured: ReportFormatRun[] = [];
+  for (const format of REPORT_FORMATS)
+    for (const compression of REPORT_COMPRESSIONS) {
+      log(`P3 ${format}${compression === 'gzip' ? ' + gzip' : ''}`);
+      measured.push({
+        format,
+        compression,
+        result: await reportMemoryBenchmark(rows, warmUpRows, runs, { format, compression }),
+      });
+    }
+  return measured;
 }
 
 /**

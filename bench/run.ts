@@ -3,7 +3,7 @@ import { inChildProcess } from './child.ts';
 import { coldStartRuns } from './cold-start.ts';
 import { erasureOnDynalite } from './erasure.ts';
 import { NOISY_FULL, type NoisyReport, renderNoisy } from './noisy.ts';
-import { reportMemoryBenchmark } from './report-memory.ts';
+import { reportFormatsBenchmark, reportMemoryBenchmark } from './report-memory.ts';
 import type { routeCapacityBenchmark } from './route-capacity.ts';
 import { machine } from './stats.ts';
 import {
@@ -16,6 +16,7 @@ import {
   renderErasure,
   renderFeed,
   renderMarkdown,
+  renderReportFormats,
   renderRouteCapacity,
   runSuite,
   SMOKE,
@@ -27,6 +28,8 @@ import {
  * nothing (P6 at small sizes is test/integration/noisy-neighbour.test.ts).
  * `npm run bench -- --noisy`: P6 alone; replaces the P6 section of bench/RESULTS.md.
  * `npm run bench -- --p3`: P3's report benchmark alone, printed.
+ * `npm run bench -- --formats`: P3 for every report format and compression alone, printed as bench/RESULTS.md's table
+ * (`--rows=N` for a quick look).
  * `npm run bench -- --erasure`: the erasure's cost alone, printed as bench/RESULTS.md's row and paragraph.
  * `npm run bench -- --feed`: the events feed alone (latency, the long read), printed as bench/RESULTS.md's rows and
  * paragraph.
@@ -142,6 +145,15 @@ if (process.argv.includes('--p5')) {
     FULL.routeRequests,
   );
   console.log(renderRouteCapacity(routes));
+  process.exit(0);
+}
+
+if (process.argv.includes('--formats')) {
+  const rows = Number(process.argv.find((arg) => arg.startsWith('--rows='))?.slice(7) ?? FULL.reportRows);
+  const runs = await reportFormatsBenchmark(rows, Math.min(FULL.reportWarmUpRows, rows), 1, (line) =>
+    console.error(`… ${line}`),
+  );
+  console.log(renderReportFormats(runs));
   process.exit(0);
 }
 

@@ -6,7 +6,7 @@ import { type ErasureFigures, erasureOnDynalite } from './erasure.ts';
 import { type eventFeedBenchmark, FEED_FULL, FEED_SMOKE, type FeedSizes } from './event-feed.ts';
 import type { groupEndToEndBenchmark } from './group-e2e.ts';
 import { reportEndToEndBenchmark } from './report-e2e.ts';
-import { reportMemoryBenchmark } from './report-memory.ts';
+import { type ReportFormatRun, reportFormatsBenchmark, reportMemoryBenchmark } from './report-memory.ts';
 import type { routeCapacityBenchmark } from './route-capacity.ts';
 import { fmt, machine } from './stats.ts';
 import type { warmOverheadBenchmark } from './warm-overhead.ts';
@@ -89,6 +89,8 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
   );
   log('P3 report memory and throughput');
   const reportMemory = await reportMemoryBenchmark(sizes.reportRows, sizes.reportWarmUpRows);
+  log('P3 per format and compression');
+  const reportFormats = await reportFormatsBenchmark(sizes.reportRows, sizes.reportWarmUpRows, 1, log);
   log('P3 report end to end');
   const reportE2e = await reportEndToEndBenchmark(sizes.reportE2eRows);
   log('P4 group end to end, P5 capacity');
@@ -124,6 +126,7 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     coldStart,
     warm,
     reportMemory,
+    reportFormats,
     reportE2e,
     groups,
     routes,
@@ -136,6 +139,25 @@ export async function runSuite(sizes: Sizes, log: (line: string) => void = () =>
     },
     cost,
   };
+}
+
+/**
+ * P3 per format and compression (CONTRACT §23): each format's rows/s beside raw CSV serialisation of the same rows, its
+ * file beside the uncompressed CSV's, and its peak RSS growth against P3's 64 MB.
+ */
+export function renderReportFormats(runs: ReportFormatRun[]): string {
+  const csv = runs.find((run) => run.format === 'csv' && run.compression === 'none')!.result;
+  const rows = runs.map(({ format, compression, result }) => {
+    const name = `${format}${compression === 'gzip' ? ' + gzip' : ''}`;
+    const growthOk = result.peakRssGrowthMiB * 2 ** 20 <= GOALS.maxRssGrowthBytes;
+    return `| ${name} | ${Math.round(result.rowsPerSecond).toLocaleString('en')} | ${Math.round(result.raw.rowsPerSecond).toLocaleString('en')} | ${fmt(result.share * 100, 0)} % | ${fmt(result.sizeMiB)} MiB | ${fmt((result.sizeMiB / csv.sizeMiB) * 100, 0)} % | ${fmt(result.peakRssGrowthMiB)} MiB ${mark(growthOk)} |`;
+  });
+  return `The same ${csv.rows.toLocaleString('en')} rows in every format and compression (\`npm run bench -- --formats\`; one run each,
+after the same warm-up, each beside the raw CSV serialisation of the same rows right before and after it):
+
+| format | rows/s | raw CSV rows/s | share | file | of the CSV's size | peak RSS growth (≤ 64 MB) |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}`;
 }
 
 /** Every figure the suite produced, flattened: the smoke test checks that each is a finite number. */
@@ -154,6 +176,12 @@ export function figures(results: Results): Record<string, number> {
   out['p3.rowsPerSecond'] = results.reportMemory.rowsPerSecond;
   out['p3.raw.rowsPerSecond'] = results.reportMemory.raw.rowsPerSecond;
   out['p3.peakRssGrowthMiB'] = results.reportMemory.peakRssGrowthMiB;
+  for (const { format, compression, result } of results.reportFormats) {
+    const name = `p3.${format}${compression === 'gzip' ? '.gzip' : ''}`;
+    out[`${name}.rowsPerSecond`] = result.rowsPerSecond;
+    out[`${name}.sizeMiB`] = result.sizeMiB;
+    out[`${name}.peakRssGrowthMiB`] = result.peakRssGrowthMiB;
+  }
   out['p3.e2e.seconds'] = results.reportE2e.requestToCompletedSeconds;
   out['p4.created.p50'] = results.groups.created.p50;
   out['p4.created.p99'] = results.groups.created.p99;
@@ -313,6 +341,8 @@ The upload holds three 5 MiB part buffers, each being filled or on its way, and 
 are on their way: the array buffers at the peak are those 15 MiB whatever the speed of S3. Before (issue 19.8), each
 part was a \`Buffer.concat\` copy of its chunks and Node's fetch copied every part twice more before sending it, so
 the array buffers at the peak were 30–56 MiB on a quiet machine (RSS growth 48–76 MiB over four runs).
+
+${renderReportFormats(results.reportFormats)}
 
 ${e2e.rows.toLocaleString('en')} rows end to end through the local stack (dynalite, POST /reports, the worker fed by the in-process
 queue, s3rver, the 303 and the download):

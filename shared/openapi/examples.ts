@@ -426,7 +426,13 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     },
   },
   requestReport: {
-    request: { reportType: 'CHAT', channelIds: [CHANNEL], updatedAfter: '2026-11-01' },
+    request: {
+      reportType: 'CHAT',
+      channelIds: [CHANNEL],
+      updatedAfter: '2026-11-01',
+      format: 'xlsx',
+      compression: 'gzip',
+    },
     responses: {
       202: {
         reportId: REPORT,
@@ -436,7 +442,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
         filters: { isResolved: false, channelIds: [CHANNEL], updatedAfter: '2026-11-01' },
         requestedAt: AT,
         requestedBy: CLIENT,
-        format: 'text/csv',
+        format: 'application/gzip',
       },
     },
   },

@@ -24,7 +24,8 @@ export const requestReport = /* @__PURE__ */ defineRoute({
   method: 'POST',
   path: '/reports/{organisationId}',
   fn: 'request-report',
-  summary: 'Request a CSV report of one of nine types (asynchronous; one per type per organisation per 5 minutes)',
+  summary:
+    'Request a report of one of nine types as CSV, XLSX or JSONL (asynchronous; one per type per organisation per 5 minutes)',
   tag: 'reports',
   auth: ADMINS,
   orgParam: 'organisationId',
@@ -74,7 +75,7 @@ export const downloadReport = /* @__PURE__ */ defineRoute({
   method: 'GET',
   path: '/reports/{organisationId}/{reportId}/download',
   fn: 'download-report',
-  summary: 'Download the CSV: 303 to a pre-signed URL (or its JSON with redirect=false)',
+  summary: "Download the report's file: 303 to a pre-signed URL (or its JSON with redirect=false)",
   tag: 'reports',
   auth: ADMINS,
   orgParam: 'organisationId',

@@ -1,5 +1,11 @@
 import * as v from 'valibot';
-import { REPORT_COMPRESSIONS, REPORT_FORMATS } from '#shared/domain/reports/formats';
+import {
+  REPORT_COMPRESSIONS,
+  REPORT_FORMATS,
+  REPORT_MEDIA_TYPES,
+  type ReportCompression,
+  type ReportFormat,
+} from '#shared/domain/reports/formats';
 import { issueMessage, issuePointer } from '#shared/domain/reports/issues';
 import {
   BOOKING_STATUSES,
@@ -113,8 +119,24 @@ const optional = <E extends Record<string, v.GenericSchema>>(entries: E) =>
   Object.fromEntries(Object.entries(entries).map(([key, schema]) => [key, v.optional(schema)])) as {
     [K in keyof E]: v.OptionalSchema<E[K], undefined>;
   };
+/** CONTRACT §23: the optional `format` and `compression` of a report request (and of a report schedule). */
+export const ReportFormatField = schema(() =>
+  v.pipe(oneOf(REPORT_FORMATS), v.description('The file format; csv (the default) is the file of CONTRACT §6')),
+);
+export const ReportCompressionField = schema(() =>
+  v.pipe(oneOf(REPORT_COMPRESSIONS), v.description('gzip compresses the file (media type application/gzip, name .gz)')),
+);
+
+/** The request's fields beside the filters (CONTRACT §23): not filters, so not in the record's `filters`. */
+const FILE_FIELDS = ['format', 'compression'] as const;
+
 const filters = <T extends ReportType, E extends v.ObjectEntries>(reportType: T, entries: E) =>
-  v.strictObject({ reportType: v.literal(reportType), ...entries });
+  v.strictObject({
+    reportType: v.literal(reportType),
+    format: v.optional(ReportFormatField),
+    compression: v.optional(ReportCompressionField),
+    ...entries,
+  });
 const flag = schema(() => v.boolean());
 
 export const ChatReportFilters = schema(() =>
@@ -294,7 +316,7 @@ export type ReportRequestBody = v.InferOutput<typeof ReportRequestBody>;
 
 /** The filters of one report type, as validated and as stored on the report record. */
 export type ReportFilters<T extends ReportType = ReportType> = T extends ReportType
-  ? Omit<Extract<ReportRequestBody, { reportType: T }>, 'reportType'>
+  ? Omit<Extract<ReportRequestBody, { reportType: T }>, 'reportType' | (typeof FILE_FIELDS)[number]>
   : never;
 
 /**
@@ -305,15 +327,25 @@ export type ReportFilters<T extends ReportType = ReportType> = T extends ReportT
  * filter covers the whole day), always the same way whatever the clock or time zone.
  */
 export function normaliseReportFilters<B extends ReportRequestBody>(body: B): ReportFilters<B['reportType']> {
-  const { reportType: _, ...filters } = body;
+  const { reportType: _, format: _format, compression: _compression, ...filters } = body;
   return Object.fromEntries(
     Object.entries(filters).filter(([, value]) => value !== undefined && !(Array.isArray(value) && value.length === 0)),
   ) as ReportFilters<B['reportType']>;
 }
 
-/** A validated request body as the report use case takes it: its type and its stored filters. */
-export function reportRequestOf(body: ReportRequestBody): { reportType: string; filters: Record<string, unknown> } {
-  return { reportType: body.reportType, filters: normaliseReportFilters(body) as Record<string, unknown> };
+/** A validated request body as the report use case takes it: its type, its stored filters, its file's format. */
+export function reportRequestOf(body: ReportRequestBody): {
+  reportType: string;
+  filters: Record<string, unknown>;
+  format?: ReportFormat;
+  compression?: ReportCompression;
+} {
+  return {
+    reportType: body.reportType,
+    filters: normaliseReportFilters(body) as Record<string, unknown>,
+    ...(body.format ? { format: body.format } : {}),
+    ...(body.compression ? { compression: body.compression } : {}),
+  };
 }
 
 const Count = schema(() => v.pipe(v.number(), v.integer(), v.minValue(0)));
@@ -334,7 +366,12 @@ const reportFields = () => ({
   completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
   rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
   sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
-  format: v.literal('text/csv'),
+  format: v.pipe(
+    v.picklist(REPORT_MEDIA_TYPES),
+    v.description(
+      "The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed",
+    ),
+  ),
   expiresAt: v.optional(v.pipe(Timestamp, v.description('When the file is deleted (COMPLETED); EXPIRED after'))),
   error: v.optional(v.object({ code: v.string(), message: v.string() })),
 });
@@ -350,7 +387,7 @@ export const ReportView = schema(() =>
       v.object({
         reportType: filters.entries.reportType,
         ...reportFields(),
-        filters: v.omit(filters, ['reportType']),
+        filters: v.omit(filters, ['reportType', ...FILE_FIELDS]),
       }),
     ),
   ),
@@ -358,15 +395,13 @@ export const ReportView = schema(() =>
 export const ReportList = schema(() => v.object({ reports: v.array(ReportView), nextCursor: v.nullable(v.string()) }));
 export const ReportDownload = schema(() =>
   v.object({
-    url: v.pipe(v.string(), v.url(), v.description('Pre-signed GET URL of the CSV file')),
+    url: v.pipe(
+      v.string(),
+      v.url(),
+      v.description(
+        "Pre-signed GET URL of the report's file (its format's Content-Type, a Content-Disposition file name)",
+      ),
+    ),
     expiresAt: Timestamp,
   }),
-);
-
-/** CONTRACT §23: the optional `format` and `compression` of a report request (and of a report schedule). */
-export const ReportFormatField = schema(() =>
-  v.pipe(oneOf(REPORT_FORMATS), v.description('The file format; csv (the default) is the file of CONTRACT §6')),
-);
-export const ReportCompressionField = schema(() =>
-  v.pipe(oneOf(REPORT_COMPRESSIONS), v.description('gzip compresses the file (media type application/gzip, name .gz)')),
 );

@@ -145,6 +145,16 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     expect(s3Client).toEqual([]);
   });
 
+  it('bundles the report encoders into the report worker alone, and neither fflate nor exceljs (README: report formats)', () => {
+    const having = (pattern: RegExp) =>
+      FUNCTIONS.filter((fn) => bundles.get(fn)!.files.some((file) => pattern.test(file))).sort();
+
+    expect(having(/shared\/domain\/reports\/xlsx\.ts$/)).toEqual(['report-worker']);
+    expect(having(/shared\/domain\/reports\/zip\.ts$/)).toEqual(['report-worker']);
+    expect(having(/node_modules\/fflate\//)).toEqual([]);
+    expect(having(/node_modules\/exceljs\//)).toEqual([]);
+  });
+
   it('never bundles the whole-service composition (shared/config/deps.ts)', () => {
     const withDeps = FUNCTIONS.filter((fn) => bundles.get(fn)!.files.includes('shared/config/deps.ts'));
 

@@ -15,6 +15,8 @@ describe('npm run bench (smoke sizes)', () => {
         'p1.reference.importMs',
         'p2.create.added.p99',
         'p3.raw.rowsPerSecond',
+        'p3.xlsx.gzip.rowsPerSecond',
+        'p3.jsonl.sizeMiB',
         'p4.created.p99',
         'p4.poll.ratio',
         'p5.createWrites',

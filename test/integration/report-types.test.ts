@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { deps } from '#shared/config/deps';
 import { importRecords } from '#shared/domain/crm/import-records';
 import { createCredential, createOrg } from '#shared/domain/orgs/administer';
+import { csvHeader, csvRow } from '#shared/domain/reports/csv';
+import { type ReportCompression, type ReportFormat, reportMediaType } from '#shared/domain/reports/formats';
+import { RECORD_KINDS, type ReportType } from '#shared/domain/reports/records';
 import { eventually, useLocalStack } from '#test/support/local-stack';
+import { csvTextOf, decompressed, expectedCellType, parseCsv, readXlsx } from '#test/support/report-files';
 
 type Row = Record<string, unknown>;
 
@@ -825,9 +829,68 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
       accepted,
       report,
       disposition: file.headers.get('content-disposition'),
+      contentType: file.headers.get('content-type'),
       bytes,
-      text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes),
+      text:
+        body.format === 'xlsx'
+          ? ''
+          : new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(decompressed(bytes)),
     };
+  }
+
+  /** The case's records in a fresh organisation, and its report in `format` with `compression`. */
+  async function produceFile(
+    imports: Row[][],
+    body: { reportType: string } & Row,
+    format: ReportFormat,
+    compression: ReportCompression,
+  ) {
+    const { orgId, token } = await freshOrganisation(`report ${body.reportType} ${format} ${compression}`);
+    for (const batch of imports) await importBatch(orgId, batch);
+    const produced = await produceReport(orgId, token, { ...body, format, compression });
+    const extension = `${format}${compression === 'gzip' ? '.gz' : ''}`;
+    expect(produced.accepted.filters).not.toHaveProperty('format');
+    expect(produced.report).toMatchObject({
+      format: reportMediaType(format, compression),
+      sizeBytes: produced.bytes.length,
+    });
+    expect(produced.disposition).toMatch(
+      new RegExp(`^attachment; filename="[\\w.-]+\\.${extension.replace('.', '\\.')}"$`),
+    );
+    expect(produced.contentType).toMatch(new RegExp(`^${reportMediaType(format, compression)}(;|$)`));
+    if (compression === 'gzip') expect([...produced.bytes.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    return { ...produced, plain: decompressed(produced.bytes) };
+  }
+
+  /** JSONL: one object per CSV row, with the §9 keys in order; rendered as CSV cells it is the CSV. */
+  function expectJsonl(type: ReportType, text: string, rows: string[]) {
+    expect(text === '' || text.endsWith('\n')).toBe(true);
+    const records = text
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => JSON.parse(line) as Row);
+    for (const record of records) expect(Object.keys(record)).toEqual(RECORD_KINDS[type].columns);
+    expect(csvHeader(type) + records.map((record) => csvRow(type, record as never)).join('')).toBe(csv(rows));
+    return records;
+  }
+
+  /** XLSX: the CSV's cells one by one (text cells without the CSV's formula guard), typed as the JSONL values. */
+  async function expectXlsx(type: ReportType, bytes: Uint8Array, rows: string[], records: Row[]) {
+    const { columns, timeColumns } = RECORD_KINDS[type] as {
+      columns: readonly string[];
+      timeColumns: readonly string[];
+    };
+    const sheets = await readXlsx(bytes, columns.length);
+    expect(sheets).toHaveLength(1);
+    const [sheet] = sheets;
+    expect(sheet!.name).toBe(type);
+    expect(sheet!.frozenRows).toBe(1);
+    expect(sheet!.autoFilter).toBe(`A1:${String.fromCharCode(64 + columns.length)}${rows.length}`);
+    expect(sheet!.rows.map((row) => row.map(csvTextOf))).toEqual(parseCsv(csv(rows)));
+    const types = sheet!.rows.slice(1).map((row) => row.map((cell) => cell.type));
+    expect(types).toEqual(
+      records.map((record) => columns.map((column) => expectedCellType(record[column], timeColumns.includes(column)))),
+    );
   }
 
   it.each(CASES)('$name', async ({ imports, body, storedFilters, rows }) => {
@@ -849,4 +912,23 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
     expect(Date.parse(report.expiresAt!)).toBeGreaterThan(Date.now());
     expect(disposition).toMatch(/^attachment; filename="[\w.-]+\.csv"$/);
   });
+
+  // Every format of every case (a fresh organisation each: the window is per type, whatever the format), and each
+  // format gzipped in turn.
+  it.each(CASES.map((item, index) => ({ ...item, zipped: (['csv', 'jsonl', 'xlsx'] as const)[index % 3]! })))(
+    '$name, as JSONL, XLSX and a gzipped $zipped',
+    async ({ imports, body, rows, zipped }) => {
+      const type = body.reportType as ReportType;
+
+      const jsonl = await produceFile(imports, body, 'jsonl', 'none');
+      const xlsx = await produceFile(imports, body, 'xlsx', 'none');
+      const gzipped = await produceFile(imports, body, zipped, 'gzip');
+
+      const records = expectJsonl(type, jsonl.text, rows);
+      await expectXlsx(type, xlsx.plain, rows, records);
+      if (zipped === 'csv') expect(gzipped.text).toBe(csv(rows));
+      else if (zipped === 'jsonl') expect(gzipped.text).toBe(jsonl.text);
+      else await expectXlsx(type, gzipped.plain, rows, records);
+    },
+  );
 });

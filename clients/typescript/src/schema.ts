@@ -513,7 +513,7 @@ export interface paths {
         get: operations["listReports"];
         put?: never;
         /**
-         * Request a CSV report of one of nine types (asynchronous; one per type per organisation per 5 minutes)
+         * Request a report of one of nine types as CSV, XLSX or JSONL (asynchronous; one per type per organisation per 5 minutes)
          * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
          */
         post: operations["requestReport"];
@@ -551,7 +551,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download the CSV: 303 to a pre-signed URL (or its JSON with redirect=false)
+         * Download the report's file: 303 to a pre-signed URL (or its JSON with redirect=false)
          * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
          */
         get: operations["downloadReport"];
@@ -7614,6 +7614,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 isArchived?: boolean;
                                 /** @default false */
                                 isResolved: boolean;
@@ -7695,6 +7705,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 /** @description At most 256 characters. */
                                 contactSearch?: string;
                                 contactChannelIds?: string[];
@@ -7756,6 +7776,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 ticketIsResolved?: boolean;
                                 ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                                 ticketAssignedToUserIds?: string[];
@@ -7817,6 +7847,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 /** @enum {string} */
                                 callDirection?: "INBOUND" | "OUTBOUND";
                                 callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -7887,6 +7927,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
                                 goalRecordedAfter?: string;
                                 /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -7945,6 +7995,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
                                 bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
                                 bookingAgentUserIds?: string[];
@@ -8004,6 +8064,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 followUpAgentUserIds?: string[];
                                 followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
                                 /** @enum {string} */
@@ -8062,6 +8132,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 surveyFormIds?: string[];
                                 surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
                                 surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
@@ -8121,6 +8201,16 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             filters: {
+                                /**
+                                 * @description The file format; csv (the default) is the file of CONTRACT §6
+                                 * @enum {string}
+                                 */
+                                format?: "csv" | "xlsx" | "jsonl";
+                                /**
+                                 * @description gzip compresses the file (media type application/gzip, name .gz)
+                                 * @enum {string}
+                                 */
+                                compression?: "none" | "gzip";
                                 flowIds?: string[];
                                 flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
                                 /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -8312,6 +8402,16 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     reportType: "CHAT";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     isArchived?: boolean;
                     /** @default false */
                     isResolved?: boolean;
@@ -8343,16 +8443,6 @@ export interface operations {
                     labelIds?: string[];
                     hasLabels?: boolean;
                     allLabelIds?: string[];
-                    /**
-                     * @description The file format; csv (the default) is the file of CONTRACT §6
-                     * @enum {string}
-                     */
-                    format?: "csv" | "xlsx" | "jsonl";
-                    /**
-                     * @description gzip compresses the file (media type application/gzip, name .gz)
-                     * @enum {string}
-                     */
-                    compression?: "none" | "gzip";
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8373,6 +8463,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "CONTACT";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @description At most 256 characters. */
                     contactSearch?: string;
                     contactChannelIds?: string[];
@@ -8384,16 +8484,6 @@ export interface operations {
                     contactCreatedByUserIds?: string[];
                     /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
                     contactCustomFieldRules?: string;
-                    /**
-                     * @description The file format; csv (the default) is the file of CONTRACT §6
-                     * @enum {string}
-                     */
-                    format?: "csv" | "xlsx" | "jsonl";
-                    /**
-                     * @description gzip compresses the file (media type application/gzip, name .gz)
-                     * @enum {string}
-                     */
-                    compression?: "none" | "gzip";
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8414,6 +8504,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "TICKET";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     ticketIsResolved?: boolean;
                     ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                     ticketAssignedToUserIds?: string[];
@@ -8425,16 +8525,6 @@ export interface operations {
                     ticketCreatedBefore?: string;
                     /** @description At most 256 characters. */
                     ticketSearch?: string;
-                    /**
-                     * @description The file format; csv (the default) is the file of CONTRACT §6
-                     * @enum {string}
-                     */
-                    format?: "csv" | "xlsx" | "jsonl";
-                    /**
-                     * @description gzip compresses the file (media type application/gzip, name .gz)
-                     * @enum {string}
-                     */
-                    compression?: "none" | "gzip";
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8455,6 +8545,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "CALL_LOG";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @enum {string} */
                     callDirection?: "INBOUND" | "OUTBOUND";
                     callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -8475,16 +8575,6 @@ export interface operations {
                     callHangupCauseSearch?: string;
                     /** @description At most 256 characters. */
                     callContactSearch?: string;
-                    /**
-                     * @description The file format; csv (the default) is the file of CONTRACT §6
-                     * @enum {string}
-                     */
-                    format?: "csv" | "xlsx" | "jsonl";
-                    /**
-                     * @description gzip compresses the file (media type application/gzip, name .gz)
-                     * @enum {string}
-                     */
-                    compression?: "none" | "gzip";
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8505,14 +8595,6 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "GOAL";
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    goalRecordedAfter?: string;
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    goalRecordedBefore?: string;
-                    goalIds?: string[];
-                    goalChannelIds?: string[];
-                    /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
-                    goalTrackerValueRules?: string;
                     /**
                      * @description The file format; csv (the default) is the file of CONTRACT §6
                      * @enum {string}
@@ -8523,6 +8605,14 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "none" | "gzip";
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    goalRecordedAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    goalRecordedBefore?: string;
+                    goalIds?: string[];
+                    goalChannelIds?: string[];
+                    /** @description A JSON-encoded array of at most 20 {"field", "operator", "value"} rules, all of which must hold. */
+                    goalTrackerValueRules?: string;
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8543,15 +8633,6 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "BOOKING";
-                    bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
-                    bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
-                    bookingAgentUserIds?: string[];
-                    /** @description At most 256 characters. */
-                    bookingContactId?: string;
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    bookingStartsOnOrAfter?: string;
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    bookingStartsOnOrBefore?: string;
                     /**
                      * @description The file format; csv (the default) is the file of CONTRACT §6
                      * @enum {string}
@@ -8562,6 +8643,15 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "none" | "gzip";
+                    bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
+                    bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
+                    bookingAgentUserIds?: string[];
+                    /** @description At most 256 characters. */
+                    bookingContactId?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    bookingStartsOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    bookingStartsOnOrBefore?: string;
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8582,14 +8672,6 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "FOLLOW_UPS";
-                    followUpAgentUserIds?: string[];
-                    followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
-                    /** @enum {string} */
-                    followUpKind?: "CHAT" | "CALL";
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    followUpDueOnOrAfter?: string;
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    followUpDueOnOrBefore?: string;
                     /**
                      * @description The file format; csv (the default) is the file of CONTRACT §6
                      * @enum {string}
@@ -8600,6 +8682,14 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "none" | "gzip";
+                    followUpAgentUserIds?: string[];
+                    followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
+                    /** @enum {string} */
+                    followUpKind?: "CHAT" | "CALL";
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    followUpDueOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    followUpDueOnOrBefore?: string;
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8620,15 +8710,6 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "SURVEY_RESPONSES";
-                    surveyFormIds?: string[];
-                    surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
-                    surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    surveyStartedOnOrAfter?: string;
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    surveyStartedOnOrBefore?: string;
-                    /** @description At most 256 characters. */
-                    surveyChannel?: string;
                     /**
                      * @description The file format; csv (the default) is the file of CONTRACT §6
                      * @enum {string}
@@ -8639,6 +8720,15 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "none" | "gzip";
+                    surveyFormIds?: string[];
+                    surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
+                    surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    surveyStartedOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    surveyStartedOnOrBefore?: string;
+                    /** @description At most 256 characters. */
+                    surveyChannel?: string;
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8659,12 +8749,6 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "FLOW_RESPONSES";
-                    flowIds?: string[];
-                    flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    flowRespondedOnOrAfter?: string;
-                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
-                    flowRespondedOnOrBefore?: string;
                     /**
                      * @description The file format; csv (the default) is the file of CONTRACT §6
                      * @enum {string}
@@ -8675,6 +8759,12 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "none" | "gzip";
+                    flowIds?: string[];
+                    flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    flowRespondedOnOrAfter?: string;
+                    /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
+                    flowRespondedOnOrBefore?: string;
                     schedule: {
                         /** @enum {string} */
                         every: "day" | "week" | "month";
@@ -8780,6 +8870,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             isArchived?: boolean;
                             /** @default false */
                             isResolved: boolean;
@@ -8861,6 +8961,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @description At most 256 characters. */
                             contactSearch?: string;
                             contactChannelIds?: string[];
@@ -8922,6 +9032,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             ticketIsResolved?: boolean;
                             ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                             ticketAssignedToUserIds?: string[];
@@ -8983,6 +9103,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @enum {string} */
                             callDirection?: "INBOUND" | "OUTBOUND";
                             callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -9053,6 +9183,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
                             goalRecordedAfter?: string;
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -9111,6 +9251,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
                             bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
                             bookingAgentUserIds?: string[];
@@ -9170,6 +9320,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             followUpAgentUserIds?: string[];
                             followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
                             /** @enum {string} */
@@ -9228,6 +9388,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             surveyFormIds?: string[];
                             surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
                             surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
@@ -9287,6 +9457,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             flowIds?: string[];
                             flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -9611,6 +9791,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             isArchived?: boolean;
                             /** @default false */
                             isResolved: boolean;
@@ -9692,6 +9882,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @description At most 256 characters. */
                             contactSearch?: string;
                             contactChannelIds?: string[];
@@ -9753,6 +9953,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             ticketIsResolved?: boolean;
                             ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                             ticketAssignedToUserIds?: string[];
@@ -9814,6 +10024,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @enum {string} */
                             callDirection?: "INBOUND" | "OUTBOUND";
                             callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -9884,6 +10104,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
                             goalRecordedAfter?: string;
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -9942,6 +10172,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
                             bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
                             bookingAgentUserIds?: string[];
@@ -10001,6 +10241,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             followUpAgentUserIds?: string[];
                             followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
                             /** @enum {string} */
@@ -10059,6 +10309,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             surveyFormIds?: string[];
                             surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
                             surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
@@ -10118,6 +10378,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             flowIds?: string[];
                             flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -10622,6 +10892,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             isArchived?: boolean;
                             /** @default false */
                             isResolved: boolean;
@@ -10703,6 +10983,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @description At most 256 characters. */
                             contactSearch?: string;
                             contactChannelIds?: string[];
@@ -10764,6 +11054,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             ticketIsResolved?: boolean;
                             ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                             ticketAssignedToUserIds?: string[];
@@ -10825,6 +11125,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @enum {string} */
                             callDirection?: "INBOUND" | "OUTBOUND";
                             callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -10895,6 +11205,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
                             goalRecordedAfter?: string;
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -10953,6 +11273,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
                             bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
                             bookingAgentUserIds?: string[];
@@ -11012,6 +11342,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             followUpAgentUserIds?: string[];
                             followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
                             /** @enum {string} */
@@ -11070,6 +11410,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             surveyFormIds?: string[];
                             surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
                             surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
@@ -11129,6 +11479,16 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         filters: {
+                            /**
+                             * @description The file format; csv (the default) is the file of CONTRACT §6
+                             * @enum {string}
+                             */
+                            format?: "csv" | "xlsx" | "jsonl";
+                            /**
+                             * @description gzip compresses the file (media type application/gzip, name .gz)
+                             * @enum {string}
+                             */
+                            compression?: "none" | "gzip";
                             flowIds?: string[];
                             flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
                             /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -11436,8 +11796,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11507,8 +11870,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11558,8 +11924,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11609,8 +11978,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11669,8 +12041,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11717,8 +12092,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11766,8 +12144,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11814,8 +12195,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -11863,8 +12247,11 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
-                            /** @constant */
-                            format: "text/csv";
+                            /**
+                             * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                             * @enum {string}
+                             */
+                            format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                             /**
                              * Format: date-time
                              * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12055,12 +12442,24 @@ export interface operations {
                  *       "channelIds": [
                  *         "ch_01M80K1H7X9T4WQ2M5R8B3N6KD"
                  *       ],
-                 *       "updatedAfter": "2026-11-01"
+                 *       "updatedAfter": "2026-11-01",
+                 *       "format": "xlsx",
+                 *       "compression": "gzip"
                  *     }
                  */
                 "application/json": {
                     /** @constant */
                     reportType: "CHAT";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     isArchived?: boolean;
                     /** @default false */
                     isResolved?: boolean;
@@ -12095,6 +12494,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "CONTACT";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @description At most 256 characters. */
                     contactSearch?: string;
                     contactChannelIds?: string[];
@@ -12109,6 +12518,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "TICKET";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     ticketIsResolved?: boolean;
                     ticketPriorityLevels?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
                     ticketAssignedToUserIds?: string[];
@@ -12123,6 +12542,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "CALL_LOG";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @enum {string} */
                     callDirection?: "INBOUND" | "OUTBOUND";
                     callStatuses?: ("COMPLETED" | "MISSED" | "BUSY" | "FAILED" | "NO_ANSWER" | "CANCELLED")[];
@@ -12146,6 +12575,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "GOAL";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
                     goalRecordedAfter?: string;
                     /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -12157,6 +12596,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "BOOKING";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     bookingTypes?: ("ONLINE" | "OFFLINE_VISIT" | "PERSONAL_BLOCK")[];
                     bookingStatuses?: ("SCHEDULED" | "CONFIRMED" | "COMPLETED" | "CANCELLED" | "NO_SHOW")[];
                     bookingAgentUserIds?: string[];
@@ -12169,6 +12618,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "FOLLOW_UPS";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     followUpAgentUserIds?: string[];
                     followUpStatuses?: ("PENDING" | "DUE" | "COMPLETED" | "CANCELLED" | "EXPIRED")[];
                     /** @enum {string} */
@@ -12180,6 +12639,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "SURVEY_RESPONSES";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     surveyFormIds?: string[];
                     surveyStatuses?: ("IN_PROGRESS" | "COMPLETED" | "ABANDONED")[];
                     surveySources?: ("INVITE" | "PUBLIC_LINK" | "API")[];
@@ -12192,6 +12661,16 @@ export interface operations {
                 } | {
                     /** @constant */
                     reportType: "FLOW_RESPONSES";
+                    /**
+                     * @description The file format; csv (the default) is the file of CONTRACT §6
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx" | "jsonl";
+                    /**
+                     * @description gzip compresses the file (media type application/gzip, name .gz)
+                     * @enum {string}
+                     */
+                    compression?: "none" | "gzip";
                     flowIds?: string[];
                     flowSources?: ("journey" | "campaign" | "chat_template" | "test_send")[];
                     /** @description An RFC 3339 date-time with Z or an offset, or a date such as 2026-11-30 (UTC). */
@@ -12229,7 +12708,7 @@ export interface operations {
                      *       },
                      *       "requestedAt": "2026-11-24T09:30:00.000Z",
                      *       "requestedBy": "cli_01M80K1GZ4XXJT0DBNYWF2ECVT",
-                     *       "format": "text/csv"
+                     *       "format": "application/gzip"
                      *     }
                      */
                     "application/json": {
@@ -12259,8 +12738,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12330,8 +12812,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12381,8 +12866,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12432,8 +12920,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12492,8 +12983,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12540,8 +13034,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12589,8 +13086,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12637,8 +13137,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -12686,8 +13189,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13019,8 +13525,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13090,8 +13599,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13141,8 +13653,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13192,8 +13707,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13252,8 +13770,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13300,8 +13821,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13349,8 +13873,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13397,8 +13924,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13446,8 +13976,11 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
-                        /** @constant */
-                        format: "text/csv";
+                        /**
+                         * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
+                         * @enum {string}
+                         */
+                        format: "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/x-ndjson" | "application/gzip";
                         /**
                          * Format: date-time
                          * @description When the file is deleted (COMPLETED); EXPIRED after
@@ -13671,7 +14204,7 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: uri
-                         * @description Pre-signed GET URL of the CSV file
+                         * @description Pre-signed GET URL of the report's file (its format's Content-Type, a Content-Disposition file name)
                          */
                         url: string;
                         /** Format: date-time */

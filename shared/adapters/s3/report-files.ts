@@ -5,7 +5,7 @@ import { escapeXml, S3Error, type S3Rest, xmlText } from './s3-rest.ts';
 export const PART_SIZE = 5 * 1024 * 1024;
 /** Part buffers per upload, each being filled or on its way: the upload holds 3 × 5 MiB whatever the file size. */
 export const PART_BUFFERS = 3;
-const CONTENT_TYPE = 'text/csv; charset=utf-8';
+const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 const utf8 = new TextEncoder();
 
 export class S3ReportFiles implements ReportFiles {
@@ -25,14 +25,18 @@ export class S3ReportFiles implements ReportFiles {
    * sent as it is. Reading the body waits while every buffer is on its way, so memory stays bounded whether rows come
    * faster or slower than S3 takes them. Any failure aborts the upload, so that no parts are left behind.
    */
-  async upload(key: string, body: AsyncIterable<string | Uint8Array>): Promise<{ sizeBytes: number }> {
+  async upload(
+    key: string,
+    body: AsyncIterable<string | Uint8Array>,
+    contentType = CSV_CONTENT_TYPE,
+  ): Promise<{ sizeBytes: number }> {
     const buffers = new PartBuffers(PART_BUFFERS);
     let part = await buffers.take();
     let filled = 0;
     let sizeBytes = 0;
     let upload: MultipartUpload | undefined;
     const sendPart = async () => {
-      upload ??= await MultipartUpload.begin(this.client, key);
+      upload ??= await MultipartUpload.begin(this.client, key, contentType);
       upload.add(part.subarray(0, filled), buffers.giveBack(part));
       part = await buffers.take();
       filled = 0;
@@ -82,7 +86,7 @@ export class S3ReportFiles implements ReportFiles {
         await this.client.send({
           method: 'PUT',
           key,
-          headers: { 'content-type': CONTENT_TYPE, 'x-amz-server-side-encryption': 'AES256' },
+          headers: { 'content-type': contentType, 'x-amz-server-side-encryption': 'AES256' },
           body: part.subarray(0, filled),
         });
         return { sizeBytes };
@@ -96,12 +100,17 @@ export class S3ReportFiles implements ReportFiles {
     }
   }
 
-  downloadUrl(key: string, fileName: string, expiresInSeconds: number): Promise<string> {
+  downloadUrl(
+    key: string,
+    fileName: string,
+    expiresInSeconds: number,
+    contentType = CSV_CONTENT_TYPE,
+  ): Promise<string> {
     return this.signer.presignGet(
       key,
       {
         'response-content-disposition': `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
-        'response-content-type': CONTENT_TYPE,
+        'response-content-type': contentType,
       },
       expiresInSeconds,
     );
@@ -155,12 +164,12 @@ class MultipartUpload {
     private readonly uploadId: string,
   ) {}
 
-  static async begin(client: S3Rest, key: string): Promise<MultipartUpload> {
+  static async begin(client: S3Rest, key: string, contentType: string): Promise<MultipartUpload> {
     const answer = await client.send({
       method: 'POST',
       key,
       query: { uploads: '' },
-      headers: { 'content-type': CONTENT_TYPE, 'x-amz-server-side-encryption': 'AES256' },
+      headers: { 'content-type': contentType, 'x-amz-server-side-encryption': 'AES256' },
     });
     const uploadId = xmlText(answer.text, 'UploadId');
     if (!uploadId) throw new S3Error('MalformedResponse', answer.status, 'CreateMultipartUpload gave no UploadId');

@@ -6,8 +6,8 @@ const NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/;
 /** The shape every stored time has (records are normalised on import): written as it is, without a round trip. */
 const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The text of one value before the formula guard and quoting (CONTRACT §6 "The file"). */
-function textOf(value: unknown, isTime: boolean): string {
+/** The text of one value before the formula guard and quoting (CONTRACT §6 "The file"); the XLSX text cells' too. */
+export function textOf(value: unknown, isTime: boolean): string {
   if (typeof value === 'string') {
     if (!isTime || CANONICAL_TIME.test(value)) return value;
     // A time that will not parse is written as it is, not dropped.
@@ -43,8 +43,8 @@ export function csvHeader(reportType: ReportType): string {
   return `${RECORD_KINDS[reportType].columns.map((column) => csvCell(column)).join(',')}\r\n`;
 }
 
-/** Per report type: its columns and which of them hold times (looked up once, not per cell). */
-const LAYOUTS = Object.fromEntries(
+/** Per report type: its columns and which of them hold times (looked up once, not per cell); every format's. */
+export const LAYOUTS = Object.fromEntries(
   REPORT_TYPES.map((type) => {
     const { columns, timeColumns }: { columns: readonly string[]; timeColumns: readonly string[] } = RECORD_KINDS[type];
     return [type, { columns, isTime: columns.map((column) => timeColumns.includes(column)) }];

@@ -5,7 +5,16 @@ import type { Clock } from '#shared/ports/clock';
 import type { CursorKey } from '#shared/ports/cursor-key';
 import type { ReportFiles } from '#shared/ports/report-files';
 import type { ReportStore } from '#shared/ports/report-store';
-import { effectiveStatus, type Report, type ReportStatus, reportObjectKey, reportView } from './report.ts';
+import { reportFileExtension } from './formats.ts';
+import {
+  effectiveStatus,
+  fileOf,
+  type Report,
+  type ReportStatus,
+  reportContentType,
+  reportFileKey,
+  reportView,
+} from './report.ts';
 
 interface ReadDeps {
   clock: Clock;
@@ -68,7 +77,13 @@ export async function reportDownload(
     : Number.POSITIVE_INFINITY;
   const ttl = Math.max(1, Math.min(deps.config.reports.downloadUrlTtlSeconds, untilExpiry));
   const date = (report.completedAt ?? report.requestedAt).slice(0, 10);
-  const fileName = `${report.reportType.toLowerCase()}-report-${date}-${report.reportId}.csv`;
-  const url = await deps.files.downloadUrl(reportObjectKey(input.orgId, input.reportId), fileName, ttl);
+  const { format, compression } = fileOf(report);
+  const fileName = `${report.reportType.toLowerCase()}-report-${date}-${report.reportId}.${reportFileExtension(format, compression)}`;
+  const url = await deps.files.downloadUrl(
+    reportFileKey(report),
+    fileName,
+    ttl,
+    reportContentType(format, compression),
+  );
   return { url, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString() };
 }

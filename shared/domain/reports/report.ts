@@ -1,3 +1,13 @@
+import {
+  DEFAULT_REPORT_COMPRESSION,
+  DEFAULT_REPORT_FORMAT,
+  type ReportCompression,
+  type ReportFormat,
+  type ReportMediaType,
+  reportFileExtension,
+  reportMediaType,
+} from './formats.ts';
+
 /** A report request and its outcome (CONTRACT §6). PENDING → PROCESSING → COMPLETED | FAILED; COMPLETED → EXPIRED. */
 export type StoredReportStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
 export type ReportStatus = StoredReportStatus | 'EXPIRED';
@@ -18,9 +28,13 @@ export interface Report {
   completedAt?: string;
   rowCount?: number;
   sizeBytes?: number;
-  format: 'text/csv';
+  /** The stored file's media type (CONTRACT §23): the format's, or application/gzip. */
+  format: ReportMediaType;
   expiresAt?: string;
   error?: { code: string; message: string };
+  /** Internal: the requested format and compression (absent on reports stored before §23: csv, none). */
+  fileFormat?: ReportFormat;
+  compression?: ReportCompression;
   /** Internal: where the file is, and when the final state was announced. */
   objectKey?: string;
   publishedAt?: string;
@@ -42,11 +56,52 @@ export function effectiveStatus(report: Report, now: Date): ReportStatus {
 }
 
 export function reportView(report: Report, now: Date) {
-  const { objectKey, publishedAt, leaseUntil, leaseOwner, requeues, requeuedAt, fileDeletedAt, ...view } = report;
+  const {
+    objectKey,
+    fileFormat,
+    compression,
+    publishedAt,
+    leaseUntil,
+    leaseOwner,
+    requeues,
+    requeuedAt,
+    fileDeletedAt,
+    ...view
+  } = report;
   return { ...view, status: effectiveStatus(report, now) };
 }
 
-/** The S3 key of a report's file: derived only from the organisation and report ids. */
-export const reportObjectKey = (orgId: string, reportId: string) => `org/${orgId}/reports/${reportId}.csv`;
+/** The format and compression a report's file is written in: csv, uncompressed, for reports stored before §23. */
+export function fileOf(report: Pick<Report, 'fileFormat' | 'compression'>) {
+  return {
+    format: report.fileFormat ?? DEFAULT_REPORT_FORMAT,
+    compression: report.compression ?? DEFAULT_REPORT_COMPRESSION,
+  };
+}
+
+/**
+ * The S3 key of a report's file: derived only from the organisation and report ids, and the extension of its format
+ * and compression (`.csv`, `.xlsx`, `.jsonl`, then `.gz` when compressed).
+ */
+export const reportObjectKey = (
+  orgId: string,
+  reportId: string,
+  format: ReportFormat = DEFAULT_REPORT_FORMAT,
+  compression: ReportCompression = DEFAULT_REPORT_COMPRESSION,
+) => `org/${orgId}/reports/${reportId}.${reportFileExtension(format, compression)}`;
+
+/** Where a stored report's file is: its recorded key, else the key its format gives. */
+export const reportFileKey = (report: Report) =>
+  report.objectKey ??
+  reportObjectKey(report.organisationId, report.reportId, fileOf(report).format, fileOf(report).compression);
+
+/** The Content-Type the file is stored and served with: its media type, with the charset of the text formats. */
+export function reportContentType(format: ReportFormat, compression: ReportCompression): string {
+  if (compression === 'gzip') return reportMediaType(format, compression);
+  return format === 'xlsx'
+    ? reportMediaType(format, compression)
+    : `${reportMediaType(format, compression)}; charset=utf-8`;
+}
+
 /** Every report file's key matches this (an IAM resource pattern: the sweeper may delete these and nothing else). */
 export const REPORT_OBJECT_PATTERN = 'org/*/reports/*';

@@ -5,7 +5,13 @@ import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { ReportStore } from '#shared/ports/report-store';
-import type { ReportCompression, ReportFormat } from './formats.ts';
+import {
+  DEFAULT_REPORT_COMPRESSION,
+  DEFAULT_REPORT_FORMAT,
+  type ReportCompression,
+  type ReportFormat,
+  reportMediaType,
+} from './formats.ts';
 import { type Report, reportView } from './report.ts';
 
 export const REPORT_REQUESTS_QUEUE = 'report-requests';
@@ -19,7 +25,8 @@ export interface RequestReportDeps {
 }
 
 /**
- * Accepts a report request (CONTRACT §6).
+ * Accepts a report request (CONTRACT §6, §23): by an API caller, or by a report schedule as its own requestedBy.
+ * The window is per (organisation, type), whatever the format.
  * 1. Claim the (organisation, type) window with one conditional write: at most one request per window wins,
  *    under any concurrency. Otherwise 409 REPORT_RATE_LIMITED naming the blocking report.
  * 2. Store the report PENDING with its normalised filters, and queue it for the report worker. A request that
@@ -34,15 +41,19 @@ export async function requestReport(
     requestedBy: string;
     reportType: string;
     filters: Record<string, unknown>;
+    /** The file's format (CONTRACT §23). @default 'csv' */
+    format?: ReportFormat;
+    /** @default 'none' */
+    compression?: ReportCompression;
     /** The id to create the report under (the Idempotency-Key's reserved id); a new one without. */
     reportId?: string;
     /** The schedule requesting it (CONTRACT §23; its events carry it as schedule_id); none when requested by hand. */
     scheduleId?: string;
-    format?: ReportFormat;
-    compression?: ReportCompression;
   },
 ) {
   const now = deps.clock.now();
+  const format = input.format ?? DEFAULT_REPORT_FORMAT;
+  const compression = input.compression ?? DEFAULT_REPORT_COMPRESSION;
   const reportId = input.reportId ?? deps.ids.next('rpt');
   const windowSeconds = deps.config.reports.windowSeconds;
   const claim = await deps.reports.claimWindow(input.orgId, input.reportType, reportId, now, windowSeconds);
@@ -68,7 +79,9 @@ export async function requestReport(
     requestedAt: now.toISOString(),
     requestedBy: input.requestedBy,
     ...(input.scheduleId ? { scheduleId: input.scheduleId } : {}),
-    format: 'text/csv',
+    format: reportMediaType(format, compression),
+    fileFormat: format,
+    compression,
   };
   let stored: boolean;
   try {

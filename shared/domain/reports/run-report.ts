@@ -10,10 +10,10 @@ import type { ReportFiles } from '#shared/ports/report-files';
 import type { ReportStore } from '#shared/ports/report-store';
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
 import { ReportRequestBody } from '#shared/schemas/reports';
-import { csvHeader, csvRow } from './csv.ts';
+import { encodeReport } from './encode.ts';
 import { compareForReport, compileReportFilter, type JoinView } from './filters.ts';
 import { type ChatRecord, type ContactRecord, type RecordOf, type ReportType, recordTime } from './records.ts';
-import { OPEN_REPORT_STATUSES, type Report, reportObjectKey } from './report.ts';
+import { fileOf, OPEN_REPORT_STATUSES, type Report, reportContentType, reportObjectKey } from './report.ts';
 
 export interface RunReportDeps {
   config: Pick<Config, 'reports'>;
@@ -26,8 +26,6 @@ export interface RunReportDeps {
 
 /** Records read per query page: large enough to batch the joins, small enough to keep memory flat. */
 const PAGE_SIZE = 500;
-/** Characters of CSV handed to the upload at a time. */
-const CHUNK_CHARS = 16 * 1024;
 /** Joined chats and contacts kept between pages (a bounded cache, so memory stays flat). */
 const JOIN_CACHE_LIMIT = 20_000;
 
@@ -42,7 +40,8 @@ const RUN_LEASE_SECONDS = 60;
  *    died (timeout, crash) loses its lease within a minute and the sweeper queues the report again.
  * 2. Page through the organisation's records of the type newest first, the date filters as key conditions;
  *    prefetch each page's joins in batches; keep the records that pass the filters.
- * 3. Stream the CSV into a multipart upload (memory flat in the row count, whatever S3's speed).
+ * 3. Stream the file into a multipart upload: the kept records → the format's encoder (CSV, JSONL, XLSX) → gzip
+ *    when asked (memory flat in the row count, whatever S3's speed).
  * 4. COMPLETED with rowCount, sizeBytes and expiresAt; free the (organisation, type) window's active flag;
  *    publish `report.completed` after the record is final, then stamp it.
  * A run that fails ends its lease at once, so that its retry may claim the report.
@@ -85,51 +84,41 @@ async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId
   const body = v.parse(ReportRequestBody, { reportType: type, ...report.filters });
   const filter = compileReportFilter(type, body as never);
   let rowCount = 0;
-  const rows = async function* (this: void): AsyncGenerator<string> {
-    yield csvHeader(type);
+  const batches = async function* (this: void): AsyncGenerator<RecordOf<ReportType>[]> {
     const joins = new JoinCache(deps.crm, job.orgId);
     // The index orders ties by the id's UTF-8 bytes; the file wants code-unit order, so each group of records with
     // the same time is sorted before it is written (groups are small; memory stays flat).
-    const tie: RecordOf<ReportType>[] = [];
+    let tie: RecordOf<ReportType>[] = [];
     let tieTime: string | undefined;
-    const flushTie = () => {
-      // Most groups hold one record: written without the sort's and the join's arrays.
-      const text =
-        tie.length === 1
-          ? csvRow(type, tie[0] as never)
-          : tie
-              .sort((a, b) => compareForReport(type, a as never, b as never))
-              .map((record) => csvRow(type, record as never))
-              .join('');
-      tie.length = 0;
-      return text;
+    const flushTie = (into: RecordOf<ReportType>[]) => {
+      if (tie.length > 1) tie.sort((a, b) => compareForReport(type, a as never, b as never));
+      for (const record of tie) into.push(record);
+      tie = [];
     };
     for await (const page of deps.crm.pages(job.orgId, type, filter.range, PAGE_SIZE)) {
       const view = await joins.prepare(type, page, filter.joins);
-      let chunk = '';
+      const batch: RecordOf<ReportType>[] = [];
       for (const record of page) {
         if (!filter.keep(record as never, view)) continue;
         const time = recordTime(type, record as never);
         if (time !== tieTime) {
-          chunk += flushTie();
+          flushTie(batch);
           tieTime = time;
         }
         tie.push(record);
         rowCount += 1;
-        // Small chunks stay in V8's young generation and die young; a page-sized string would be promoted.
-        if (chunk.length >= CHUNK_CHARS) {
-          yield chunk;
-          chunk = '';
-        }
       }
-      if (chunk) yield chunk;
+      if (batch.length) yield batch;
     }
-    const last = flushTie();
-    if (last) yield last;
+    const last: RecordOf<ReportType>[] = [];
+    flushTie(last);
+    if (last.length) yield last;
   };
-  const objectKey = reportObjectKey(job.orgId, job.reportId);
-  // The upload pulls the rows as it sends them: producing waits while its part buffers are all on their way.
-  const { sizeBytes } = await deps.files.upload(objectKey, rows());
+  const { format, compression } = fileOf(report);
+  const objectKey = reportObjectKey(job.orgId, job.reportId, format, compression);
+  // The upload pulls the file as it sends it: producing waits while its part buffers are all on their way.
+  const file = encodeReport(type, format, compression, batches());
+  const { sizeBytes } = await deps.files.upload(objectKey, file, reportContentType(format, compression));
 
   const completedAt = deps.clock.now();
   const completed = await deps.reports.transition(job.orgId, job.reportId, ['PROCESSING'], 'COMPLETED', {

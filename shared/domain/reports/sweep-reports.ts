@@ -2,7 +2,7 @@ import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { logger } from '#shared/observability/logger';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { ReportFiles } from '#shared/ports/report-files';
-import { reportObjectKey } from './report.ts';
+import { reportFileKey } from './report.ts';
 import { REPORT_REQUESTS_QUEUE } from './request-report.ts';
 import { announceReport, failReport, type RunReportDeps } from './run-report.ts';
 
@@ -76,7 +76,7 @@ export async function sweepReports(
   for (const report of unpublished) await announceReport(deps, report);
   let deleted = 0;
   for (const report of await deps.reports.listExpired(now.toISOString(), BATCH)) {
-    await deps.files.delete(reportObjectKey(report.organisationId, report.reportId));
+    await deps.files.delete(reportFileKey(report));
     if (await deps.reports.markFileDeleted(report.organisationId, report.reportId, now.toISOString())) deleted += 1;
   }
   if (timedOut + requeued + unpublished.length + deleted > 0)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
 import { ValidationError } from '#shared/errors';
 import { parseOrThrow } from '#shared/http/validation';
-import { normaliseReportFilters, parseRules, ReportRequestBody } from '#shared/schemas/reports';
+import { normaliseReportFilters, parseRules, ReportRequestBody, reportRequestOf } from '#shared/schemas/reports';
 
 const parse = (body: unknown) => parseOrThrow(ReportRequestBody, body, '');
 
@@ -324,5 +324,27 @@ describe('normaliseReportFilters', () => {
 
   it('has nothing to store for a type without defaults and no filters', () => {
     expect(normaliseReportFilters(parse({ reportType: 'GOAL', goalIds: [] }))).toEqual({});
+  });
+});
+
+describe('ReportRequestBody format and compression (CONTRACT §23)', () => {
+  it.each(REPORT_TYPES)('takes a format and a compression beside the filters of %s', (reportType) => {
+    const body = parse({ reportType, format: 'xlsx', compression: 'gzip' });
+
+    expect(reportRequestOf(body)).toEqual({
+      reportType,
+      filters: reportType === 'CHAT' ? { isResolved: false } : {},
+      format: 'xlsx',
+      compression: 'gzip',
+    });
+  });
+
+  it('leaves both out when not given, for the use case to default them (csv, none)', () => {
+    expect(reportRequestOf(parse({ reportType: 'GOAL' }))).toEqual({ reportType: 'GOAL', filters: {} });
+  });
+
+  it('refuses an unknown format or compression at its pointer', () => {
+    expect(pointersOf({ reportType: 'GOAL', format: 'pdf', compression: 'zip' })).toEqual(['/format', '/compression']);
+    expect(pointersOf({ reportType: 'GOAL', format: 'XLSX' })).toEqual(['/format']);
   });
 });

@@ -1,0 +1,248 @@
+import { gunzipSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { csvHeader, csvRow } from '#shared/domain/reports/csv';
+import { encodeReport } from '#shared/domain/reports/encode';
+import { reportFileExtension, reportMediaType } from '#shared/domain/reports/formats';
+import { jsonlLine } from '#shared/domain/reports/jsonl';
+import { RECORD_KINDS, type RecordOf, type ReportType } from '#shared/domain/reports/records';
+import { reportContentType, reportObjectKey } from '#shared/domain/reports/report';
+import { XLSX_MAX_ROWS, xmlCellText } from '#shared/domain/reports/xlsx';
+import { csvTextOf, parseCsv, readXlsx } from '#test/support/report-files';
+import { build } from './builders.ts';
+
+async function bytesOf(stream: AsyncIterable<string | Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+async function* inBatches<T>(records: T[], size = 2): AsyncGenerator<T[]> {
+  for (let at = 0; at < records.length; at += size) yield records.slice(at, at + size);
+}
+
+const chats = (count: number) =>
+  Array.from({ length: count }, (_, n) =>
+    build('CHAT', { chatId: `chat-${n + 1}`, updatedAt: new Date(Date.UTC(2026, 10, 30) - n * 1000).toISOString() }),
+  );
+
+describe('encodeReport', () => {
+  it('writes the CSV of §6 byte for byte, whatever the batches', async () => {
+    const records = chats(5);
+
+    const file = await bytesOf(encodeReport('CHAT', 'csv', 'none', inBatches(records, 3)));
+
+    expect(file.toString('utf8')).toBe(csvHeader('CHAT') + records.map((chat) => csvRow('CHAT', chat)).join(''));
+  });
+
+  it.each(['csv', 'jsonl', 'xlsx'] as const)(
+    'gzips the %s file to the same bytes once decompressed',
+    async (format) => {
+      const records = chats(3);
+
+      const plain = await bytesOf(encodeReport('CHAT', format, 'none', inBatches(records)));
+      const zipped = await bytesOf(encodeReport('CHAT', format, 'gzip', inBatches(records)));
+
+      expect(zipped.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+      if (format === 'xlsx') expect(unzipSync(gunzipSync(zipped))).toEqual(unzipSync(plain));
+      else expect(gunzipSync(zipped)).toEqual(plain);
+    },
+  );
+
+  it('passes a failure of the row source through gzip', async () => {
+    async function* failing(): AsyncGenerator<RecordOf<'CHAT'>[]> {
+      yield chats(1);
+      throw new Error('store unavailable');
+    }
+
+    await expect(bytesOf(encodeReport('CHAT', 'jsonl', 'gzip', failing()))).rejects.toThrow('store unavailable');
+  });
+
+  it('writes an empty JSONL file for no rows', async () => {
+    expect(await bytesOf(encodeReport('GOAL', 'jsonl', 'none', inBatches([])))).toHaveLength(0);
+  });
+});
+
+describe('jsonlLine', () => {
+  it('writes every §9 field in column order with its JSON type, null when absent, then LF', () => {
+    const ticket = {
+      ...build('TICKET', { ticketId: 't1', number: 42, isResolved: true, remarks: 'Ünïcode "q"\n', issueNames: ['a'] }),
+      orgId: 'outside §9',
+      createdAt: '2026-11-30T10:00:00+02:00',
+    };
+
+    const line = jsonlLine('TICKET', ticket);
+
+    expect(line.endsWith('}\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toContain('\n');
+    const parsed = JSON.parse(line);
+    expect(Object.keys(parsed)).toEqual(RECORD_KINDS.TICKET.columns);
+    expect(parsed).toEqual({
+      ticketId: 't1',
+      number: 42,
+      isResolved: true,
+      priority: 'LOW',
+      assignedUserIds: [],
+      createdByUserId: null,
+      ticketMachineId: null,
+      chatId: null,
+      remarks: 'Ünïcode "q"\n',
+      issueNames: ['a'],
+      createdAt: '2026-11-30T08:00:00.000Z',
+    });
+  });
+
+  it('writes objects with their keys sorted', () => {
+    const goal = build('GOAL', { trackerValues: { b: 1, a: { d: 2, c: [true] } } });
+
+    expect(jsonlLine('GOAL', goal)).toContain('"trackerValues":{"a":{"c":[true],"d":2},"b":1}');
+  });
+});
+
+describe('xlsxFile', () => {
+  async function xlsxOf<T extends ReportType>(type: T, records: RecordOf<T>[], rowsPerSheet?: number) {
+    const bytes = await bytesOf(encodeReport(type, 'xlsx', 'none', inBatches(records), { xlsx: { rowsPerSheet } }));
+    return { bytes, sheets: await readXlsx(bytes, RECORD_KINDS[type].columns.length) };
+  }
+
+  it('holds the CSV rows cell by cell, with typed cells, a frozen header and an auto-filter', async () => {
+    const records = [
+      build('CHAT', {
+        chatId: 'chat-1',
+        name: 'Müller, "Hans"',
+        isArchived: true,
+        assignedUserIds: ['u1', 'u2'],
+        externalItems: ['+4915112345678'],
+        updatedAt: '2026-11-30T10:00:00.5+02:00',
+      }),
+      build('CHAT', { chatId: 'chat-2', name: '   ' }),
+    ];
+    const csv = parseCsv(csvHeader('CHAT') + records.map((chat) => csvRow('CHAT', chat)).join(''));
+
+    const { sheets } = await xlsxOf('CHAT', records);
+
+    expect(sheets).toHaveLength(1);
+    const [sheet] = sheets;
+    expect(sheet!.name).toBe('CHAT');
+    expect(sheet!.frozenRows).toBe(1);
+    expect(sheet!.autoFilter).toBe('A1:U3');
+    expect(sheet!.rows.map((row) => row.map(csvTextOf))).toEqual(csv);
+    const first = sheet!.rows[1]!;
+    expect(first[5]).toEqual({ type: 'boolean', value: true });
+    expect(first[11]).toEqual({ type: 'string', value: 'u1;u2' });
+    expect(first[18]).toEqual({ type: 'string', value: '+4915112345678' });
+    expect(first[20]).toEqual({
+      type: 'date',
+      value: new Date('2026-11-30T08:00:00.500Z'),
+      numFmt: 'yyyy-mm-dd hh:mm:ss.000',
+    });
+    expect(sheet!.rows[2]![4]).toEqual({ type: 'empty' });
+    expect(sheet!.rows[2]![1]).toEqual({ type: 'string', value: '   ' });
+  });
+
+  it('writes numbers as numbers and objects as their JSON text', async () => {
+    const { sheets } = await xlsxOf('CALL_LOG', [build('CALL_LOG', { talkDurationSeconds: 61 })]);
+    const goal = await xlsxOf('GOAL', [build('GOAL', { trackerValues: { b: 1, a: 'x' } })]);
+
+    expect(sheets[0]!.rows[1]![9]).toEqual({ type: 'number', value: 61 });
+    expect(goal.sheets[0]!.rows[1]![4]).toEqual({ type: 'string', value: '{"a":"x","b":1}' });
+  });
+
+  it('keeps formula-looking text as text: a string cell, never a formula', async () => {
+    const names = ['=1+1', '+SUM(A1:A2)', '-2+3', '@cmd', '=HYPERLINK("http://x","y")'];
+    const records = names.map((name, n) => build('CHAT', { chatId: `chat-${n}`, name }));
+
+    const { bytes, sheets } = await xlsxOf('CHAT', records);
+
+    expect(sheets[0]!.rows.slice(1).map((row) => row[1])).toEqual(names.map((value) => ({ type: 'string', value })));
+    const sheetXml = new TextDecoder().decode(unzipSync(bytes)['xl/worksheets/sheet1.xml']);
+    expect(sheetXml).not.toContain('<f>');
+  });
+
+  it('removes characters XML cannot hold and keeps CR, LF, tab, markup and astral characters', async () => {
+    const name = 'a\u0000b\u0001\u0008c\u000B\u001F\uFFFE\uD800d\te\r\nf <g> & "h" 😀';
+
+    const { sheets } = await xlsxOf('CHAT', [build('CHAT', { name })]);
+
+    expect(sheets[0]!.rows[1]![1]).toEqual({ type: 'string', value: 'abcd\te\r\nf <g> & "h" 😀' });
+  });
+
+  it("escapes text that looks like Excel's _xHHHH_ escape", () => {
+    expect(xmlCellText('a_x000D_b')).toBe('a_x005F_x000D_b');
+  });
+
+  it('is a header-only sheet for an empty result', async () => {
+    const { sheets } = await xlsxOf('BOOKING', []);
+
+    expect(sheets).toHaveLength(1);
+    expect(sheets[0]!.rows.map((row) => row.map(csvTextOf))).toEqual(parseCsv(csvHeader('BOOKING')));
+    expect(sheets[0]!.autoFilter).toBe('A1:G1');
+  });
+
+  it('continues past the row limit on a further sheet with its own header', async () => {
+    const records = chats(7);
+    const csv = parseCsv(csvHeader('CHAT') + records.map((chat) => csvRow('CHAT', chat)).join(''));
+
+    const { bytes, sheets } = await xlsxOf('CHAT', records, 4);
+
+    expect(sheets.map((sheet) => sheet.name)).toEqual(['CHAT', 'CHAT 2', 'CHAT 3']);
+    expect(sheets.map((sheet) => sheet.rows.length)).toEqual([4, 4, 2]);
+    expect(sheets.map((sheet) => sheet.autoFilter)).toEqual(['A1:U4', 'A1:U4', 'A1:U2']);
+    for (const sheet of sheets) expect(sheet.frozenRows).toBe(1);
+    for (const sheet of sheets) expect(sheet.rows[0]!.map(csvTextOf)).toEqual(csv[0]);
+    expect(sheets.flatMap((sheet) => sheet.rows.slice(1)).map((row) => row.map(csvTextOf))).toEqual(csv.slice(1));
+    const parts = unzipSync(bytes);
+    expect(Object.keys(parts).sort()).toEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'xl/_rels/workbook.xml.rels',
+      'xl/styles.xml',
+      'xl/workbook.xml',
+      'xl/worksheets/sheet1.xml',
+      'xl/worksheets/sheet2.xml',
+      'xl/worksheets/sheet3.xml',
+    ]);
+  });
+
+  it('deflates a sheet of many chunks into one stream that a reader takes whole', async () => {
+    const records = chats(3_000);
+
+    const { bytes, sheets } = await xlsxOf('CHAT', records);
+
+    expect(unzipSync(bytes)['xl/worksheets/sheet1.xml']!.length).toBeGreaterThan(4 * 256 * 1024);
+    expect(sheets[0]!.rows).toHaveLength(3_001);
+    expect(sheets[0]!.rows[3_000]!.map(csvTextOf)).toEqual(parseCsv(csvRow('CHAT', records[2_999]!))[0]);
+  });
+
+  it('fills a sheet exactly to the limit before opening the next', async () => {
+    const { sheets } = await xlsxOf('CHAT', chats(3), 4);
+
+    expect(sheets.map((sheet) => sheet.rows.length)).toEqual([4]);
+    expect(XLSX_MAX_ROWS).toBe(1_048_576);
+  });
+});
+
+describe('report file names and media types (CONTRACT §23)', () => {
+  it.each([
+    ['csv', 'none', 'text/csv', 'csv', 'text/csv; charset=utf-8'],
+    ['jsonl', 'none', 'application/x-ndjson', 'jsonl', 'application/x-ndjson; charset=utf-8'],
+    [
+      'xlsx',
+      'none',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'xlsx',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ],
+    ['csv', 'gzip', 'application/gzip', 'csv.gz', 'application/gzip'],
+    ['xlsx', 'gzip', 'application/gzip', 'xlsx.gz', 'application/gzip'],
+  ] as const)('%s with %s compression is %s, .%s', (format, compression, mediaType, extension, contentType) => {
+    expect(reportMediaType(format, compression)).toBe(mediaType);
+    expect(reportFileExtension(format, compression)).toBe(extension);
+    expect(reportObjectKey('o1', 'rpt_1', format, compression)).toBe(`org/o1/reports/rpt_1.${extension}`);
+    expect(reportContentType(format, compression)).toBe(contentType);
+  });
+
+  it('keys a report stored before formats existed as a CSV', () => {
+    expect(reportObjectKey('o1', 'rpt_1')).toBe('org/o1/reports/rpt_1.csv');
+  });
+});
