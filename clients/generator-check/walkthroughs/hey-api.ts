@@ -8,8 +8,10 @@ import {
   approveJoinRequests,
   assignChat,
   createGroup,
+  createReportSchedule,
   createWebhook,
   deleteGroup,
+  deleteReportSchedule,
   deleteWebhook,
   downloadReport,
   getChat,
@@ -22,16 +24,19 @@ import {
   getJwks,
   getOpenApi,
   getReport,
+  getReportSchedule,
   inviteParticipants,
   issueToken,
   listChannels,
   listDeliveries,
   listDeliveryAttempts,
+  listEvents,
   listGroups,
   listJoinRequests,
   listMessages,
   listParticipants,
   listReceipts,
+  listReportSchedules,
   listReports,
   listWebhooks,
   receiveNetworkWebhook,
@@ -44,6 +49,7 @@ import {
   sendMessage,
   sendWebhookTest,
   updateGroup,
+  updateReportSchedule,
   updateWebhook,
   verifyNetworkWebhook,
 } from '../generated/hey-api/sdk.gen';
@@ -1052,5 +1058,678 @@ export async function walkDownloadReport(): Promise<void> {
   if (response.status === 200) {
     read(data.url);
     read(data.expiresAt);
+  }
+}
+
+/** GET /api/wp-crm/events/{orgId} */
+export async function walkListEvents(): Promise<void> {
+  const { data, error } = await listEvents({
+    client,
+    path: { orgId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' },
+    query: { limit: 20 },
+  });
+  if (error) return readError(error);
+  for (const event of data.events) {
+    read(event.eventId);
+    read(event.type);
+    read(event.timestamp);
+    read(event.data.timestamp);
+    read(event.data.organisation_id);
+    switch (event.data.type) {
+      case 'group.created':
+        read(event.data.request_id);
+        read(event.data.chat_id);
+        read(event.data.channel_id);
+        read(event.data.subject);
+        read(event.data.invite_link);
+        break;
+      case 'group.creation_failed':
+        read(event.data.request_id);
+        read(event.data.channel_id);
+        read(event.data.error);
+        break;
+      case 'report.completed':
+        read(event.data.report_id);
+        read(event.data.report_type);
+        read(event.data.schedule_id);
+        read(event.data.row_count);
+        break;
+      case 'report.failed':
+        read(event.data.report_id);
+        read(event.data.report_type);
+        read(event.data.schedule_id);
+        read(event.data.error);
+        break;
+      case 'message.received':
+        read(event.data.chat_id);
+        read(event.data.message_id);
+        read(event.data.external_message_id);
+        read(event.data.from);
+        read(event.data.message_type);
+        read(event.data.text);
+        read(event.data.error);
+        break;
+      case 'message.status':
+        read(event.data.chat_id);
+        read(event.data.message_id);
+        read(event.data.status);
+        read(event.data.error);
+        read(event.data.participant);
+        break;
+      case 'group.participants_changed':
+        read(event.data.chat_id);
+        read(event.data.change);
+        read(event.data.phone_numbers);
+        read(event.data.user_ids);
+        read(event.data.join_request_id);
+        read(event.data.errors);
+        break;
+      case 'group.updated':
+        read(event.data.chat_id);
+        read(event.data.subject);
+        read(event.data.description);
+        read(event.data.group_status);
+        read(event.data.errors);
+        break;
+      case 'group.deleted':
+        read(event.data.chat_id);
+        break;
+    }
+  }
+  read(data.iterator);
+  read(data.done);
+}
+
+/** POST /api/wp-crm/report-schedules/{organisationId} */
+export async function walkCreateReportSchedule(): Promise<void> {
+  const { data, error } = await createReportSchedule({
+    client,
+    path: { organisationId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' },
+    body: {
+      reportType: 'TICKET',
+      ticketPriorityLevels: ['HIGH', 'URGENT'],
+      format: 'xlsx',
+      schedule: { every: 'week', at: '07:30', timezone: 'Europe/Berlin', dayOfWeek: 1 },
+      period: 'previous',
+    },
+  });
+  if (error) return readError(error);
+  read(data.scheduleId);
+  read(data.organisationId);
+  read(data.format);
+  read(data.compression);
+  read(data.schedule.every);
+  read(data.schedule.at);
+  read(data.schedule.timezone);
+  read(data.schedule.dayOfWeek);
+  read(data.schedule.dayOfMonth);
+  read(data.period);
+  read(data.status);
+  read(data.nextRunAt);
+  read(data.lastRunAt);
+  read(data.lastReportId);
+  read(data.createdAt);
+  read(data.updatedAt);
+  read(data.filters);
+  switch (data.reportType) {
+    case 'CHAT':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.isArchived);
+      read(data.filters.isResolved);
+      read(data.filters.isHighPriority);
+      read(data.filters.isBotHandled);
+      read(data.filters.isUnanswered);
+      read(data.filters.isAssigned);
+      read(data.filters.hasActiveAgentTransfer);
+      read(data.filters.hasClosedBotSession);
+      read(data.filters.assignedToUserIds);
+      read(data.filters.assignedToTeamIds);
+      read(data.filters.hasPrimaryAssignee);
+      read(data.filters.hasNoPrimaryAssignee);
+      read(data.filters.hasContacts);
+      read(data.filters.chatContactSearch);
+      read(data.filters.stateMachineIds);
+      read(data.filters.currentStateIds);
+      read(data.filters.hasStateMachines);
+      read(data.filters.search);
+      read(data.filters.chatType);
+      read(data.filters.channelIds);
+      read(data.filters.updatedAfter);
+      read(data.filters.updatedBefore);
+      read(data.filters.labelIds);
+      read(data.filters.hasLabels);
+      read(data.filters.allLabelIds);
+      break;
+    case 'CONTACT':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.contactSearch);
+      read(data.filters.contactChannelIds);
+      read(data.filters.contactHasChats);
+      read(data.filters.contactCreatedAfter);
+      read(data.filters.contactCreatedBefore);
+      read(data.filters.contactCreatedByUserIds);
+      read(data.filters.contactCustomFieldRules);
+      break;
+    case 'TICKET':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.ticketIsResolved);
+      read(data.filters.ticketPriorityLevels);
+      read(data.filters.ticketAssignedToUserIds);
+      read(data.filters.ticketCreatedByUserIds);
+      read(data.filters.ticketMachineIds);
+      read(data.filters.ticketCreatedAfter);
+      read(data.filters.ticketCreatedBefore);
+      read(data.filters.ticketSearch);
+      break;
+    case 'CALL_LOG':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.callDirection);
+      read(data.filters.callStatuses);
+      read(data.filters.callAgentUserIds);
+      read(data.filters.callAccountId);
+      read(data.filters.callInitiatedAfter);
+      read(data.filters.callInitiatedBefore);
+      read(data.filters.callPhoneSearch);
+      read(data.filters.callHasChat);
+      read(data.filters.callHasRecording);
+      read(data.filters.callMinDurationSeconds);
+      read(data.filters.callMaxDurationSeconds);
+      read(data.filters.callHangupCauseSearch);
+      read(data.filters.callContactSearch);
+      break;
+    case 'GOAL':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.goalRecordedAfter);
+      read(data.filters.goalRecordedBefore);
+      read(data.filters.goalIds);
+      read(data.filters.goalChannelIds);
+      read(data.filters.goalTrackerValueRules);
+      break;
+    case 'BOOKING':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.bookingTypes);
+      read(data.filters.bookingStatuses);
+      read(data.filters.bookingAgentUserIds);
+      read(data.filters.bookingContactId);
+      read(data.filters.bookingStartsOnOrAfter);
+      read(data.filters.bookingStartsOnOrBefore);
+      break;
+    case 'FOLLOW_UPS':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.followUpAgentUserIds);
+      read(data.filters.followUpStatuses);
+      read(data.filters.followUpKind);
+      read(data.filters.followUpDueOnOrAfter);
+      read(data.filters.followUpDueOnOrBefore);
+      break;
+    case 'SURVEY_RESPONSES':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.surveyFormIds);
+      read(data.filters.surveyStatuses);
+      read(data.filters.surveySources);
+      read(data.filters.surveyStartedOnOrAfter);
+      read(data.filters.surveyStartedOnOrBefore);
+      read(data.filters.surveyChannel);
+      break;
+    case 'FLOW_RESPONSES':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.flowIds);
+      read(data.filters.flowSources);
+      read(data.filters.flowRespondedOnOrAfter);
+      read(data.filters.flowRespondedOnOrBefore);
+      break;
+  }
+}
+
+/** GET /api/wp-crm/report-schedules/{organisationId} */
+export async function walkListReportSchedules(): Promise<void> {
+  const { data, error } = await listReportSchedules({
+    client,
+    path: { organisationId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' },
+    query: { limit: 20 },
+  });
+  if (error) return readError(error);
+  for (const schedule of data.schedules) {
+    read(schedule.scheduleId);
+    read(schedule.organisationId);
+    read(schedule.format);
+    read(schedule.compression);
+    read(schedule.schedule.every);
+    read(schedule.schedule.at);
+    read(schedule.schedule.timezone);
+    read(schedule.schedule.dayOfWeek);
+    read(schedule.schedule.dayOfMonth);
+    read(schedule.period);
+    read(schedule.status);
+    read(schedule.nextRunAt);
+    read(schedule.lastRunAt);
+    read(schedule.lastReportId);
+    read(schedule.createdAt);
+    read(schedule.updatedAt);
+    read(schedule.filters);
+    switch (schedule.reportType) {
+      case 'CHAT':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.isArchived);
+        read(schedule.filters.isResolved);
+        read(schedule.filters.isHighPriority);
+        read(schedule.filters.isBotHandled);
+        read(schedule.filters.isUnanswered);
+        read(schedule.filters.isAssigned);
+        read(schedule.filters.hasActiveAgentTransfer);
+        read(schedule.filters.hasClosedBotSession);
+        read(schedule.filters.assignedToUserIds);
+        read(schedule.filters.assignedToTeamIds);
+        read(schedule.filters.hasPrimaryAssignee);
+        read(schedule.filters.hasNoPrimaryAssignee);
+        read(schedule.filters.hasContacts);
+        read(schedule.filters.chatContactSearch);
+        read(schedule.filters.stateMachineIds);
+        read(schedule.filters.currentStateIds);
+        read(schedule.filters.hasStateMachines);
+        read(schedule.filters.search);
+        read(schedule.filters.chatType);
+        read(schedule.filters.channelIds);
+        read(schedule.filters.updatedAfter);
+        read(schedule.filters.updatedBefore);
+        read(schedule.filters.labelIds);
+        read(schedule.filters.hasLabels);
+        read(schedule.filters.allLabelIds);
+        break;
+      case 'CONTACT':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.contactSearch);
+        read(schedule.filters.contactChannelIds);
+        read(schedule.filters.contactHasChats);
+        read(schedule.filters.contactCreatedAfter);
+        read(schedule.filters.contactCreatedBefore);
+        read(schedule.filters.contactCreatedByUserIds);
+        read(schedule.filters.contactCustomFieldRules);
+        break;
+      case 'TICKET':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.ticketIsResolved);
+        read(schedule.filters.ticketPriorityLevels);
+        read(schedule.filters.ticketAssignedToUserIds);
+        read(schedule.filters.ticketCreatedByUserIds);
+        read(schedule.filters.ticketMachineIds);
+        read(schedule.filters.ticketCreatedAfter);
+        read(schedule.filters.ticketCreatedBefore);
+        read(schedule.filters.ticketSearch);
+        break;
+      case 'CALL_LOG':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.callDirection);
+        read(schedule.filters.callStatuses);
+        read(schedule.filters.callAgentUserIds);
+        read(schedule.filters.callAccountId);
+        read(schedule.filters.callInitiatedAfter);
+        read(schedule.filters.callInitiatedBefore);
+        read(schedule.filters.callPhoneSearch);
+        read(schedule.filters.callHasChat);
+        read(schedule.filters.callHasRecording);
+        read(schedule.filters.callMinDurationSeconds);
+        read(schedule.filters.callMaxDurationSeconds);
+        read(schedule.filters.callHangupCauseSearch);
+        read(schedule.filters.callContactSearch);
+        break;
+      case 'GOAL':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.goalRecordedAfter);
+        read(schedule.filters.goalRecordedBefore);
+        read(schedule.filters.goalIds);
+        read(schedule.filters.goalChannelIds);
+        read(schedule.filters.goalTrackerValueRules);
+        break;
+      case 'BOOKING':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.bookingTypes);
+        read(schedule.filters.bookingStatuses);
+        read(schedule.filters.bookingAgentUserIds);
+        read(schedule.filters.bookingContactId);
+        read(schedule.filters.bookingStartsOnOrAfter);
+        read(schedule.filters.bookingStartsOnOrBefore);
+        break;
+      case 'FOLLOW_UPS':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.followUpAgentUserIds);
+        read(schedule.filters.followUpStatuses);
+        read(schedule.filters.followUpKind);
+        read(schedule.filters.followUpDueOnOrAfter);
+        read(schedule.filters.followUpDueOnOrBefore);
+        break;
+      case 'SURVEY_RESPONSES':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.surveyFormIds);
+        read(schedule.filters.surveyStatuses);
+        read(schedule.filters.surveySources);
+        read(schedule.filters.surveyStartedOnOrAfter);
+        read(schedule.filters.surveyStartedOnOrBefore);
+        read(schedule.filters.surveyChannel);
+        break;
+      case 'FLOW_RESPONSES':
+        read(schedule.filters.format);
+        read(schedule.filters.compression);
+        read(schedule.filters.flowIds);
+        read(schedule.filters.flowSources);
+        read(schedule.filters.flowRespondedOnOrAfter);
+        read(schedule.filters.flowRespondedOnOrBefore);
+        break;
+    }
+  }
+  read(data.nextCursor);
+}
+
+/** DELETE /api/wp-crm/report-schedules/{organisationId}/{scheduleId} */
+export async function walkDeleteReportSchedule(): Promise<void> {
+  const { error, response } = await deleteReportSchedule({
+    client,
+    path: { organisationId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', scheduleId: 'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X' },
+  });
+  if (error) return readError(error);
+  read(response.status);
+}
+
+/** GET /api/wp-crm/report-schedules/{organisationId}/{scheduleId} */
+export async function walkGetReportSchedule(): Promise<void> {
+  const { data, error } = await getReportSchedule({
+    client,
+    path: { organisationId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', scheduleId: 'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X' },
+  });
+  if (error) return readError(error);
+  read(data.scheduleId);
+  read(data.organisationId);
+  read(data.format);
+  read(data.compression);
+  read(data.schedule.every);
+  read(data.schedule.at);
+  read(data.schedule.timezone);
+  read(data.schedule.dayOfWeek);
+  read(data.schedule.dayOfMonth);
+  read(data.period);
+  read(data.status);
+  read(data.nextRunAt);
+  read(data.lastRunAt);
+  read(data.lastReportId);
+  read(data.createdAt);
+  read(data.updatedAt);
+  read(data.filters);
+  switch (data.reportType) {
+    case 'CHAT':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.isArchived);
+      read(data.filters.isResolved);
+      read(data.filters.isHighPriority);
+      read(data.filters.isBotHandled);
+      read(data.filters.isUnanswered);
+      read(data.filters.isAssigned);
+      read(data.filters.hasActiveAgentTransfer);
+      read(data.filters.hasClosedBotSession);
+      read(data.filters.assignedToUserIds);
+      read(data.filters.assignedToTeamIds);
+      read(data.filters.hasPrimaryAssignee);
+      read(data.filters.hasNoPrimaryAssignee);
+      read(data.filters.hasContacts);
+      read(data.filters.chatContactSearch);
+      read(data.filters.stateMachineIds);
+      read(data.filters.currentStateIds);
+      read(data.filters.hasStateMachines);
+      read(data.filters.search);
+      read(data.filters.chatType);
+      read(data.filters.channelIds);
+      read(data.filters.updatedAfter);
+      read(data.filters.updatedBefore);
+      read(data.filters.labelIds);
+      read(data.filters.hasLabels);
+      read(data.filters.allLabelIds);
+      break;
+    case 'CONTACT':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.contactSearch);
+      read(data.filters.contactChannelIds);
+      read(data.filters.contactHasChats);
+      read(data.filters.contactCreatedAfter);
+      read(data.filters.contactCreatedBefore);
+      read(data.filters.contactCreatedByUserIds);
+      read(data.filters.contactCustomFieldRules);
+      break;
+    case 'TICKET':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.ticketIsResolved);
+      read(data.filters.ticketPriorityLevels);
+      read(data.filters.ticketAssignedToUserIds);
+      read(data.filters.ticketCreatedByUserIds);
+      read(data.filters.ticketMachineIds);
+      read(data.filters.ticketCreatedAfter);
+      read(data.filters.ticketCreatedBefore);
+      read(data.filters.ticketSearch);
+      break;
+    case 'CALL_LOG':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.callDirection);
+      read(data.filters.callStatuses);
+      read(data.filters.callAgentUserIds);
+      read(data.filters.callAccountId);
+      read(data.filters.callInitiatedAfter);
+      read(data.filters.callInitiatedBefore);
+      read(data.filters.callPhoneSearch);
+      read(data.filters.callHasChat);
+      read(data.filters.callHasRecording);
+      read(data.filters.callMinDurationSeconds);
+      read(data.filters.callMaxDurationSeconds);
+      read(data.filters.callHangupCauseSearch);
+      read(data.filters.callContactSearch);
+      break;
+    case 'GOAL':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.goalRecordedAfter);
+      read(data.filters.goalRecordedBefore);
+      read(data.filters.goalIds);
+      read(data.filters.goalChannelIds);
+      read(data.filters.goalTrackerValueRules);
+      break;
+    case 'BOOKING':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.bookingTypes);
+      read(data.filters.bookingStatuses);
+      read(data.filters.bookingAgentUserIds);
+      read(data.filters.bookingContactId);
+      read(data.filters.bookingStartsOnOrAfter);
+      read(data.filters.bookingStartsOnOrBefore);
+      break;
+    case 'FOLLOW_UPS':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.followUpAgentUserIds);
+      read(data.filters.followUpStatuses);
+      read(data.filters.followUpKind);
+      read(data.filters.followUpDueOnOrAfter);
+      read(data.filters.followUpDueOnOrBefore);
+      break;
+    case 'SURVEY_RESPONSES':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.surveyFormIds);
+      read(data.filters.surveyStatuses);
+      read(data.filters.surveySources);
+      read(data.filters.surveyStartedOnOrAfter);
+      read(data.filters.surveyStartedOnOrBefore);
+      read(data.filters.surveyChannel);
+      break;
+    case 'FLOW_RESPONSES':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.flowIds);
+      read(data.filters.flowSources);
+      read(data.filters.flowRespondedOnOrAfter);
+      read(data.filters.flowRespondedOnOrBefore);
+      break;
+  }
+}
+
+/** PATCH /api/wp-crm/report-schedules/{organisationId}/{scheduleId} */
+export async function walkUpdateReportSchedule(): Promise<void> {
+  const { data, error } = await updateReportSchedule({
+    client,
+    path: { organisationId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', scheduleId: 'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X' },
+    body: { status: 'paused' },
+  });
+  if (error) return readError(error);
+  read(data.scheduleId);
+  read(data.organisationId);
+  read(data.format);
+  read(data.compression);
+  read(data.schedule.every);
+  read(data.schedule.at);
+  read(data.schedule.timezone);
+  read(data.schedule.dayOfWeek);
+  read(data.schedule.dayOfMonth);
+  read(data.period);
+  read(data.status);
+  read(data.nextRunAt);
+  read(data.lastRunAt);
+  read(data.lastReportId);
+  read(data.createdAt);
+  read(data.updatedAt);
+  read(data.filters);
+  switch (data.reportType) {
+    case 'CHAT':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.isArchived);
+      read(data.filters.isResolved);
+      read(data.filters.isHighPriority);
+      read(data.filters.isBotHandled);
+      read(data.filters.isUnanswered);
+      read(data.filters.isAssigned);
+      read(data.filters.hasActiveAgentTransfer);
+      read(data.filters.hasClosedBotSession);
+      read(data.filters.assignedToUserIds);
+      read(data.filters.assignedToTeamIds);
+      read(data.filters.hasPrimaryAssignee);
+      read(data.filters.hasNoPrimaryAssignee);
+      read(data.filters.hasContacts);
+      read(data.filters.chatContactSearch);
+      read(data.filters.stateMachineIds);
+      read(data.filters.currentStateIds);
+      read(data.filters.hasStateMachines);
+      read(data.filters.search);
+      read(data.filters.chatType);
+      read(data.filters.channelIds);
+      read(data.filters.updatedAfter);
+      read(data.filters.updatedBefore);
+      read(data.filters.labelIds);
+      read(data.filters.hasLabels);
+      read(data.filters.allLabelIds);
+      break;
+    case 'CONTACT':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.contactSearch);
+      read(data.filters.contactChannelIds);
+      read(data.filters.contactHasChats);
+      read(data.filters.contactCreatedAfter);
+      read(data.filters.contactCreatedBefore);
+      read(data.filters.contactCreatedByUserIds);
+      read(data.filters.contactCustomFieldRules);
+      break;
+    case 'TICKET':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.ticketIsResolved);
+      read(data.filters.ticketPriorityLevels);
+      read(data.filters.ticketAssignedToUserIds);
+      read(data.filters.ticketCreatedByUserIds);
+      read(data.filters.ticketMachineIds);
+      read(data.filters.ticketCreatedAfter);
+      read(data.filters.ticketCreatedBefore);
+      read(data.filters.ticketSearch);
+      break;
+    case 'CALL_LOG':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.callDirection);
+      read(data.filters.callStatuses);
+      read(data.filters.callAgentUserIds);
+      read(data.filters.callAccountId);
+      read(data.filters.callInitiatedAfter);
+      read(data.filters.callInitiatedBefore);
+      read(data.filters.callPhoneSearch);
+      read(data.filters.callHasChat);
+      read(data.filters.callHasRecording);
+      read(data.filters.callMinDurationSeconds);
+      read(data.filters.callMaxDurationSeconds);
+      read(data.filters.callHangupCauseSearch);
+      read(data.filters.callContactSearch);
+      break;
+    case 'GOAL':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.goalRecordedAfter);
+      read(data.filters.goalRecordedBefore);
+      read(data.filters.goalIds);
+      read(data.filters.goalChannelIds);
+      read(data.filters.goalTrackerValueRules);
+      break;
+    case 'BOOKING':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.bookingTypes);
+      read(data.filters.bookingStatuses);
+      read(data.filters.bookingAgentUserIds);
+      read(data.filters.bookingContactId);
+      read(data.filters.bookingStartsOnOrAfter);
+      read(data.filters.bookingStartsOnOrBefore);
+      break;
+    case 'FOLLOW_UPS':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.followUpAgentUserIds);
+      read(data.filters.followUpStatuses);
+      read(data.filters.followUpKind);
+      read(data.filters.followUpDueOnOrAfter);
+      read(data.filters.followUpDueOnOrBefore);
+      break;
+    case 'SURVEY_RESPONSES':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.surveyFormIds);
+      read(data.filters.surveyStatuses);
+      read(data.filters.surveySources);
+      read(data.filters.surveyStartedOnOrAfter);
+      read(data.filters.surveyStartedOnOrBefore);
+      read(data.filters.surveyChannel);
+      break;
+    case 'FLOW_RESPONSES':
+      read(data.filters.format);
+      read(data.filters.compression);
+      read(data.filters.flowIds);
+      read(data.filters.flowSources);
+      read(data.filters.flowRespondedOnOrAfter);
+      read(data.filters.flowRespondedOnOrBefore);
+      break;
   }
 }

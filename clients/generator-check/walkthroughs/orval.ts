@@ -7,8 +7,10 @@ import {
   approveJoinRequests,
   assignChat,
   createGroup,
+  createReportSchedule,
   createWebhook,
   deleteGroup,
+  deleteReportSchedule,
   deleteWebhook,
   downloadReport,
   type GatewayError,
@@ -22,16 +24,19 @@ import {
   getJwks,
   getOpenApi,
   getReport,
+  getReportSchedule,
   inviteParticipants,
   issueToken,
   listChannels,
   listDeliveries,
   listDeliveryAttempts,
+  listEvents,
   listGroups,
   listJoinRequests,
   listMessages,
   listParticipants,
   listReceipts,
+  listReportSchedules,
   listReports,
   listWebhooks,
   type Problem,
@@ -45,6 +50,7 @@ import {
   sendMessage,
   sendWebhookTest,
   updateGroup,
+  updateReportSchedule,
   updateWebhook,
   verifyNetworkWebhook,
 } from '../generated/orval/client';
@@ -1064,5 +1070,679 @@ export async function walkDownloadReport(): Promise<void> {
     read(response.data.expiresAt);
   } else if (response.status === 303) {
     read(response.status);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/events/{orgId} */
+export async function walkListEvents(): Promise<void> {
+  const response = await listEvents('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { limit: 20 }, auth);
+  if (response.status === 200) {
+    for (const event of response.data.events) {
+      read(event.eventId);
+      read(event.type);
+      read(event.timestamp);
+      read(event.data.timestamp);
+      read(event.data.organisation_id);
+      switch (event.data.type) {
+        case 'group.created':
+          read(event.data.request_id);
+          read(event.data.chat_id);
+          read(event.data.channel_id);
+          read(event.data.subject);
+          read(event.data.invite_link);
+          break;
+        case 'group.creation_failed':
+          read(event.data.request_id);
+          read(event.data.channel_id);
+          read(event.data.error);
+          break;
+        case 'report.completed':
+          read(event.data.report_id);
+          read(event.data.report_type);
+          read(event.data.schedule_id);
+          read(event.data.row_count);
+          break;
+        case 'report.failed':
+          read(event.data.report_id);
+          read(event.data.report_type);
+          read(event.data.schedule_id);
+          read(event.data.error);
+          break;
+        case 'message.received':
+          read(event.data.chat_id);
+          read(event.data.message_id);
+          read(event.data.external_message_id);
+          read(event.data.from);
+          read(event.data.message_type);
+          read(event.data.text);
+          read(event.data.error);
+          break;
+        case 'message.status':
+          read(event.data.chat_id);
+          read(event.data.message_id);
+          read(event.data.status);
+          read(event.data.error);
+          read(event.data.participant);
+          break;
+        case 'group.participants_changed':
+          read(event.data.chat_id);
+          read(event.data.change);
+          read(event.data.phone_numbers);
+          read(event.data.user_ids);
+          read(event.data.join_request_id);
+          read(event.data.errors);
+          break;
+        case 'group.updated':
+          read(event.data.chat_id);
+          read(event.data.subject);
+          read(event.data.description);
+          read(event.data.group_status);
+          read(event.data.errors);
+          break;
+        case 'group.deleted':
+          read(event.data.chat_id);
+          break;
+      }
+    }
+    read(response.data.iterator);
+    read(response.data.done);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/report-schedules/{organisationId} */
+export async function walkCreateReportSchedule(): Promise<void> {
+  const response = await createReportSchedule(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    {
+      reportType: 'TICKET',
+      ticketPriorityLevels: ['HIGH', 'URGENT'],
+      format: 'xlsx',
+      schedule: { every: 'week', at: '07:30', timezone: 'Europe/Berlin', dayOfWeek: 1 },
+      period: 'previous',
+    },
+    auth,
+  );
+  if (response.status === 201) {
+    read(response.data.scheduleId);
+    read(response.data.organisationId);
+    read(response.data.format);
+    read(response.data.compression);
+    read(response.data.schedule.every);
+    read(response.data.schedule.at);
+    read(response.data.schedule.timezone);
+    read(response.data.schedule.dayOfWeek);
+    read(response.data.schedule.dayOfMonth);
+    read(response.data.period);
+    read(response.data.status);
+    read(response.data.nextRunAt);
+    read(response.data.lastRunAt);
+    read(response.data.lastReportId);
+    read(response.data.createdAt);
+    read(response.data.updatedAt);
+    read(response.data.filters);
+    switch (response.data.reportType) {
+      case 'CHAT':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.isArchived);
+        read(response.data.filters.isResolved);
+        read(response.data.filters.isHighPriority);
+        read(response.data.filters.isBotHandled);
+        read(response.data.filters.isUnanswered);
+        read(response.data.filters.isAssigned);
+        read(response.data.filters.hasActiveAgentTransfer);
+        read(response.data.filters.hasClosedBotSession);
+        read(response.data.filters.assignedToUserIds);
+        read(response.data.filters.assignedToTeamIds);
+        read(response.data.filters.hasPrimaryAssignee);
+        read(response.data.filters.hasNoPrimaryAssignee);
+        read(response.data.filters.hasContacts);
+        read(response.data.filters.chatContactSearch);
+        read(response.data.filters.stateMachineIds);
+        read(response.data.filters.currentStateIds);
+        read(response.data.filters.hasStateMachines);
+        read(response.data.filters.search);
+        read(response.data.filters.chatType);
+        read(response.data.filters.channelIds);
+        read(response.data.filters.updatedAfter);
+        read(response.data.filters.updatedBefore);
+        read(response.data.filters.labelIds);
+        read(response.data.filters.hasLabels);
+        read(response.data.filters.allLabelIds);
+        break;
+      case 'CONTACT':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.contactSearch);
+        read(response.data.filters.contactChannelIds);
+        read(response.data.filters.contactHasChats);
+        read(response.data.filters.contactCreatedAfter);
+        read(response.data.filters.contactCreatedBefore);
+        read(response.data.filters.contactCreatedByUserIds);
+        read(response.data.filters.contactCustomFieldRules);
+        break;
+      case 'TICKET':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.ticketIsResolved);
+        read(response.data.filters.ticketPriorityLevels);
+        read(response.data.filters.ticketAssignedToUserIds);
+        read(response.data.filters.ticketCreatedByUserIds);
+        read(response.data.filters.ticketMachineIds);
+        read(response.data.filters.ticketCreatedAfter);
+        read(response.data.filters.ticketCreatedBefore);
+        read(response.data.filters.ticketSearch);
+        break;
+      case 'CALL_LOG':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.callDirection);
+        read(response.data.filters.callStatuses);
+        read(response.data.filters.callAgentUserIds);
+        read(response.data.filters.callAccountId);
+        read(response.data.filters.callInitiatedAfter);
+        read(response.data.filters.callInitiatedBefore);
+        read(response.data.filters.callPhoneSearch);
+        read(response.data.filters.callHasChat);
+        read(response.data.filters.callHasRecording);
+        read(response.data.filters.callMinDurationSeconds);
+        read(response.data.filters.callMaxDurationSeconds);
+        read(response.data.filters.callHangupCauseSearch);
+        read(response.data.filters.callContactSearch);
+        break;
+      case 'GOAL':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.goalRecordedAfter);
+        read(response.data.filters.goalRecordedBefore);
+        read(response.data.filters.goalIds);
+        read(response.data.filters.goalChannelIds);
+        read(response.data.filters.goalTrackerValueRules);
+        break;
+      case 'BOOKING':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.bookingTypes);
+        read(response.data.filters.bookingStatuses);
+        read(response.data.filters.bookingAgentUserIds);
+        read(response.data.filters.bookingContactId);
+        read(response.data.filters.bookingStartsOnOrAfter);
+        read(response.data.filters.bookingStartsOnOrBefore);
+        break;
+      case 'FOLLOW_UPS':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.followUpAgentUserIds);
+        read(response.data.filters.followUpStatuses);
+        read(response.data.filters.followUpKind);
+        read(response.data.filters.followUpDueOnOrAfter);
+        read(response.data.filters.followUpDueOnOrBefore);
+        break;
+      case 'SURVEY_RESPONSES':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.surveyFormIds);
+        read(response.data.filters.surveyStatuses);
+        read(response.data.filters.surveySources);
+        read(response.data.filters.surveyStartedOnOrAfter);
+        read(response.data.filters.surveyStartedOnOrBefore);
+        read(response.data.filters.surveyChannel);
+        break;
+      case 'FLOW_RESPONSES':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.flowIds);
+        read(response.data.filters.flowSources);
+        read(response.data.filters.flowRespondedOnOrAfter);
+        read(response.data.filters.flowRespondedOnOrBefore);
+        break;
+    }
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/report-schedules/{organisationId} */
+export async function walkListReportSchedules(): Promise<void> {
+  const response = await listReportSchedules('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { limit: 20 }, auth);
+  if (response.status === 200) {
+    for (const schedule of response.data.schedules) {
+      read(schedule.scheduleId);
+      read(schedule.organisationId);
+      read(schedule.format);
+      read(schedule.compression);
+      read(schedule.schedule.every);
+      read(schedule.schedule.at);
+      read(schedule.schedule.timezone);
+      read(schedule.schedule.dayOfWeek);
+      read(schedule.schedule.dayOfMonth);
+      read(schedule.period);
+      read(schedule.status);
+      read(schedule.nextRunAt);
+      read(schedule.lastRunAt);
+      read(schedule.lastReportId);
+      read(schedule.createdAt);
+      read(schedule.updatedAt);
+      read(schedule.filters);
+      switch (schedule.reportType) {
+        case 'CHAT':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.isArchived);
+          read(schedule.filters.isResolved);
+          read(schedule.filters.isHighPriority);
+          read(schedule.filters.isBotHandled);
+          read(schedule.filters.isUnanswered);
+          read(schedule.filters.isAssigned);
+          read(schedule.filters.hasActiveAgentTransfer);
+          read(schedule.filters.hasClosedBotSession);
+          read(schedule.filters.assignedToUserIds);
+          read(schedule.filters.assignedToTeamIds);
+          read(schedule.filters.hasPrimaryAssignee);
+          read(schedule.filters.hasNoPrimaryAssignee);
+          read(schedule.filters.hasContacts);
+          read(schedule.filters.chatContactSearch);
+          read(schedule.filters.stateMachineIds);
+          read(schedule.filters.currentStateIds);
+          read(schedule.filters.hasStateMachines);
+          read(schedule.filters.search);
+          read(schedule.filters.chatType);
+          read(schedule.filters.channelIds);
+          read(schedule.filters.updatedAfter);
+          read(schedule.filters.updatedBefore);
+          read(schedule.filters.labelIds);
+          read(schedule.filters.hasLabels);
+          read(schedule.filters.allLabelIds);
+          break;
+        case 'CONTACT':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.contactSearch);
+          read(schedule.filters.contactChannelIds);
+          read(schedule.filters.contactHasChats);
+          read(schedule.filters.contactCreatedAfter);
+          read(schedule.filters.contactCreatedBefore);
+          read(schedule.filters.contactCreatedByUserIds);
+          read(schedule.filters.contactCustomFieldRules);
+          break;
+        case 'TICKET':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.ticketIsResolved);
+          read(schedule.filters.ticketPriorityLevels);
+          read(schedule.filters.ticketAssignedToUserIds);
+          read(schedule.filters.ticketCreatedByUserIds);
+          read(schedule.filters.ticketMachineIds);
+          read(schedule.filters.ticketCreatedAfter);
+          read(schedule.filters.ticketCreatedBefore);
+          read(schedule.filters.ticketSearch);
+          break;
+        case 'CALL_LOG':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.callDirection);
+          read(schedule.filters.callStatuses);
+          read(schedule.filters.callAgentUserIds);
+          read(schedule.filters.callAccountId);
+          read(schedule.filters.callInitiatedAfter);
+          read(schedule.filters.callInitiatedBefore);
+          read(schedule.filters.callPhoneSearch);
+          read(schedule.filters.callHasChat);
+          read(schedule.filters.callHasRecording);
+          read(schedule.filters.callMinDurationSeconds);
+          read(schedule.filters.callMaxDurationSeconds);
+          read(schedule.filters.callHangupCauseSearch);
+          read(schedule.filters.callContactSearch);
+          break;
+        case 'GOAL':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.goalRecordedAfter);
+          read(schedule.filters.goalRecordedBefore);
+          read(schedule.filters.goalIds);
+          read(schedule.filters.goalChannelIds);
+          read(schedule.filters.goalTrackerValueRules);
+          break;
+        case 'BOOKING':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.bookingTypes);
+          read(schedule.filters.bookingStatuses);
+          read(schedule.filters.bookingAgentUserIds);
+          read(schedule.filters.bookingContactId);
+          read(schedule.filters.bookingStartsOnOrAfter);
+          read(schedule.filters.bookingStartsOnOrBefore);
+          break;
+        case 'FOLLOW_UPS':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.followUpAgentUserIds);
+          read(schedule.filters.followUpStatuses);
+          read(schedule.filters.followUpKind);
+          read(schedule.filters.followUpDueOnOrAfter);
+          read(schedule.filters.followUpDueOnOrBefore);
+          break;
+        case 'SURVEY_RESPONSES':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.surveyFormIds);
+          read(schedule.filters.surveyStatuses);
+          read(schedule.filters.surveySources);
+          read(schedule.filters.surveyStartedOnOrAfter);
+          read(schedule.filters.surveyStartedOnOrBefore);
+          read(schedule.filters.surveyChannel);
+          break;
+        case 'FLOW_RESPONSES':
+          read(schedule.filters.format);
+          read(schedule.filters.compression);
+          read(schedule.filters.flowIds);
+          read(schedule.filters.flowSources);
+          read(schedule.filters.flowRespondedOnOrAfter);
+          read(schedule.filters.flowRespondedOnOrBefore);
+          break;
+      }
+    }
+    read(response.data.nextCursor);
+  } else readError(response.data);
+}
+
+/** DELETE /api/wp-crm/report-schedules/{organisationId}/{scheduleId} */
+export async function walkDeleteReportSchedule(): Promise<void> {
+  const response = await deleteReportSchedule(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X',
+    auth,
+  );
+  if (response.status === 204) {
+    read(response.status);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/report-schedules/{organisationId}/{scheduleId} */
+export async function walkGetReportSchedule(): Promise<void> {
+  const response = await getReportSchedule(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X',
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.scheduleId);
+    read(response.data.organisationId);
+    read(response.data.format);
+    read(response.data.compression);
+    read(response.data.schedule.every);
+    read(response.data.schedule.at);
+    read(response.data.schedule.timezone);
+    read(response.data.schedule.dayOfWeek);
+    read(response.data.schedule.dayOfMonth);
+    read(response.data.period);
+    read(response.data.status);
+    read(response.data.nextRunAt);
+    read(response.data.lastRunAt);
+    read(response.data.lastReportId);
+    read(response.data.createdAt);
+    read(response.data.updatedAt);
+    read(response.data.filters);
+    switch (response.data.reportType) {
+      case 'CHAT':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.isArchived);
+        read(response.data.filters.isResolved);
+        read(response.data.filters.isHighPriority);
+        read(response.data.filters.isBotHandled);
+        read(response.data.filters.isUnanswered);
+        read(response.data.filters.isAssigned);
+        read(response.data.filters.hasActiveAgentTransfer);
+        read(response.data.filters.hasClosedBotSession);
+        read(response.data.filters.assignedToUserIds);
+        read(response.data.filters.assignedToTeamIds);
+        read(response.data.filters.hasPrimaryAssignee);
+        read(response.data.filters.hasNoPrimaryAssignee);
+        read(response.data.filters.hasContacts);
+        read(response.data.filters.chatContactSearch);
+        read(response.data.filters.stateMachineIds);
+        read(response.data.filters.currentStateIds);
+        read(response.data.filters.hasStateMachines);
+        read(response.data.filters.search);
+        read(response.data.filters.chatType);
+        read(response.data.filters.channelIds);
+        read(response.data.filters.updatedAfter);
+        read(response.data.filters.updatedBefore);
+        read(response.data.filters.labelIds);
+        read(response.data.filters.hasLabels);
+        read(response.data.filters.allLabelIds);
+        break;
+      case 'CONTACT':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.contactSearch);
+        read(response.data.filters.contactChannelIds);
+        read(response.data.filters.contactHasChats);
+        read(response.data.filters.contactCreatedAfter);
+        read(response.data.filters.contactCreatedBefore);
+        read(response.data.filters.contactCreatedByUserIds);
+        read(response.data.filters.contactCustomFieldRules);
+        break;
+      case 'TICKET':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.ticketIsResolved);
+        read(response.data.filters.ticketPriorityLevels);
+        read(response.data.filters.ticketAssignedToUserIds);
+        read(response.data.filters.ticketCreatedByUserIds);
+        read(response.data.filters.ticketMachineIds);
+        read(response.data.filters.ticketCreatedAfter);
+        read(response.data.filters.ticketCreatedBefore);
+        read(response.data.filters.ticketSearch);
+        break;
+      case 'CALL_LOG':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.callDirection);
+        read(response.data.filters.callStatuses);
+        read(response.data.filters.callAgentUserIds);
+        read(response.data.filters.callAccountId);
+        read(response.data.filters.callInitiatedAfter);
+        read(response.data.filters.callInitiatedBefore);
+        read(response.data.filters.callPhoneSearch);
+        read(response.data.filters.callHasChat);
+        read(response.data.filters.callHasRecording);
+        read(response.data.filters.callMinDurationSeconds);
+        read(response.data.filters.callMaxDurationSeconds);
+        read(response.data.filters.callHangupCauseSearch);
+        read(response.data.filters.callContactSearch);
+        break;
+      case 'GOAL':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.goalRecordedAfter);
+        read(response.data.filters.goalRecordedBefore);
+        read(response.data.filters.goalIds);
+        read(response.data.filters.goalChannelIds);
+        read(response.data.filters.goalTrackerValueRules);
+        break;
+      case 'BOOKING':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.bookingTypes);
+        read(response.data.filters.bookingStatuses);
+        read(response.data.filters.bookingAgentUserIds);
+        read(response.data.filters.bookingContactId);
+        read(response.data.filters.bookingStartsOnOrAfter);
+        read(response.data.filters.bookingStartsOnOrBefore);
+        break;
+      case 'FOLLOW_UPS':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.followUpAgentUserIds);
+        read(response.data.filters.followUpStatuses);
+        read(response.data.filters.followUpKind);
+        read(response.data.filters.followUpDueOnOrAfter);
+        read(response.data.filters.followUpDueOnOrBefore);
+        break;
+      case 'SURVEY_RESPONSES':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.surveyFormIds);
+        read(response.data.filters.surveyStatuses);
+        read(response.data.filters.surveySources);
+        read(response.data.filters.surveyStartedOnOrAfter);
+        read(response.data.filters.surveyStartedOnOrBefore);
+        read(response.data.filters.surveyChannel);
+        break;
+      case 'FLOW_RESPONSES':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.flowIds);
+        read(response.data.filters.flowSources);
+        read(response.data.filters.flowRespondedOnOrAfter);
+        read(response.data.filters.flowRespondedOnOrBefore);
+        break;
+    }
+  } else readError(response.data);
+}
+
+/** PATCH /api/wp-crm/report-schedules/{organisationId}/{scheduleId} */
+export async function walkUpdateReportSchedule(): Promise<void> {
+  const response = await updateReportSchedule(
+    'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe',
+    'rsc_01M80K2B5D8F1H4K7N0Q3S6V9X',
+    { status: 'paused' },
+    auth,
+  );
+  if (response.status === 200) {
+    read(response.data.scheduleId);
+    read(response.data.organisationId);
+    read(response.data.format);
+    read(response.data.compression);
+    read(response.data.schedule.every);
+    read(response.data.schedule.at);
+    read(response.data.schedule.timezone);
+    read(response.data.schedule.dayOfWeek);
+    read(response.data.schedule.dayOfMonth);
+    read(response.data.period);
+    read(response.data.status);
+    read(response.data.nextRunAt);
+    read(response.data.lastRunAt);
+    read(response.data.lastReportId);
+    read(response.data.createdAt);
+    read(response.data.updatedAt);
+    read(response.data.filters);
+    switch (response.data.reportType) {
+      case 'CHAT':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.isArchived);
+        read(response.data.filters.isResolved);
+        read(response.data.filters.isHighPriority);
+        read(response.data.filters.isBotHandled);
+        read(response.data.filters.isUnanswered);
+        read(response.data.filters.isAssigned);
+        read(response.data.filters.hasActiveAgentTransfer);
+        read(response.data.filters.hasClosedBotSession);
+        read(response.data.filters.assignedToUserIds);
+        read(response.data.filters.assignedToTeamIds);
+        read(response.data.filters.hasPrimaryAssignee);
+        read(response.data.filters.hasNoPrimaryAssignee);
+        read(response.data.filters.hasContacts);
+        read(response.data.filters.chatContactSearch);
+        read(response.data.filters.stateMachineIds);
+        read(response.data.filters.currentStateIds);
+        read(response.data.filters.hasStateMachines);
+        read(response.data.filters.search);
+        read(response.data.filters.chatType);
+        read(response.data.filters.channelIds);
+        read(response.data.filters.updatedAfter);
+        read(response.data.filters.updatedBefore);
+        read(response.data.filters.labelIds);
+        read(response.data.filters.hasLabels);
+        read(response.data.filters.allLabelIds);
+        break;
+      case 'CONTACT':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.contactSearch);
+        read(response.data.filters.contactChannelIds);
+        read(response.data.filters.contactHasChats);
+        read(response.data.filters.contactCreatedAfter);
+        read(response.data.filters.contactCreatedBefore);
+        read(response.data.filters.contactCreatedByUserIds);
+        read(response.data.filters.contactCustomFieldRules);
+        break;
+      case 'TICKET':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.ticketIsResolved);
+        read(response.data.filters.ticketPriorityLevels);
+        read(response.data.filters.ticketAssignedToUserIds);
+        read(response.data.filters.ticketCreatedByUserIds);
+        read(response.data.filters.ticketMachineIds);
+        read(response.data.filters.ticketCreatedAfter);
+        read(response.data.filters.ticketCreatedBefore);
+        read(response.data.filters.ticketSearch);
+        break;
+      case 'CALL_LOG':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.callDirection);
+        read(response.data.filters.callStatuses);
+        read(response.data.filters.callAgentUserIds);
+        read(response.data.filters.callAccountId);
+        read(response.data.filters.callInitiatedAfter);
+        read(response.data.filters.callInitiatedBefore);
+        read(response.data.filters.callPhoneSearch);
+        read(response.data.filters.callHasChat);
+        read(response.data.filters.callHasRecording);
+        read(response.data.filters.callMinDurationSeconds);
+        read(response.data.filters.callMaxDurationSeconds);
+        read(response.data.filters.callHangupCauseSearch);
+        read(response.data.filters.callContactSearch);
+        break;
+      case 'GOAL':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.goalRecordedAfter);
+        read(response.data.filters.goalRecordedBefore);
+        read(response.data.filters.goalIds);
+        read(response.data.filters.goalChannelIds);
+        read(response.data.filters.goalTrackerValueRules);
+        break;
+      case 'BOOKING':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.bookingTypes);
+        read(response.data.filters.bookingStatuses);
+        read(response.data.filters.bookingAgentUserIds);
+        read(response.data.filters.bookingContactId);
+        read(response.data.filters.bookingStartsOnOrAfter);
+        read(response.data.filters.bookingStartsOnOrBefore);
+        break;
+      case 'FOLLOW_UPS':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.followUpAgentUserIds);
+        read(response.data.filters.followUpStatuses);
+        read(response.data.filters.followUpKind);
+        read(response.data.filters.followUpDueOnOrAfter);
+        read(response.data.filters.followUpDueOnOrBefore);
+        break;
+      case 'SURVEY_RESPONSES':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.surveyFormIds);
+        read(response.data.filters.surveyStatuses);
+        read(response.data.filters.surveySources);
+        read(response.data.filters.surveyStartedOnOrAfter);
+        read(response.data.filters.surveyStartedOnOrBefore);
+        read(response.data.filters.surveyChannel);
+        break;
+      case 'FLOW_RESPONSES':
+        read(response.data.filters.format);
+        read(response.data.filters.compression);
+        read(response.data.filters.flowIds);
+        read(response.data.filters.flowSources);
+        read(response.data.filters.flowRespondedOnOrAfter);
+        read(response.data.filters.flowRespondedOnOrBefore);
+        break;
+    }
   } else readError(response.data);
 }
