@@ -37,7 +37,16 @@ export default defineConfig({
           globalSetup: ['test/support/openapi-global.ts'],
         },
       },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          // A test that synthesizes the whole app (about 55 functions bundled, CloudFormation validation on) takes
+          // 10–30 s on two cores; the bound is a hang guard, not a speed target (speed lives in npm run bench).
+          testTimeout: 120_000,
+        },
+      },
       {
         extends: true,
         test: {
