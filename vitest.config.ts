@@ -23,7 +23,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        // Two files at a time (vitest's default on 2 cores is one): unit and infra files are CPU-bound and share
+        // nothing (no ports, no state), so both cores are used.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2 },
+      },
       {
         extends: true,
         test: {
@@ -42,6 +47,7 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          maxWorkers: 2,
           // A test that synthesizes the whole app (about 55 functions bundled, CloudFormation validation on) takes
           // 10–30 s on two cores; the bound is a hang guard, not a speed target (speed lives in npm run bench).
           testTimeout: 120_000,

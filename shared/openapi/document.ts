@@ -440,11 +440,7 @@ export function openApiDocument(): Record<string, unknown> {
   };
 }
 
-/** The document as served from `origin` (scheme, host and port, no path): `servers` names that deployment. */
-export function withServer(document: Record<string, unknown>, origin: string): Record<string, unknown> {
-  const { openapi, info, ...rest } = document;
-  return { openapi, info, servers: [{ url: origin, description: 'This deployment' }], ...rest };
-}
+export { withServer } from './served.ts';
 
 /**
  * The document for Stoplight Prism 5 (`npm run openapi:prism`): the same, without `jsonSchemaDialect`. Prism copies

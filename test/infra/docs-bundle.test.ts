@@ -6,8 +6,9 @@ import { gunzipSync } from 'node:zlib';
 import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppFunction } from '#infra/aws/constructs/app-function';
-import { FUNCTION_FILES } from '#infra/aws/function-files';
+import { functionFiles } from '#infra/aws/function-files';
 import type { HttpResult } from '#shared/http/responses';
+import { openApiDocument } from '#shared/openapi/document';
 
 type Handler = (event: unknown, context: unknown) => Promise<HttpResult>;
 
@@ -27,7 +28,7 @@ describe('get-docs Lambda asset (bundled for real)', () => {
   beforeAll(() => {
     outdir = mkdtempSync(join(tmpdir(), 'wpcrm-docs-synth-'));
     const app = new App({ outdir, builtinCloudFormationValidation: false });
-    new AppFunction(new Stack(app, 'Docs'), 'GetDocs', { fn: 'get-docs', files: FUNCTION_FILES['get-docs'] });
+    new AppFunction(new Stack(app, 'Docs'), 'GetDocs', { fn: 'get-docs', files: functionFiles('get-docs') });
     app.synth();
     const assets = readdirSync(outdir).filter((name) => existsSync(join(outdir, name, 'index.mjs')));
     assetDir = join(outdir, assets[0]!);
@@ -56,5 +57,40 @@ describe('get-docs Lambda asset (bundled for real)', () => {
     expect(served.includes('cdn.redoc.ly')).toBe(false);
     expect(served.slice(0, 1000)).toBe(copied.slice(0, 1000));
     expect(Math.abs(served.length - copied.length)).toBeLessThan(200);
+  });
+});
+
+describe('get-openapi Lambda asset (bundled for real)', () => {
+  let outdir: string;
+  let assetDir: string;
+
+  beforeAll(() => {
+    outdir = mkdtempSync(join(tmpdir(), 'wpcrm-openapi-synth-'));
+    const app = new App({ outdir, builtinCloudFormationValidation: false });
+    new AppFunction(new Stack(app, 'OpenApi'), 'GetOpenApi', {
+      fn: 'get-openapi',
+      files: functionFiles('get-openapi'),
+    });
+    app.synth();
+    const assets = readdirSync(outdir).filter((name) => existsSync(join(outdir, name, 'index.mjs')));
+    assetDir = join(outdir, assets[0]!);
+  });
+
+  afterAll(() => {
+    if (outdir) rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it('carries the document built at synth, and serves it with this deployment as its server', async () => {
+    const built = JSON.parse(JSON.stringify(openApiDocument())) as Record<string, unknown>;
+    expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map', 'openapi.json']);
+    expect(JSON.parse(readFileSync(join(assetDir, 'openapi.json'), 'utf8'))).toEqual(built);
+
+    const { handler } = (await import(pathToFileURL(join(assetDir, 'index.mjs')).href)) as { handler: Handler };
+    const served = await handler(event('/openapi.json'), { ...CONTEXT, functionName: 'get-openapi' });
+
+    expect(served.statusCode).toBe(200);
+    const document = JSON.parse(String(served.body)) as Record<string, unknown>;
+    expect(document.servers).toEqual([{ url: 'http://api.example.test', description: 'This deployment' }]);
+    expect({ ...document, servers: undefined }).toEqual({ ...built, servers: undefined });
   });
 });

@@ -20,7 +20,7 @@ import { ServiceApi, type Throttle } from '../constructs/service-api.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import type { EdgeConfig } from '../edge.ts';
 import { FUNCTION_ACCESS } from '../function-access.ts';
-import { FUNCTION_FILES } from '../function-files.ts';
+import { functionFiles } from '../function-files.ts';
 import { pascalCase } from '../naming.ts';
 import { removalPolicyFor, type Stage } from '../stage.ts';
 
@@ -154,7 +154,7 @@ export class ServiceStack extends Stack {
         appFunction = new AppFunction(scopeOf(fn), pascalCase(fn), {
           fn,
           timeout,
-          files: FUNCTION_FILES[fn],
+          files: functionFiles(fn),
           logRemovalPolicy: removalPolicy,
         });
         functions.set(fn, appFunction);
