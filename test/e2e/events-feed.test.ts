@@ -70,7 +70,10 @@ describe('the events feed under concurrent writers', () => {
         const page = await walk(bot, orgId, iterator);
         ledger.push(...page.seen);
         iterator = page.iterator;
-        const received = ledger.filter((event) => event.type === 'message.received');
+        // Only this chat's: other test files write into the demo organisation at the same time.
+        const received = ledger.filter(
+          (event) => event.type === 'message.received' && (event.data as { chat_id?: string }).chat_id === chatId,
+        );
         if (!writing && received.length >= sent.length) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
