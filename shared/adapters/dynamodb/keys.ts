@@ -300,6 +300,8 @@ export const feedKeys = {
   head: (orgId: string) => ({ PK: `ORG#${orgId}#FEED`, SK: 'HEAD' }),
   event: (orgId: string, seq: number) => ({ PK: `ORG#${orgId}#FEED`, SK: feedSortKey(seq) }),
   marker: (orgId: string, eventId: string) => ({ PK: `ORG#${orgId}#FEED`, SK: `ID#${eventId}` }),
+  /** Every event item's sort key starts with it (the head and the markers' do not). */
+  eventPrefix: 'EV#',
 };
 
 /** `EV#` and the sequence in 15 digits: sort-key order is sequence order up to 10^15 events per organisation. */

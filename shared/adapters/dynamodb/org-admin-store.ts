@@ -23,6 +23,7 @@ import {
   outboxKeys,
   RATE_SCOPES,
   reportKeys,
+  scheduleKeys,
   webhookKeys,
   withoutKeys,
 } from './keys.ts';
@@ -451,7 +452,7 @@ function kindOf(item: Item, orgId: string): string {
     if (SK.startsWith('RPTWIN#')) return 'reportWindows';
     if (SK.startsWith('RPT#')) return 'reports';
     if (SK.startsWith('WHK')) return 'subscriptions';
-    if (SK.startsWith('RSC#')) return 'reportSchedules';
+    if (SK.startsWith(scheduleKeys.schedulePrefix)) return 'reportSchedules';
     return 'other';
   }
   if (PK === `${org}#CHAT`) return item.chatType === 'GROUP' ? 'groups' : 'chats';
@@ -463,7 +464,7 @@ function kindOf(item: Item, orgId: string): string {
   if (PK.startsWith(`${org}#WHK#`)) return 'deliveries';
   if (PK.startsWith(`${org}#OUTBOX#`)) return 'events';
   // The event feed (CONTRACT §20): its events; its head and its markers of event ids.
-  if (PK === `${org}#FEED`) return SK.startsWith('EV#') ? 'feedEvents' : 'feedIndex';
+  if (PK === feedKeys.partition(orgId)) return SK.startsWith(feedKeys.eventPrefix) ? 'feedEvents' : 'feedIndex';
   if (PK.startsWith(`${org}#`)) return 'records';
   if (PK.startsWith('IDEM#')) return 'idempotencyKeys';
   if (PK.startsWith('RATE#')) return 'rateWindows';
