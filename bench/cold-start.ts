@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -54,6 +54,40 @@ export interface ColdStartResult {
   whatIf: BundleFigures[];
   baselines: Record<keyof typeof BASELINES, BundleFigures>;
   samplesPerBundle: number;
+  /** The core every import of the run was pinned to, and each core's median reference import that chose it. */
+  pinning?: { core: number; referenceMsByCore: number[] };
+}
+
+/**
+ * The core to pin every probe of a run to, or undefined where `taskset` is missing (not Linux) or there is one core.
+ * Unpinned, each fresh process lands on whichever core the scheduler picks, and on this machine's two shared cores
+ * one imports the same bundle about 40 % slower than the other (2026-11-28: the reference 146 ms on core 0, 101 ms
+ * on core 1, every sample of a core within a few ms): the samples of one bundle fell into two groups ~30 ms apart,
+ * so a median moved with the share of samples that happened to land on the slow core, and one function's ratio
+ * moved by 0.2 between runs. Pinned, the whole process (V8's helper threads too, as on a Lambda function with less
+ * than one vCPU) runs on one core, the fastest of a short calibration with the reference bundle.
+ */
+async function pinnedCore(referenceFile: string, env: NodeJS.ProcessEnv) {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return undefined;
+  try {
+    await run('taskset', ['-p', String(process.pid)]);
+  } catch {
+    return undefined;
+  }
+  const referenceMsByCore: number[] = [];
+  for (let core = 0; core < Math.min(availableParallelism(), 8); core++) {
+    const times: number[] = [];
+    for (let sample = 0; sample < 5; sample++) {
+      const { stdout } = await run(
+        'taskset',
+        ['-c', String(core), process.execPath, '--no-warnings', PROBE, pathToFileURL(referenceFile).href],
+        { env },
+      );
+      times.push(Number(stdout));
+    }
+    referenceMsByCore.push(median(times));
+  }
+  return { core: referenceMsByCore.indexOf(Math.min(...referenceMsByCore)), referenceMsByCore };
 }
 
 /**
@@ -97,14 +131,19 @@ export async function coldStartBenchmark(options: {
     const env: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
     delete env.NODE_EXTRA_CA_CERTS;
     delete env.NODE_OPTIONS;
+    const pinning = await pinnedCore(built.find((bundle) => bundle.name === 'reference')!.file, env);
+    const probe = (file: string) => {
+      const node = [process.execPath, '--no-warnings', PROBE, pathToFileURL(file).href];
+      return pinning
+        ? run('taskset', ['-c', String(pinning.core), ...node], { env })
+        : run(node[0]!, node.slice(1), { env });
+    };
     const samples = new Map(built.map((bundle) => [bundle.name, [] as number[]]));
     for (let round = 0; round < options.samples; round++) {
       // Rotate the order each round, so no bundle always runs right after the same neighbour.
       const offset = round % built.length;
       for (const bundle of [...built.slice(offset), ...built.slice(0, offset)]) {
-        const { stdout } = await run(process.execPath, ['--no-warnings', PROBE, pathToFileURL(bundle.file).href], {
-          env,
-        });
+        const { stdout } = await probe(bundle.file);
         samples.get(bundle.name)!.push(Number(stdout));
       }
     }
@@ -128,6 +167,7 @@ export async function coldStartBenchmark(options: {
         BundleFigures
       >,
       samplesPerBundle: options.samples,
+      ...(pinning ? { pinning } : {}),
     };
   } finally {
     await rm(outdir, { recursive: true, force: true });

@@ -78,7 +78,7 @@ const P1_NOTES = {
     'none of the wrappers. It keeps what a client touches without an event stream: `resolveEventStreamSerdeConfig`,',
     'which the S3 client calls when constructed, and the default serde provider (a marshaller that refuses), and an',
     '`EventStreamSerde` that refuses to be built, so an operation with an event stream fails at its first use with a',
-    'clear message. test/infra/sdk-event-streams.test.ts runs the real S3 (presigned GET, Put/Get/Head/Delete, a',
+    'clear message. test/infra/sdk-stand-ins.test.ts runs the real S3 (presigned GET, Put/Get/Head/Delete, a',
     'lib-storage multipart upload), DynamoDB, SQS, EventBridge, KMS and Secrets Manager clients from a bundle built',
     "with the stack's options; the e2e suite runs the synthesized bundles under start:cdk. The what-if rows below",
     'measure the largest queue workers without it. The interim A/B figures measured on a loaded machine with',

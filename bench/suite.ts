@@ -62,6 +62,8 @@ export const GOALS = {
   maxBundleKiB: 400,
   maxHealthKiB: 60,
   maxImportRatio: 0.9,
+  /** Issue 24, item 8: the goal with margin, since one run's ratio moves by a few hundredths. */
+  marginImportRatio: 0.85,
   maxAddedP99Ms: 0.3,
   minReportShare: 0.5,
   maxRssGrowthBytes: 64e6,
@@ -491,6 +493,7 @@ export function renderColdStart(
   const worsts = rows.map(({ worst }) => worst);
   const within = rows.filter(({ worst }) => worst <= GOALS.maxImportRatio);
   const passing = rows.filter(({ bundle, worst }) => sizeOk(bundle) && worst <= GOALS.maxImportRatio);
+  const withMargin = rows.filter(({ worst }) => worst <= GOALS.marginImportRatio);
   const health = rows.find(({ bundle }) => bundle.name === 'get-health')?.bundle;
   const packagesOf = (name: string) => rows.find(({ bundle }) => bundle.name === name)?.bundle.packages ?? [];
   const credentialChain = (name: string) =>
@@ -509,6 +512,7 @@ export function renderColdStart(
     `| P1 bundle size, every function | ≤ ${GOALS.maxBundleKiB} KB | ${fmt(Math.min(...sizes), 0)}–${fmt(Math.max(...sizes), 0)} KB (${rows.filter(({ bundle }) => sizeOk(bundle)).length}/${rows.length} within) | ${mark(rows.every(({ bundle }) => sizeOk(bundle)))} |`,
     `| P1 get-health bundle | ≤ ${GOALS.maxHealthKiB} KB | ${fmt(kib(health?.bytes ?? Number.NaN), 0)} KB | ${mark(health !== undefined && sizeOk(health))} |`,
     `| P1 import time over the empty handler, every function, ${worstOfRuns} | ≤ ${GOALS.maxImportRatio} × reference | ${fmt(Math.min(...worsts), 2)}–${fmt(Math.max(...worsts), 2)} × (${within.length}/${rows.length} within) | ${mark(within.length === rows.length)} |`,
+    `| P1 import time with margin (issue 24), every function, ${worstOfRuns} | ≤ ${GOALS.marginImportRatio} × reference | ${withMargin.length}/${rows.length} within | ${mark(withMargin.length === rows.length)} |`,
     `| P1 both, per function | every function | ${passing.length}/${rows.length} | ${mark(passing.length === rows.length)} |`,
   ].join('\n');
 
@@ -522,6 +526,13 @@ Sizes are \`index.mjs\` (KB = 1,024 bytes; the map is deployed beside it but nev
 mapped). Import time is the median of ${first.samplesPerBundle} fresh \`node --no-warnings\` processes per bundle, \`await import()\` of
 the file, taken round-robin over all bundles and baselines with the order rotated each round, with
 \`NODE_EXTRA_CA_CERTS\` and \`NODE_OPTIONS\` unset (TOOLCHAIN §5, gotcha 14). x86, not Lambda's arm64: a relative proxy.
+${
+  first.pinning
+    ? `Every import of a run is pinned to one core (\`taskset -c\`), the fastest of a calibration of five reference imports per core
+(the run table's core column; bench/cold-start.ts, pinnedCore, says why): unpinned, the samples of one bundle split
+between this machine's fast and slow core, ~30 ms apart, and its median moved with the split.`
+    : 'The imports were not pinned to a core (no `taskset`).'
+}
 P1 ran ${runs.length === 1 ? 'once' : `${runs.length} times in a row`}; each function's ratio to the reference is taken within its run, and the goal is judged on
 its ${worstOfRuns === 'one run' ? 'ratio' : 'highest ratio of the runs'}. The load is the 1-minute load average right before and after each run: the ${cores} cores
 are shared with other work, and a loaded machine moves every ratio (the rounds interleave each function with the
@@ -531,12 +542,12 @@ The baselines, built in each run with the same options: the empty handler; the r
 importSPKI) + valibot + DynamoDB document client + SQS client, clients built at top level, ${fmt(kib(first.baselines.reference.bytes), 0)} KB); and the same
 reference with its clients built on first use, as this project builds them.
 
-| run | load before → after | empty handler | reference | reference over empty | clients on first use |
-|---|---|---|---|---|---|
+| run | load before → after | core (reference per core, ms) | empty handler | reference | reference over empty | clients on first use |
+|---|---|---|---|---|---|---|
 ${runs
   .map(
     (run, index) =>
-      `| ${index + 1} | ${fmt(run.load.before, 2)} → ${fmt(run.load.after, 2)} | ${fmt(run.baselines.empty.importMs)} ms | ${fmt(run.baselines.reference.importMs)} ms | **${fmt(over(run))} ms** | ${fmt(lazy(run), 2)} × |`,
+      `| ${index + 1} | ${fmt(run.load.before, 2)} → ${fmt(run.load.after, 2)} | ${run.pinning ? `${run.pinning.core} (${run.pinning.referenceMsByCore.map((ms) => fmt(ms)).join(' / ')})` : 'unpinned'} | ${fmt(run.baselines.empty.importMs)} ms | ${fmt(run.baselines.reference.importMs)} ms | **${fmt(over(run))} ms** | ${fmt(lazy(run), 2)} × |`,
   )
   .join('\n')}
 

@@ -3,7 +3,15 @@ import { dirname } from 'node:path';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { BUSINESS_METRICS, type BusinessCount, METRICS_NAMESPACE, METRICS_SERVICE } from './metric-names.ts';
 
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+/**
+ * Built on the first business outcome, not at load: most invocations count none, and a cold start then pays for the
+ * Powertools Metrics instance (and the console it builds) only when it counts one (bench/RESULTS.md, P1).
+ */
+let built: Metrics | undefined;
+const metrics = () => {
+  built ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
+  return built;
+};
 
 /**
  * Counts one business outcome (CONTRACT §17) as a CloudWatch embedded-metric-format record, printed at once: the
@@ -12,14 +20,15 @@ const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS
  * where `wpcrm status` reads it as it reads start:cdk's function logs.
  */
 export function countBusiness(name: BusinessCount, value = 1): void {
-  metrics.addMetric(BUSINESS_METRICS[name], MetricUnit.Count, value);
+  const counted = metrics();
+  counted.addMetric(BUSINESS_METRICS[name], MetricUnit.Count, value);
   const file = process.env.WPCRM_METRICS_FILE;
   if (!file) {
-    metrics.publishStoredMetrics();
+    counted.publishStoredMetrics();
     return;
   }
-  const record = JSON.stringify(metrics.serializeMetrics());
-  metrics.clearMetrics();
+  const record = JSON.stringify(counted.serializeMetrics());
+  counted.clearMetrics();
   mkdirSync(dirname(file), { recursive: true });
   appendFileSync(file, `${record}\n`);
 }

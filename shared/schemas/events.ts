@@ -1,14 +1,11 @@
 import * as v from 'valibot';
 import type { EventType } from '#shared/events/catalog';
+import { lazily } from '#shared/lazily';
 import { Timestamp } from './common.ts';
 
 /** Each top-level schema is built through this, so a bundle keeps only the schemas it uses (see common.ts). */
 /* @__NO_SIDE_EFFECTS__ */ const schema = <T>(build: () => T): T => build();
 
-/**
- * The webhook body of every event (CONTRACT §7 and §12): the publisher validates each event against its schema
- * before it leaves the service, and openapi.json describes the same schemas under `webhooks`.
- */
 const ErrorBody = schema(() => v.object({ code: v.string(), message: v.string() }));
 
 const envelope = <T extends EventType>(type: T) => ({
@@ -35,10 +32,15 @@ const ScheduleId = schema(() =>
 
 const GroupStatus = schema(() => v.picklist(['active', 'suspended', 'deleted']));
 
-export const EVENT_BODIES = schema(
-  () =>
-    ({
-      'group.created': v.object({
+/**
+ * The webhook body of every event (CONTRACT §7 and §12): the publisher validates each event against its schema
+ * before it leaves the service, and openapi.json describes the same schemas under `webhooks`. Each built when first
+ * read: a function publishes a few of the types.
+ */
+export const EVENT_BODIES = schema(() =>
+  lazily({
+    'group.created': () =>
+      v.object({
         ...envelope('group.created'),
         request_id: v.string(),
         chat_id: v.string(),
@@ -46,27 +48,31 @@ export const EVENT_BODIES = schema(
         subject: v.string(),
         invite_link: v.string(),
       }),
-      'group.creation_failed': v.object({
+    'group.creation_failed': () =>
+      v.object({
         ...envelope('group.creation_failed'),
         request_id: v.string(),
         channel_id: v.string(),
         error: ErrorBody,
       }),
-      'report.completed': v.object({
+    'report.completed': () =>
+      v.object({
         ...envelope('report.completed'),
         report_id: v.string(),
         report_type: v.string(),
         schedule_id: ScheduleId,
         row_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
       }),
-      'report.failed': v.object({
+    'report.failed': () =>
+      v.object({
         ...envelope('report.failed'),
         report_id: v.string(),
         report_type: v.string(),
         schedule_id: ScheduleId,
         error: ErrorBody,
       }),
-      'message.received': v.object({
+    'message.received': () =>
+      v.object({
         ...envelope('message.received'),
         chat_id: v.string(),
         message_id: v.string(),
@@ -81,7 +87,8 @@ export const EVENT_BODIES = schema(
           ),
         ),
       }),
-      'message.status': v.object({
+    'message.status': () =>
+      v.object({
         ...envelope('message.status'),
         chat_id: v.string(),
         message_id: v.string(),
@@ -92,7 +99,8 @@ export const EVENT_BODIES = schema(
           v.description('The group member whose receipt moved the status; null when no member is named'),
         ),
       }),
-      'group.participants_changed': v.object({
+    'group.participants_changed': () =>
+      v.object({
         ...envelope('group.participants_changed'),
         chat_id: v.string(),
         change: v.picklist(['joined', 'left', 'removed', 'join_requested', 'join_request_revoked']),
@@ -118,7 +126,8 @@ export const EVENT_BODIES = schema(
           ),
         ),
       }),
-      'group.updated': v.object({
+    'group.updated': () =>
+      v.object({
         ...envelope('group.updated'),
         chat_id: v.string(),
         subject: v.string(),
@@ -129,8 +138,8 @@ export const EVENT_BODIES = schema(
           v.description('One entry per setting the network did not apply; empty when all applied'),
         ),
       }),
-      'group.deleted': v.object({ ...envelope('group.deleted'), chat_id: v.string() }),
-    }) satisfies Record<EventType, v.GenericSchema>,
+    'group.deleted': () => v.object({ ...envelope('group.deleted'), chat_id: v.string() }),
+  } satisfies Record<EventType, () => v.GenericSchema>),
 );
 
 /** What happened, for the OpenAPI `webhooks` entries. */

@@ -24,6 +24,7 @@ import {
 } from '#shared/domain/reports/records';
 import { REPORT_STATUSES } from '#shared/domain/reports/report';
 import { isDateFilterText } from '#shared/domain/reports/time';
+import { lazily } from '#shared/lazily';
 
 /** Each top-level schema is built through this, so a bundle keeps only the schemas it uses (see common.ts). */
 /* @__NO_SIDE_EFFECTS__ */ const schema = <T>(build: () => T): T => build();
@@ -139,156 +140,157 @@ const filters = <T extends ReportType, E extends v.ObjectEntries>(reportType: T,
   });
 const flag = schema(() => v.boolean());
 
-export const ChatReportFilters = schema(() =>
-  filters('CHAT', {
-    ...optional({ isArchived: flag }),
-    // The one filter with a default (§8): omitted means only open chats.
-    isResolved: v.optional(v.boolean(), false),
-    ...optional({
-      isHighPriority: flag,
-      isBotHandled: flag,
-      isUnanswered: flag,
-      isAssigned: flag,
-      hasActiveAgentTransfer: flag,
-      hasClosedBotSession: flag,
-      assignedToUserIds: Ids,
-      assignedToTeamIds: Ids,
-      hasPrimaryAssignee: flag,
-      hasNoPrimaryAssignee: flag,
-      hasContacts: flag,
-      chatContactSearch: Text,
-      stateMachineIds: Ids,
-      currentStateIds: Ids,
-      hasStateMachines: flag,
-      search: Text,
-      chatType: oneOf(CHAT_TYPES),
-      channelIds: Ids,
-      updatedAfter: DateFilter,
-      updatedBefore: DateFilter,
-      labelIds: Ids,
-      hasLabels: flag,
-      allLabelIds: Ids,
-    }),
+/**
+ * The request schema of each report type (`reportType` beside that type's filters and the file fields), each built
+ * when first read: the report worker validates the stored filters of its job's one type.
+ */
+export const REPORT_FILTERS = schema(() =>
+  lazily({
+    CHAT: () =>
+      filters('CHAT', {
+        ...optional({ isArchived: flag }),
+        // The one filter with a default (§8): omitted means only open chats.
+        isResolved: v.optional(v.boolean(), false),
+        ...optional({
+          isHighPriority: flag,
+          isBotHandled: flag,
+          isUnanswered: flag,
+          isAssigned: flag,
+          hasActiveAgentTransfer: flag,
+          hasClosedBotSession: flag,
+          assignedToUserIds: Ids,
+          assignedToTeamIds: Ids,
+          hasPrimaryAssignee: flag,
+          hasNoPrimaryAssignee: flag,
+          hasContacts: flag,
+          chatContactSearch: Text,
+          stateMachineIds: Ids,
+          currentStateIds: Ids,
+          hasStateMachines: flag,
+          search: Text,
+          chatType: oneOf(CHAT_TYPES),
+          channelIds: Ids,
+          updatedAfter: DateFilter,
+          updatedBefore: DateFilter,
+          labelIds: Ids,
+          hasLabels: flag,
+          allLabelIds: Ids,
+        }),
+      }),
+    CONTACT: () =>
+      filters(
+        'CONTACT',
+        optional({
+          contactSearch: Text,
+          contactChannelIds: Ids,
+          contactHasChats: flag,
+          contactCreatedAfter: DateFilter,
+          contactCreatedBefore: DateFilter,
+          contactCreatedByUserIds: Ids,
+          contactCustomFieldRules: RulesFilter,
+        }),
+      ),
+    TICKET: () =>
+      filters(
+        'TICKET',
+        optional({
+          ticketIsResolved: flag,
+          ticketPriorityLevels: list(oneOf(TICKET_PRIORITIES)),
+          ticketAssignedToUserIds: Ids,
+          ticketCreatedByUserIds: Ids,
+          ticketMachineIds: Ids,
+          ticketCreatedAfter: DateFilter,
+          ticketCreatedBefore: DateFilter,
+          ticketSearch: Text,
+        }),
+      ),
+    CALL_LOG: () =>
+      filters(
+        'CALL_LOG',
+        optional({
+          callDirection: oneOf(CALL_DIRECTIONS),
+          callStatuses: list(oneOf(CALL_STATUSES)),
+          callAgentUserIds: Ids,
+          callAccountId: Id,
+          callInitiatedAfter: DateFilter,
+          callInitiatedBefore: DateFilter,
+          callPhoneSearch: v.pipe(Text, v.regex(/\d/, 'must contain a digit')),
+          callHasChat: flag,
+          callHasRecording: flag,
+          callMinDurationSeconds: Seconds,
+          callMaxDurationSeconds: Seconds,
+          callHangupCauseSearch: Text,
+          callContactSearch: Text,
+        }),
+      ),
+    GOAL: () =>
+      filters(
+        'GOAL',
+        optional({
+          goalRecordedAfter: DateFilter,
+          goalRecordedBefore: DateFilter,
+          goalIds: Ids,
+          goalChannelIds: Ids,
+          goalTrackerValueRules: RulesFilter,
+        }),
+      ),
+    BOOKING: () =>
+      filters(
+        'BOOKING',
+        optional({
+          bookingTypes: list(oneOf(BOOKING_TYPES)),
+          bookingStatuses: list(oneOf(BOOKING_STATUSES)),
+          bookingAgentUserIds: Ids,
+          bookingContactId: Id,
+          bookingStartsOnOrAfter: DateFilter,
+          bookingStartsOnOrBefore: DateFilter,
+        }),
+      ),
+    FOLLOW_UPS: () =>
+      filters(
+        'FOLLOW_UPS',
+        optional({
+          followUpAgentUserIds: Ids,
+          followUpStatuses: list(oneOf(FOLLOW_UP_STATUSES)),
+          followUpKind: oneOf(FOLLOW_UP_KINDS),
+          followUpDueOnOrAfter: DateFilter,
+          followUpDueOnOrBefore: DateFilter,
+        }),
+      ),
+    SURVEY_RESPONSES: () =>
+      filters(
+        'SURVEY_RESPONSES',
+        optional({
+          surveyFormIds: Ids,
+          surveyStatuses: list(oneOf(SURVEY_STATUSES)),
+          surveySources: list(oneOf(SURVEY_SOURCES)),
+          surveyStartedOnOrAfter: DateFilter,
+          surveyStartedOnOrBefore: DateFilter,
+          surveyChannel: Id,
+        }),
+      ),
+    FLOW_RESPONSES: () =>
+      filters(
+        'FLOW_RESPONSES',
+        optional({
+          flowIds: Ids,
+          flowSources: list(oneOf(FLOW_SOURCES)),
+          flowRespondedOnOrAfter: DateFilter,
+          flowRespondedOnOrBefore: DateFilter,
+        }),
+      ),
   }),
 );
 
-export const ContactReportFilters = schema(() =>
-  filters(
-    'CONTACT',
-    optional({
-      contactSearch: Text,
-      contactChannelIds: Ids,
-      contactHasChats: flag,
-      contactCreatedAfter: DateFilter,
-      contactCreatedBefore: DateFilter,
-      contactCreatedByUserIds: Ids,
-      contactCustomFieldRules: RulesFilter,
-    }),
-  ),
-);
-
-export const TicketReportFilters = schema(() =>
-  filters(
-    'TICKET',
-    optional({
-      ticketIsResolved: flag,
-      ticketPriorityLevels: list(oneOf(TICKET_PRIORITIES)),
-      ticketAssignedToUserIds: Ids,
-      ticketCreatedByUserIds: Ids,
-      ticketMachineIds: Ids,
-      ticketCreatedAfter: DateFilter,
-      ticketCreatedBefore: DateFilter,
-      ticketSearch: Text,
-    }),
-  ),
-);
-
-export const CallLogReportFilters = schema(() =>
-  filters(
-    'CALL_LOG',
-    optional({
-      callDirection: oneOf(CALL_DIRECTIONS),
-      callStatuses: list(oneOf(CALL_STATUSES)),
-      callAgentUserIds: Ids,
-      callAccountId: Id,
-      callInitiatedAfter: DateFilter,
-      callInitiatedBefore: DateFilter,
-      callPhoneSearch: v.pipe(Text, v.regex(/\d/, 'must contain a digit')),
-      callHasChat: flag,
-      callHasRecording: flag,
-      callMinDurationSeconds: Seconds,
-      callMaxDurationSeconds: Seconds,
-      callHangupCauseSearch: Text,
-      callContactSearch: Text,
-    }),
-  ),
-);
-
-export const GoalReportFilters = schema(() =>
-  filters(
-    'GOAL',
-    optional({
-      goalRecordedAfter: DateFilter,
-      goalRecordedBefore: DateFilter,
-      goalIds: Ids,
-      goalChannelIds: Ids,
-      goalTrackerValueRules: RulesFilter,
-    }),
-  ),
-);
-
-export const BookingReportFilters = schema(() =>
-  filters(
-    'BOOKING',
-    optional({
-      bookingTypes: list(oneOf(BOOKING_TYPES)),
-      bookingStatuses: list(oneOf(BOOKING_STATUSES)),
-      bookingAgentUserIds: Ids,
-      bookingContactId: Id,
-      bookingStartsOnOrAfter: DateFilter,
-      bookingStartsOnOrBefore: DateFilter,
-    }),
-  ),
-);
-
-export const FollowUpReportFilters = schema(() =>
-  filters(
-    'FOLLOW_UPS',
-    optional({
-      followUpAgentUserIds: Ids,
-      followUpStatuses: list(oneOf(FOLLOW_UP_STATUSES)),
-      followUpKind: oneOf(FOLLOW_UP_KINDS),
-      followUpDueOnOrAfter: DateFilter,
-      followUpDueOnOrBefore: DateFilter,
-    }),
-  ),
-);
-
-export const SurveyResponseReportFilters = schema(() =>
-  filters(
-    'SURVEY_RESPONSES',
-    optional({
-      surveyFormIds: Ids,
-      surveyStatuses: list(oneOf(SURVEY_STATUSES)),
-      surveySources: list(oneOf(SURVEY_SOURCES)),
-      surveyStartedOnOrAfter: DateFilter,
-      surveyStartedOnOrBefore: DateFilter,
-      surveyChannel: Id,
-    }),
-  ),
-);
-
-export const FlowResponseReportFilters = schema(() =>
-  filters(
-    'FLOW_RESPONSES',
-    optional({
-      flowIds: Ids,
-      flowSources: list(oneOf(FLOW_SOURCES)),
-      flowRespondedOnOrAfter: DateFilter,
-      flowRespondedOnOrBefore: DateFilter,
-    }),
-  ),
-);
+export const ChatReportFilters = schema(() => REPORT_FILTERS.CHAT);
+export const ContactReportFilters = schema(() => REPORT_FILTERS.CONTACT);
+export const TicketReportFilters = schema(() => REPORT_FILTERS.TICKET);
+export const CallLogReportFilters = schema(() => REPORT_FILTERS.CALL_LOG);
+export const GoalReportFilters = schema(() => REPORT_FILTERS.GOAL);
+export const BookingReportFilters = schema(() => REPORT_FILTERS.BOOKING);
+export const FollowUpReportFilters = schema(() => REPORT_FILTERS.FOLLOW_UPS);
+export const SurveyResponseReportFilters = schema(() => REPORT_FILTERS.SURVEY_RESPONSES);
+export const FlowResponseReportFilters = schema(() => REPORT_FILTERS.FLOW_RESPONSES);
 
 /** The filters of each report type, in REPORT_TYPES order: the request's shapes and the report view's. */
 function filtersOfEveryType() {

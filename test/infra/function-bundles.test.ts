@@ -131,6 +131,22 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     }
   });
 
+  it('bundles the endpoint-discovery stand-in, and no endpoint cache, wherever the DynamoDB client is', () => {
+    for (const fn of FUNCTIONS) {
+      const files = bundles.get(fn)!.files;
+
+      expect(
+        files.filter((file) =>
+          /node_modules\/(mnemonist|obliterator|@aws-sdk\/(endpoint-cache|middleware-endpoint-discovery))\//.test(file),
+        ),
+        fn,
+      ).toEqual([]);
+      if (files.some((file) => file.includes('/@aws-sdk/client-dynamodb/'))) {
+        expect(files, fn).toContain('shared/adapters/aws/no-endpoint-discovery.ts');
+      }
+    }
+  });
+
   it('signs S3 requests with the SigV4 signer alone in the report functions, without the S3 client', () => {
     const signing = FUNCTIONS.filter((fn) =>
       bundles.get(fn)!.files.some((file) => file.includes('/@smithy/signature-v4/')),

@@ -19,6 +19,13 @@ export const LAMBDA_CREDENTIALS = './shared/adapters/aws/lambda-credentials.ts';
 export const NO_EVENT_STREAMS = './shared/adapters/aws/no-event-streams.ts';
 
 /**
+ * The module bundled in place of `@aws-sdk/middleware-endpoint-discovery`, relative to REPO_ROOT: the DynamoDB client
+ * resolves its endpoint-discovery configuration, which no command of it reads, and with it builds an LRU cache from
+ * three more packages (shared/adapters/aws/no-endpoint-discovery.ts says why; bench/RESULTS.md, P1).
+ */
+export const NO_ENDPOINT_DISCOVERY = './shared/adapters/aws/no-endpoint-discovery.ts';
+
+/**
  * How every function is bundled (ARCHITECTURE, TOOLCHAIN §5): one ESM file with the SDK inside, module-first
  * mainFields (about a third smaller and faster to load than esbuild's default for node), and source maps without
  * the sources (the stack traces need only the mappings).
@@ -34,10 +41,12 @@ export const FUNCTION_BUNDLING = {
   banner: "import{createRequire}from'module';const require=createRequire(import.meta.url);",
   // Lambda's credentials are in the environment: the SDK's default chain is bundled as the environment provider
   // alone (shared/adapters/aws/lambda-credentials.ts says why). And the SDK's event-stream support, which no
-  // operation here uses, as a stand-in that ends the graph (shared/adapters/aws/no-event-streams.ts).
+  // operation here uses, as a stand-in that ends the graph (shared/adapters/aws/no-event-streams.ts). And DynamoDB's
+  // endpoint discovery, which none of its commands uses, without its cache (shared/adapters/aws/no-endpoint-discovery.ts).
   alias: {
     '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS,
     '@smithy/core/event-streams': NO_EVENT_STREAMS,
+    '@aws-sdk/middleware-endpoint-discovery': NO_ENDPOINT_DISCOVERY,
   },
 } as const;
 

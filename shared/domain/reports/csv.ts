@@ -1,3 +1,4 @@
+import { lazily } from '#shared/lazily';
 import { canonicalJson } from './json.ts';
 import { RECORD_KINDS, REPORT_TYPES, type RecordOf, type ReportType } from './records.ts';
 
@@ -43,13 +44,22 @@ export function csvHeader(reportType: ReportType): string {
   return `${RECORD_KINDS[reportType].columns.map((column) => csvCell(column)).join(',')}\r\n`;
 }
 
-/** Per report type: its columns and which of them hold times (looked up once, not per cell); every format's. */
-export const LAYOUTS = Object.fromEntries(
-  REPORT_TYPES.map((type) => {
-    const { columns, timeColumns }: { columns: readonly string[]; timeColumns: readonly string[] } = RECORD_KINDS[type];
-    return [type, { columns, isTime: columns.map((column) => timeColumns.includes(column)) }];
-  }),
-) as Record<ReportType, { columns: readonly string[]; isTime: boolean[] }>;
+/**
+ * Per report type: its columns and which of them hold times (looked up once, not per cell); every format's. Each
+ * built when first read, with its kind (RECORD_KINDS).
+ */
+export const LAYOUTS = lazily(
+  Object.fromEntries(
+    REPORT_TYPES.map((type) => [
+      type,
+      () => {
+        const { columns, timeColumns }: { columns: readonly string[]; timeColumns: readonly string[] } =
+          RECORD_KINDS[type];
+        return { columns, isTime: columns.map((column) => timeColumns.includes(column)) };
+      },
+    ]),
+  ) as Record<ReportType, () => { columns: readonly string[]; isTime: boolean[] }>,
+);
 
 /** One report row for a record of `reportType`, ending with CRLF; fields outside §9 are not written. */
 export function csvRow<T extends ReportType>(reportType: T, record: RecordOf<T>): string {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { FieldError } from '#shared/errors';
+import { lazily } from '#shared/lazily';
 import { issueMessage, issuePointer } from './issues.ts';
 import { normaliseDateTime } from './time.ts';
 
@@ -85,113 +86,127 @@ function kind<T extends ReportType, E extends v.ObjectEntries, I extends keyof E
   };
 }
 
-/** Per kind: the import schema, the id field, the time field that orders reports, and the CSV columns (§9). */
-export const RECORD_KINDS = schema(() => ({
-  CHAT: kind('CHAT', 'chatId', 'updatedAt', {
-    chatId: Id,
-    name: Name,
-    chatType: oneOf(CHAT_TYPES),
-    channelId: Id,
-    externalChatId: v.optional(Id),
-    isArchived: v.boolean(),
-    isResolved: v.boolean(),
-    isHighPriority: v.boolean(),
-    autopilot: v.boolean(),
-    botJourneyStatus: v.optional(oneOf(BOT_JOURNEY_STATUSES)),
-    lastMessageFrom: v.optional(oneOf(MESSAGE_SENDERS)),
-    assignedUserIds: Ids,
-    assignedTeamIds: Ids,
-    primaryAssigneeUserId: v.optional(Id),
-    contactIds: Ids,
-    stateMachineIds: Ids,
-    currentStateIds: Ids,
-    labelIds: Ids,
-    externalItems: list(Name),
-    createdAt: Time,
-    updatedAt: Time,
+/**
+ * Per kind: the import schema, the id field, the time field that orders reports, and the CSV columns (§9); each kind
+ * built when first read (a report reads one).
+ */
+export const RECORD_KINDS = schema(() =>
+  lazily({
+    CHAT: () =>
+      kind('CHAT', 'chatId', 'updatedAt', {
+        chatId: Id,
+        name: Name,
+        chatType: oneOf(CHAT_TYPES),
+        channelId: Id,
+        externalChatId: v.optional(Id),
+        isArchived: v.boolean(),
+        isResolved: v.boolean(),
+        isHighPriority: v.boolean(),
+        autopilot: v.boolean(),
+        botJourneyStatus: v.optional(oneOf(BOT_JOURNEY_STATUSES)),
+        lastMessageFrom: v.optional(oneOf(MESSAGE_SENDERS)),
+        assignedUserIds: Ids,
+        assignedTeamIds: Ids,
+        primaryAssigneeUserId: v.optional(Id),
+        contactIds: Ids,
+        stateMachineIds: Ids,
+        currentStateIds: Ids,
+        labelIds: Ids,
+        externalItems: list(Name),
+        createdAt: Time,
+        updatedAt: Time,
+      }),
+    CONTACT: () =>
+      kind('CONTACT', 'contactId', 'createdAt', {
+        contactId: Id,
+        name: Name,
+        phone: v.optional(Phone),
+        email: v.optional(text(320)),
+        channelIds: Ids,
+        createdByUserId: v.optional(Id),
+        customFields: JsonObject,
+        createdAt: Time,
+      }),
+    TICKET: () =>
+      kind('TICKET', 'ticketId', 'createdAt', {
+        ticketId: Id,
+        number: Count,
+        isResolved: v.boolean(),
+        priority: oneOf(TICKET_PRIORITIES),
+        assignedUserIds: Ids,
+        createdByUserId: v.optional(Id),
+        ticketMachineId: v.optional(Id),
+        chatId: v.optional(Id),
+        remarks: v.optional(LongText),
+        issueNames: list(Name),
+        createdAt: Time,
+      }),
+    CALL_LOG: () =>
+      kind('CALL_LOG', 'callId', 'initiatedAt', {
+        callId: Id,
+        direction: oneOf(CALL_DIRECTIONS),
+        status: oneOf(CALL_STATUSES),
+        agentUserId: v.optional(Id),
+        callingAccountId: v.optional(Id),
+        callerNumber: Phone,
+        calledNumber: Phone,
+        chatId: v.optional(Id),
+        recordingUrl: v.optional(text(2048)),
+        talkDurationSeconds: Count,
+        hangupCause: v.optional(Name),
+        initiatedAt: Time,
+      }),
+    GOAL: () =>
+      kind('GOAL', 'goalEventId', 'recordedAt', {
+        goalEventId: Id,
+        goalId: Id,
+        channelId: v.optional(Id),
+        chatId: v.optional(Id),
+        trackerValues: JsonObject,
+        recordedAt: Time,
+      }),
+    BOOKING: () =>
+      kind('BOOKING', 'bookingId', 'startsAt', {
+        bookingId: Id,
+        type: oneOf(BOOKING_TYPES),
+        status: oneOf(BOOKING_STATUSES),
+        agentUserId: v.optional(Id),
+        contactId: v.optional(Id),
+        startsAt: Time,
+        endsAt: Time,
+      }),
+    FOLLOW_UPS: () =>
+      kind('FOLLOW_UPS', 'followUpId', 'dueAt', {
+        followUpId: Id,
+        kind: oneOf(FOLLOW_UP_KINDS),
+        status: oneOf(FOLLOW_UP_STATUSES),
+        agentUserId: v.optional(Id),
+        chatId: v.optional(Id),
+        note: v.optional(LongText),
+        dueAt: Time,
+      }),
+    SURVEY_RESPONSES: () =>
+      kind('SURVEY_RESPONSES', 'responseId', 'startedAt', {
+        responseId: Id,
+        surveyFormId: Id,
+        status: oneOf(SURVEY_STATUSES),
+        source: oneOf(SURVEY_SOURCES),
+        channel: v.optional(Id),
+        answers: JsonObject,
+        startedAt: Time,
+        completedAt: OptionalTime,
+      }),
+    FLOW_RESPONSES: () =>
+      kind('FLOW_RESPONSES', 'responseId', 'respondedAt', {
+        responseId: Id,
+        flowId: Id,
+        source: oneOf(FLOW_SOURCES),
+        chatId: v.optional(Id),
+        response: JsonObject,
+        respondedAt: Time,
+      }),
   }),
-  CONTACT: kind('CONTACT', 'contactId', 'createdAt', {
-    contactId: Id,
-    name: Name,
-    phone: v.optional(Phone),
-    email: v.optional(text(320)),
-    channelIds: Ids,
-    createdByUserId: v.optional(Id),
-    customFields: JsonObject,
-    createdAt: Time,
-  }),
-  TICKET: kind('TICKET', 'ticketId', 'createdAt', {
-    ticketId: Id,
-    number: Count,
-    isResolved: v.boolean(),
-    priority: oneOf(TICKET_PRIORITIES),
-    assignedUserIds: Ids,
-    createdByUserId: v.optional(Id),
-    ticketMachineId: v.optional(Id),
-    chatId: v.optional(Id),
-    remarks: v.optional(LongText),
-    issueNames: list(Name),
-    createdAt: Time,
-  }),
-  CALL_LOG: kind('CALL_LOG', 'callId', 'initiatedAt', {
-    callId: Id,
-    direction: oneOf(CALL_DIRECTIONS),
-    status: oneOf(CALL_STATUSES),
-    agentUserId: v.optional(Id),
-    callingAccountId: v.optional(Id),
-    callerNumber: Phone,
-    calledNumber: Phone,
-    chatId: v.optional(Id),
-    recordingUrl: v.optional(text(2048)),
-    talkDurationSeconds: Count,
-    hangupCause: v.optional(Name),
-    initiatedAt: Time,
-  }),
-  GOAL: kind('GOAL', 'goalEventId', 'recordedAt', {
-    goalEventId: Id,
-    goalId: Id,
-    channelId: v.optional(Id),
-    chatId: v.optional(Id),
-    trackerValues: JsonObject,
-    recordedAt: Time,
-  }),
-  BOOKING: kind('BOOKING', 'bookingId', 'startsAt', {
-    bookingId: Id,
-    type: oneOf(BOOKING_TYPES),
-    status: oneOf(BOOKING_STATUSES),
-    agentUserId: v.optional(Id),
-    contactId: v.optional(Id),
-    startsAt: Time,
-    endsAt: Time,
-  }),
-  FOLLOW_UPS: kind('FOLLOW_UPS', 'followUpId', 'dueAt', {
-    followUpId: Id,
-    kind: oneOf(FOLLOW_UP_KINDS),
-    status: oneOf(FOLLOW_UP_STATUSES),
-    agentUserId: v.optional(Id),
-    chatId: v.optional(Id),
-    note: v.optional(LongText),
-    dueAt: Time,
-  }),
-  SURVEY_RESPONSES: kind('SURVEY_RESPONSES', 'responseId', 'startedAt', {
-    responseId: Id,
-    surveyFormId: Id,
-    status: oneOf(SURVEY_STATUSES),
-    source: oneOf(SURVEY_SOURCES),
-    channel: v.optional(Id),
-    answers: JsonObject,
-    startedAt: Time,
-    completedAt: OptionalTime,
-  }),
-  FLOW_RESPONSES: kind('FLOW_RESPONSES', 'responseId', 'respondedAt', {
-    responseId: Id,
-    flowId: Id,
-    source: oneOf(FLOW_SOURCES),
-    chatId: v.optional(Id),
-    response: JsonObject,
-    respondedAt: Time,
-  }),
-}));
+);
 
 type Fields<T extends ReportType> = Omit<v.InferOutput<(typeof RECORD_KINDS)[T]['schema']>, 'recordType'>;
 export type ChatRecord = Fields<'CHAT'>;

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleBuildOptions, FUNCTION_BUNDLING, NO_EVENT_STREAMS } from '#infra/aws/constructs/function-bundle';
+import {
+  bundleBuildOptions,
+  FUNCTION_BUNDLING,
+  NO_ENDPOINT_DISCOVERY,
+  NO_EVENT_STREAMS,
+} from '#infra/aws/constructs/function-bundle';
+import { UNSUPPORTED as NO_DISCOVERY } from '#shared/adapters/aws/no-endpoint-discovery';
 import { UNSUPPORTED } from '#shared/adapters/aws/no-event-streams';
 import type { exercise } from '#test/fixtures/bundles/sdk-clients';
 
@@ -18,12 +24,14 @@ function inputs(metafile: Metafile): string[] {
 }
 
 /**
- * The stand-in for `@smithy/core/event-streams` (shared/adapters/aws/no-event-streams.ts), bundled as every function
+ * The stand-ins for `@smithy/core/event-streams` (shared/adapters/aws/no-event-streams.ts) and
+ * `@aws-sdk/middleware-endpoint-discovery` (shared/adapters/aws/no-endpoint-discovery.ts), bundled as every function
  * is (FUNCTION_BUNDLING), under the real SDK clients: the S3 client, which builds its event-stream serde config when
  * constructed, still presigns, sends and multipart-uploads, every other client the functions use still signs and
- * reads its answers, and the one S3 operation with an event stream fails with the stand-in's message.
+ * reads its answers, the one S3 operation with an event stream fails with the stand-in's message, and a DynamoDB
+ * client told to discover endpoints refuses to be built.
  */
-describe('the event-streams stand-in under the real SDK clients, from a bundle', () => {
+describe('the SDK stand-ins under the real SDK clients, from a bundle', () => {
   let outdir: string;
   let files: string[];
   let run: Awaited<ReturnType<typeof exercise>>;
@@ -83,6 +91,22 @@ describe('the event-streams stand-in under the real SDK clients, from a bundle',
       headLength: 5,
       multipartETag: '"whole"',
     });
+  });
+
+  it('is what the stack bundles in place of @aws-sdk/middleware-endpoint-discovery, without its cache', () => {
+    expect(FUNCTION_BUNDLING.alias['@aws-sdk/middleware-endpoint-discovery']).toBe(NO_ENDPOINT_DISCOVERY);
+    expect(files).toContain(NO_ENDPOINT_DISCOVERY.slice(2));
+    expect(
+      files.filter((file) =>
+        /\/(mnemonist|obliterator|@aws-sdk\/(endpoint-cache|middleware-endpoint-discovery))\//.test(file),
+      ),
+    ).toEqual([]);
+  });
+
+  it('resolves DynamoDB’s endpoint-discovery setting as the SDK does, and refuses a client told to discover', () => {
+    expect(run.results.discoveryByDefault).toBeUndefined();
+    expect(run.results.discoveryOff).toBe(false);
+    expect(run.results.discoveryOn).toBe(NO_DISCOVERY);
   });
 
   it('fails an operation with an event stream with the stand-in’s message', () => {
