@@ -25,8 +25,9 @@ export const BASELINES = {
  * built without them, as issue 10 defines the reference (a best-practice bundle with the SDK as it ships); this row
  * shows how much of the functions' lead over the reference is those bundling choices. And the largest queue
  * workers built without FUNCTION_BUNDLING's event-streams stand-in (`@smithy/core/event-streams` bundled as the SDK
- * ships it; shared/adapters/aws/no-event-streams.ts), which shows what the stand-in gains (measured only when their
- * function is).
+ * ships it; shared/adapters/aws/no-event-streams.ts), which shows what the stand-in gains, and two functions without
+ * the endpoint-discovery stand-in (shared/adapters/aws/no-endpoint-discovery.ts), likewise (each measured only when
+ * its function is).
  */
 export const WHAT_IF: { name: string; entry: string; dropAlias?: string[]; fn?: string }[] = [
   { name: 'reference, with the stack’s aliases', entry: BASELINES.reference },
@@ -34,6 +35,12 @@ export const WHAT_IF: { name: string; entry: string; dropAlias?: string[]; fn?: 
     name: `${fn}, without the event-streams stand-in`,
     entry: `functions/${fn}/handler.ts`,
     dropAlias: ['@smithy/core/event-streams'],
+    fn,
+  })),
+  ...['report-worker', 'get-group-status'].map((fn) => ({
+    name: `${fn}, without the endpoint-discovery stand-in`,
+    entry: `functions/${fn}/handler.ts`,
+    dropAlias: ['@aws-sdk/middleware-endpoint-discovery'],
     fn,
   })),
 ];

@@ -579,9 +579,11 @@ ${[...new Set([...largest.packages.slice(0, 14), ...packagesOf('get-group-status
 The functions bundle the SDK's default credential chain as the environment provider alone (FUNCTION_BUNDLING's
 esbuild alias; shared/adapters/aws/lambda-credentials.ts): ${fmt(kib(credentialChain('get-group-status')), 0)} KB of the chain are left in get-group-status.
 They also bundle a stand-in for \`@smithy/core/event-streams\` (FUNCTION_BUNDLING's second alias;
-shared/adapters/aws/no-event-streams.ts). The baselines are built without either alias, as issue 10 defines the
-reference. Measured in the same rounds, never deployed: the reference built with both, and the largest queue workers
-built without the event-streams stand-in (bench/cold-start.ts, WHAT_IF):
+shared/adapters/aws/no-event-streams.ts) and one for \`@aws-sdk/middleware-endpoint-discovery\` (the third;
+shared/adapters/aws/no-endpoint-discovery.ts). The baselines are built without these aliases, as issue 10 defines the
+reference. Measured in the same rounds, never deployed: the reference built with them, the largest queue workers
+built without the event-streams stand-in, and two functions without the endpoint-discovery stand-in
+(bench/cold-start.ts, WHAT_IF):
 
 | bundle | KB | ${runColumns.map((column) => `× reference, ${column}`).join(' | ')} | worst |
 |---|---|${runs.map(() => '---|').join('')}---|
