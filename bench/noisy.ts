@@ -17,8 +17,11 @@ import { percentile } from './stats.ts';
  * - group worker: A creates groups as fast as its limit allows.
  * B measures, from its API call to the event at its own (healthy) receiver: a message (`message.status` sent:
  * message sender + dispatcher), a group (`group.created`: group worker, Meta's confirmation, dispatcher) and a report
- * (`report.completed`: report worker + dispatcher). Afterwards nothing of A's may be lost: its deliveries are pending
- * or retrying (or delivered), its reports complete, its groups are created.
+ * (`report.completed`: report worker + dispatcher); and a message's `message.status` in B's events feed, read as an
+ * integrator who polls reads it (`GET /events/:orgId` following the iterator: message sender + feed writer, which
+ * every one of A's events also passes through). Afterwards nothing of A's may be lost: its deliveries are pending
+ * or retrying (or delivered), its reports complete, its groups are created, and its feed holds a status of every
+ * message it sent, and nothing of B's.
  */
 export interface NoisyOptions {
   /** A's subscriptions to receivers that never answer (the issue's 14). */
@@ -57,7 +60,7 @@ export const NOISY_SMOKE: NoisyOptions = {
   settleMs: 15_000,
 };
 
-export type Measure = 'delivery' | 'group' | 'report';
+export type Measure = 'delivery' | 'group' | 'report' | 'feed';
 
 export interface PhaseLatencies {
   /** Milliseconds per sample, in the order taken. */
@@ -81,12 +84,14 @@ export interface NoisyReport {
     /** Final group requests: created, or failed by Meta (a refusal is an outcome, not a loss). */
     groups: { requested: number; created: number; failed: number };
     messages: { requested: number; recorded: number };
+    /** A's events feed after the run: its messages with a `message.status` there, and events of another organisation. */
+    feed: { messagesWithStatus: number; foreign: number };
     /** What the fair queues saw of A (deprioritised at some point) per queue. */
     deprioritised: Record<string, boolean>;
   };
 }
 
-const MEASURES: Measure[] = ['delivery', 'group', 'report'];
+const MEASURES: Measure[] = ['delivery', 'group', 'report', 'feed'];
 
 export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyReport> {
   const log = options.log ?? (() => undefined);
@@ -224,6 +229,21 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
       120_000,
       `A's ${messageIds.length} messages`,
     );
+    const sent = new Set(messageIds);
+    const feed = await waitFor(
+      async () => {
+        const events = await wholeFeed(stack, a);
+        const withStatus = new Set(
+          events
+            .filter((event) => event.type === 'message.status' && sent.has(String(event.data.message_id)))
+            .map((event) => String(event.data.message_id)),
+        );
+        const foreign = events.filter((event) => event.data.organisation_id !== a.orgId).length;
+        return withStatus.size === sent.size ? { messagesWithStatus: withStatus.size, foreign } : undefined;
+      },
+      120_000,
+      `a status of A's ${messageIds.length} messages in its events feed`,
+    );
     const deliveries = await deliveryStates(a.orgId);
     return {
       options: {
@@ -245,6 +265,7 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
         reports: { requested: reportIds.length, completed: reports, seconds: reportSeconds },
         groups: { requested: groupRequests.length, created, failed: groupsFailed },
         messages: { requested: messageIds.length, recorded },
+        feed,
         deprioritised,
       },
     };
@@ -279,12 +300,14 @@ export function renderNoisy(report: NoisyReport, baseline: string): string {
     row('delivery', 'message → `message.status` (message sender + dispatcher)'),
     row('group', 'group → `group.created` (group worker + dispatcher)'),
     row('report', 'report → `report.completed` (report worker + dispatcher)'),
+    row('feed', "message → its `message.status` in B's events feed, polled (message sender + feed writer)"),
     '',
     `Baseline: ${baseline}`,
     '',
     `Nothing of A's is lost: deliveries ${JSON.stringify(a.deliveries)}; reports ${a.reports.completed}/` +
       `${a.reports.requested} completed ${a.reports.seconds} s after A started; groups ${a.groups.created}/` +
-      `${a.groups.requested} created (${a.groups.failed} refused by Meta); messages ${a.messages.recorded}/${a.messages.requested} recorded.`,
+      `${a.groups.requested} created (${a.groups.failed} refused by Meta); messages ${a.messages.recorded}/${a.messages.requested} recorded; ` +
+      `A's events feed holds a status of ${a.feed.messagesWithStatus}/${a.messages.requested} of its messages and ${a.feed.foreign} events of another organisation.`,
     `The local fair queues deprioritised A on: ${
       Object.keys(a.deprioritised).length ? Object.keys(a.deprioritised).join(', ') : 'none'
     }.`,
@@ -351,6 +374,8 @@ async function createGroup(stack: LocalStack, org: Org, receiver: EventReceiver,
 /** One sample of each of B's measures, in milliseconds from the API call to the event at B's receiver. */
 function measureB(stack: LocalStack, b: Org, receiver: EventReceiver) {
   let reportTurn = 0;
+  // B's feed reader, as an integrator runs one: it keeps its iterator from one page (and one sample) to the next.
+  let iterator: string | undefined;
   return {
     delivery: async () => {
       const started = performance.now();
@@ -378,7 +403,46 @@ function measureB(stack: LocalStack, b: Org, receiver: EventReceiver) {
       });
       return (await receiver.arrival(`${b.orgId} report.completed ${reportId}`, 600_000)).at - started;
     },
+    feed: async () => {
+      const started = performance.now();
+      const { messageId } = await api<{ messageId: string }>(stack, 'POST', '/messaging/send-message', b.token, {
+        chatId: b.chatId,
+        text: 'Hello from B, read from the feed',
+      });
+      const deadline = Date.now() + 300_000;
+      for (;;) {
+        const page: FeedPage = await api(stack, 'GET', feedPath(b.orgId, iterator, 'message.status'), b.token);
+        iterator = page.iterator;
+        const seen = page.events.some((event) => event.data.message_id === messageId && event.data.status === 'sent');
+        if (seen) return performance.now() - started;
+        if (Date.now() > deadline) throw new Error(`B's message ${messageId} never reached its events feed`);
+        if (page.done) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
   } satisfies Record<Measure, () => Promise<number>>;
+}
+
+interface FeedPage {
+  events: { type: string; data: Record<string, unknown> }[];
+  iterator: string;
+  done: boolean;
+}
+
+function feedPath(orgId: string, iterator: string | undefined, types?: string): string {
+  const query = new URLSearchParams({ limit: '100', ...(types ? { types } : {}), ...(iterator ? { iterator } : {}) });
+  return `/events/${orgId}?${query}`;
+}
+
+/** Every event of the organisation's feed, oldest first. */
+async function wholeFeed(stack: LocalStack, org: Org): Promise<FeedPage['events']> {
+  const events: FeedPage['events'] = [];
+  let iterator: string | undefined;
+  for (;;) {
+    const page: FeedPage = await api(stack, 'GET', feedPath(org.orgId, iterator), org.token);
+    events.push(...page.events);
+    iterator = page.iterator;
+    if (page.done) return events;
+  }
 }
 
 async function phase(
@@ -386,7 +450,7 @@ async function phase(
   samples: number,
   _phase: number,
 ): Promise<PhaseLatencies> {
-  const taken: Record<Measure, number[]> = { delivery: [], group: [], report: [] };
+  const taken: Record<Measure, number[]> = { delivery: [], group: [], report: [], feed: [] };
   for (let index = 0; index < samples; index++) {
     for (const measure of MEASURES) taken[measure].push(round(await sample[measure]()));
   }
