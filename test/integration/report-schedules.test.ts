@@ -295,8 +295,10 @@ describe('report schedules (CONTRACT §23)', () => {
     expect(await run()).toMatchObject({ requested: 0, waiting: 1 });
     // Waiting, not dropped: the schedule shows the occurrence still due.
     expect((await read(schedule.scheduleId)).nextRunAt).toBe(schedule.nextRunAt);
+    // Read again only when the window ends: a sweep before then does not read the schedule at all.
     time.now = new Date(occurrence + 170_000);
-    expect(await run()).toMatchObject({ requested: 0, waiting: 1 });
+    expect(await run()).toMatchObject({ requested: 0, waiting: 0, taken: 0, skipped: 0 });
+    expect((await read(schedule.scheduleId)).nextRunAt).toBe(schedule.nextRunAt);
 
     time.now = new Date(occurrence + 181_000);
     expect(await run()).toMatchObject({ requested: 1 });
@@ -364,6 +366,77 @@ describe('report schedules (CONTRACT §23)', () => {
     }
     expect(Date.parse((await read(schedule.scheduleId)).nextRunAt!)).toBe(first + 3 * 86_400_000);
     expect((await remove(schedule.scheduleId)).status).toBe(204);
+  });
+
+  it("does not let one organisation's waiting occurrences fill the sweeps ahead of another's (CONTRACT §18)", async () => {
+    const newOrg = async (name: string) => {
+      const { orgId } = await createOrg(deps(), { name });
+      const { clientId, clientSecret } = await createCredential(deps(), { orgId, roles: ['CRM_ADMIN'] });
+      const answer = await api.call('/token', { method: 'POST', json: { clientId, clientSecret } });
+      return { orgId, token: ((await answer.json()) as { accessToken: string }).accessToken };
+    };
+    const a = await newOrg('Schedules all at once');
+    const b = await newOrg('Schedules of a neighbour');
+    const at = farFromNow();
+    const make = async (org: { orgId: string; token: string }, body: Record<string, unknown>) => {
+      const response = await create(body, org.orgId, org.token);
+      expect(response.status).toBe(201);
+      return (await response.json()) as ScheduleView;
+    };
+    // A: as many CHAT schedules as it may hold, all due at the same minute; one CHAT report per 5 minutes can run.
+    const aSchedules = await Promise.all(
+      Array.from({ length: LIMIT }, () =>
+        make(a, { reportType: 'CHAT', schedule: { every: 'day', at, timezone: 'UTC' } }),
+      ),
+    );
+    const due = Date.parse(aSchedules[0]!.nextRunAt!);
+    // B: one schedule due a minute after A's, so every one of A's sorts ahead of it in the due index.
+    const [hour, minute] = at.split(':').map(Number) as [number, number];
+    const bAt = `${String(hour).padStart(2, '0')}:${String(minute + 1).padStart(2, '0')}`;
+    const bSchedule = await make(b, { reportType: 'CONTACT', schedule: { every: 'day', at: bAt, timezone: 'UTC' } });
+    expect(Date.parse(bSchedule.nextRunAt!)).toBe(due + 60_000);
+
+    // Sweeps read two schedules each (a stand-in for SCHEDULES_PER_SWEEP under a backlog), one a minute.
+    const { time, deps: sweeperDeps } = sweeper();
+    const sweep = () => runReportSchedules(sweeperDeps, { perSweep: 2 });
+    const outcomes = [];
+    time.now = new Date(due + 70_000);
+    for (let minute = 0; minute < 4; minute++) {
+      outcomes.push(await sweep());
+      time.now = new Date(time.now.getTime() + 60_000);
+    }
+    // A's first occurrence ran, the other five wait for its window, each read once; then B's ran.
+    expect(outcomes).toEqual([
+      { requested: 1, waiting: 1, taken: 0, skipped: 0 },
+      { requested: 0, waiting: 2, taken: 0, skipped: 0 },
+      { requested: 0, waiting: 2, taken: 0, skipped: 0 },
+      { requested: 1, waiting: 0, taken: 0, skipped: 0 },
+    ]);
+    const bReport = await deps().reports.get(b.orgId, occurrenceReportId(bSchedule.scheduleId, new Date(due + 60_000)));
+    expect(bReport).toMatchObject({ reportType: 'CONTACT', scheduleId: bSchedule.scheduleId });
+    // A's waiting occurrences are kept, not dropped, and are read again once the window ends: the next one runs.
+    const views = await Promise.all(
+      aSchedules.map(async ({ scheduleId }) => {
+        const answer = await api.call(`/report-schedules/${a.orgId}/${scheduleId}`, { token: a.token });
+        return (await answer.json()) as ScheduleView;
+      }),
+    );
+    expect(views.filter((view) => view.lastRunAt === aSchedules[0]!.nextRunAt)).toHaveLength(1);
+    expect(views.filter((view) => view.nextRunAt === aSchedules[0]!.nextRunAt)).toHaveLength(LIMIT - 1);
+    const aFirst = views.find((view) => view.lastRunAt === aSchedules[0]!.nextRunAt)!;
+    await settled(await deps().reports.get(a.orgId, aFirst.lastReportId!));
+    time.now = new Date(due + 70_000 + 301_000);
+    expect(await sweep()).toMatchObject({ requested: 1, waiting: 1 });
+
+    await settled(bReport);
+    for (const [org, ids] of [
+      [a, aSchedules.map((schedule) => schedule.scheduleId)],
+      [b, [bSchedule.scheduleId]],
+    ] as const) {
+      for (const scheduleId of ids) {
+        await api.call(`/report-schedules/${org.orgId}/${scheduleId}`, { method: 'DELETE', token: org.token });
+      }
+    }
   });
 
   it('runs nothing while paused, and does not replay what was missed when resumed', async () => {

@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { dueAt, type ReportSchedule } from '#shared/domain/reports/schedule';
+import { type ReportSchedule, sweepAt } from '#shared/domain/reports/schedule';
 import { DomainError } from '#shared/errors';
 import type { PageRequest } from '#shared/ports/identity-store';
 import type { ReportScheduleStore } from '#shared/ports/report-schedule-store';
@@ -152,7 +152,7 @@ export class DynamoReportScheduleStore implements ReportScheduleStore {
   }
 
   #item(schedule: ReportSchedule, version: number) {
-    const due = dueAt(schedule);
+    const due = sweepAt(schedule);
     return {
       ...scheduleKeys.schedule(schedule.organisationId, schedule.scheduleId),
       ...(due ? scheduleKeys.due(due, schedule.organisationId, schedule.scheduleId) : {}),

@@ -125,7 +125,7 @@ export async function updateReportSchedule(
       status,
       ...(input.format !== undefined ? { format: input.format } : {}),
       ...(input.compression !== undefined ? { compression: input.compression } : {}),
-      ...(status === 'paused' ? { nextRunAt: undefined, pendingRunAt: undefined } : {}),
+      ...(status === 'paused' ? { nextRunAt: undefined, pendingRunAt: undefined, retryAt: undefined } : {}),
       ...(restart ? { nextRunAt: nextRunAfter(timing, now) } : {}),
       updatedAt: now.toISOString(),
     };

@@ -24,14 +24,18 @@ export type OccurrenceOutcome = 'requested' | 'waiting' | 'taken' | 'skipped';
  * 3. Request the pending occurrence's report as the caller would (requestedBy and scheduleId: the schedule), under an
  *    id derived from (schedule, occurrence): a second attempt — a concurrent sweep, or the next one after a crash
  *    between 2 and 3 — finds that report instead of making another.
- * 4. Inside the type's 5-minute window (409) the occurrence stays pending and is tried again each minute; once
- *    requested it is cleared (conditional on still being that occurrence).
+ * 4. Inside the type's 5-minute window (409) the occurrence stays pending and is read again when the window ends
+ *    (`retryAt`; each minute when the end is unknown, a report still running); once requested it is cleared
+ *    (conditional on still being that occurrence).
  * Occurrences missed while the service was down are each run, oldest first, one per claim: the next one is claimed
  * only after the previous one's report was requested (and so, for one type, one per 5-minute window).
  */
-export async function runReportSchedules(deps: RunScheduleDeps): Promise<Record<OccurrenceOutcome, number>> {
+export async function runReportSchedules(
+  deps: RunScheduleDeps,
+  { perSweep = SCHEDULES_PER_SWEEP }: { perSweep?: number } = {},
+): Promise<Record<OccurrenceOutcome, number>> {
   const now = deps.clock.now();
-  const due = await deps.schedules.due(now, SCHEDULES_PER_SWEEP);
+  const due = await deps.schedules.due(now, perSweep);
   const counts: Record<OccurrenceOutcome, number> = { requested: 0, waiting: 0, taken: 0, skipped: 0 };
   let next = 0;
   const worker = async () => {
@@ -93,14 +97,21 @@ export async function runOccurrence(
         reportId,
       });
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'REPORT_RATE_LIMITED') return 'waiting';
-      throw error;
+      if (!(error instanceof DomainError) || error.code !== 'REPORT_RATE_LIMITED') throw error;
+      // Read again when the window ends (sweepAt), not at every sweep until then.
+      if (error.retryAfterSeconds !== undefined) {
+        const retryAt = new Date(now.getTime() + error.retryAfterSeconds * 1000).toISOString();
+        await deps.schedules.update(schedule.organisationId, schedule.scheduleId, (current) =>
+          current.pendingRunAt === occurrence && current.retryAt !== retryAt ? { retryAt } : undefined,
+        );
+      }
+      return 'waiting';
     }
   }
   // Whoever clears the occurrence counts it; a concurrent attempt that found the same report answers `taken`.
   const cleared = await deps.schedules.update(schedule.organisationId, schedule.scheduleId, (current) =>
     current.pendingRunAt === occurrence
-      ? { pendingRunAt: undefined, lastRunAt: occurrence, lastReportId: reportId }
+      ? { pendingRunAt: undefined, retryAt: undefined, lastRunAt: occurrence, lastReportId: reportId }
       : undefined,
   );
   return cleared?.changed ? 'requested' : 'taken';

@@ -24,6 +24,11 @@ export interface ReportSchedule {
   nextRunAt?: string;
   /** The occurrence claimed and not yet requested. */
   pendingRunAt?: string;
+  /**
+   * Set while the pending occurrence waits for its type's 5-minute window: the window's end, before which the sweeper
+   * does not read the schedule again.
+   */
+  retryAt?: string;
   lastRunAt?: string;
   lastReportId?: string;
   createdBy: string;
@@ -38,8 +43,22 @@ export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 export const dueAt = (schedule: ReportSchedule): string | undefined =>
   schedule.status === 'active' ? (schedule.pendingRunAt ?? schedule.nextRunAt) : undefined;
 
+/**
+ * When the sweeper reads the schedule again (its place in the due index): when due, except that an occurrence waiting
+ * for its type's window is read again only when the window ends. Were it read every minute until then, an
+ * organisation's schedules of one type all falling due at once would wait in the index, most overdue first, and be
+ * read ahead of every other organisation's at each sweep for as long as their windows take to pass them (one per
+ * 5 minutes): a noisy neighbour of the sweep's batch (CONTRACT §18).
+ */
+export const sweepAt = (schedule: ReportSchedule): string | undefined =>
+  schedule.status === 'active' && schedule.pendingRunAt && schedule.retryAt
+    ? schedule.retryAt > schedule.pendingRunAt
+      ? schedule.retryAt
+      : schedule.pendingRunAt
+    : dueAt(schedule);
+
 export function scheduleView(schedule: ReportSchedule) {
-  const { pendingRunAt, nextRunAt, createdBy, ...view } = schedule;
+  const { pendingRunAt, retryAt, nextRunAt, createdBy, ...view } = schedule;
   return { ...view, nextRunAt: dueAt(schedule) ?? null };
 }
 
