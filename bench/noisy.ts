@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createWpCrmClient, events, type FeedEvent } from '#clients/typescript/src/index';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
 import { deps } from '#shared/config/deps';
 import { generateRecords } from '#shared/domain/crm/generate-records';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
+import { BASE_PATH } from '#shared/routes/route';
 import { percentile } from './stats.ts';
 
 /**
@@ -232,13 +234,13 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
     const sent = new Set(messageIds);
     const feed = await waitFor(
       async () => {
-        const events = await wholeFeed(stack, a);
+        const bodies = (await wholeFeed(stack, a)).map((event) => event.data);
         const withStatus = new Set(
-          events
-            .filter((event) => event.type === 'message.status' && sent.has(String(event.data.message_id)))
-            .map((event) => String(event.data.message_id)),
+          bodies.flatMap((body) =>
+            body.type === 'message.status' && sent.has(body.message_id) ? [body.message_id] : [],
+          ),
         );
-        const foreign = events.filter((event) => event.data.organisation_id !== a.orgId).length;
+        const foreign = bodies.filter((body) => body.organisation_id !== a.orgId).length;
         return withStatus.size === sent.size ? { messagesWithStatus: withStatus.size, foreign } : undefined;
       },
       120_000,
@@ -374,7 +376,8 @@ async function createGroup(stack: LocalStack, org: Org, receiver: EventReceiver,
 /** One sample of each of B's measures, in milliseconds from the API call to the event at B's receiver. */
 function measureB(stack: LocalStack, b: Org, receiver: EventReceiver) {
   let reportTurn = 0;
-  // B's feed reader, as an integrator runs one: it keeps its iterator from one page (and one sample) to the next.
+  // B's feed reader, as an integrator runs one (the client's walk): it keeps its iterator from one sample to the next.
+  const reader = feedClient(stack, b);
   let iterator: string | undefined;
   return {
     delivery: async () => {
@@ -411,38 +414,30 @@ function measureB(stack: LocalStack, b: Org, receiver: EventReceiver) {
       });
       const deadline = Date.now() + 300_000;
       for (;;) {
-        const page: FeedPage = await api(stack, 'GET', feedPath(b.orgId, iterator, 'message.status'), b.token);
-        iterator = page.iterator;
-        const seen = page.events.some((event) => event.data.message_id === messageId && event.data.status === 'sent');
-        if (seen) return performance.now() - started;
+        const feed = events(reader, b.orgId, { types: ['message.status'], iterator, limit: 100 });
+        for await (const { data } of feed) {
+          if (data.type === 'message.status' && data.message_id === messageId && data.status === 'sent') {
+            return performance.now() - started;
+          }
+        }
+        iterator = feed.iterator;
         if (Date.now() > deadline) throw new Error(`B's message ${messageId} never reached its events feed`);
-        if (page.done) await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
   } satisfies Record<Measure, () => Promise<number>>;
 }
 
-interface FeedPage {
-  events: { type: string; data: Record<string, unknown> }[];
-  iterator: string;
-  done: boolean;
-}
-
-function feedPath(orgId: string, iterator: string | undefined, types?: string): string {
-  const query = new URLSearchParams({ limit: '100', ...(types ? { types } : {}), ...(iterator ? { iterator } : {}) });
-  return `/events/${orgId}?${query}`;
+/** The generated client (@wp-crm/client) of the local stack, with the organisation's token. */
+function feedClient(stack: LocalStack, org: Org) {
+  return createWpCrmClient({ baseUrl: stack.apiUrl.slice(0, -BASE_PATH.length), token: org.token });
 }
 
 /** Every event of the organisation's feed, oldest first. */
-async function wholeFeed(stack: LocalStack, org: Org): Promise<FeedPage['events']> {
-  const events: FeedPage['events'] = [];
-  let iterator: string | undefined;
-  for (;;) {
-    const page: FeedPage = await api(stack, 'GET', feedPath(org.orgId, iterator), org.token);
-    events.push(...page.events);
-    iterator = page.iterator;
-    if (page.done) return events;
-  }
+async function wholeFeed(stack: LocalStack, org: Org): Promise<FeedEvent[]> {
+  const all: FeedEvent[] = [];
+  for await (const event of events(feedClient(stack, org), org.orgId, { limit: 100 })) all.push(event);
+  return all;
 }
 
 async function phase(
