@@ -6,37 +6,16 @@ import { ValidationError } from '#shared/errors';
 import { toFieldErrors } from '#shared/http/validation';
 import { NextCursor, Timestamp } from './common.ts';
 import {
-  BookingReportFilters,
-  CallLogReportFilters,
-  ChatReportFilters,
-  ContactReportFilters,
-  FlowResponseReportFilters,
-  FollowUpReportFilters,
-  GoalReportFilters,
+  filtersOfEveryType,
   normaliseReportFilters,
+  REPORT_FILTERS,
   ReportCompressionField,
   ReportFormatField,
   type ReportRequestBody,
-  SurveyResponseReportFilters,
-  TicketReportFilters,
 } from './reports.ts';
 
 /** Each top-level schema is built through this, so a bundle keeps only the schemas it uses (see common.ts). */
 /* @__NO_SIDE_EFFECTS__ */ const schema = <T>(build: () => T): T => build();
-
-/** The filters of each report type, in REPORT_TYPES order (shared/schemas/reports.ts). */
-const everyType = () =>
-  [
-    ChatReportFilters,
-    ContactReportFilters,
-    TicketReportFilters,
-    CallLogReportFilters,
-    GoalReportFilters,
-    BookingReportFilters,
-    FollowUpReportFilters,
-    SurveyResponseReportFilters,
-    FlowResponseReportFilters,
-  ] as const;
 
 /**
  * `schedule`: when it runs, in wall-clock time of an IANA zone (CONTRACT §23). `dayOfWeek` is required for a weekly
@@ -135,7 +114,7 @@ function withoutPeriodConflicts<S extends v.GenericSchema<{ period?: 'previous' 
 export const CreateReportScheduleBody = schema(() =>
   v.variant(
     'reportType',
-    everyType().map((filters) =>
+    filtersOfEveryType().map((filters) =>
       withoutPeriodConflicts(
         filters.entries.reportType.literal,
         v.strictObject({
@@ -195,7 +174,7 @@ export function parseScheduleFilters(
   filters: Record<string, unknown>,
   period: 'previous' | undefined,
 ): Record<string, unknown> {
-  const typeSchema = everyType().find((filters) => filters.entries.reportType.literal === reportType)!;
+  const typeSchema = REPORT_FILTERS[reportType];
   const result = v.safeParse(typeSchema, { ...filters, reportType });
   if (!result.success) throw new ValidationError(toFieldErrors(result.issues, '/filters'));
   const { from, to } = DATE_FILTERS[reportType];
@@ -236,7 +215,7 @@ const scheduleFields = () => ({
 export const ReportScheduleView = schema(() =>
   v.variant(
     'reportType',
-    everyType().map((filters) =>
+    filtersOfEveryType().map((filters) =>
       v.object({
         reportType: filters.entries.reportType,
         ...scheduleFields(),

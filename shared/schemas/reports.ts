@@ -293,7 +293,7 @@ export const SurveyResponseReportFilters = schema(() => REPORT_FILTERS.SURVEY_RE
 export const FlowResponseReportFilters = schema(() => REPORT_FILTERS.FLOW_RESPONSES);
 
 /** The filters of each report type, in REPORT_TYPES order: the request's shapes and the report view's. */
-function filtersOfEveryType() {
+export function filtersOfEveryType() {
   return [
     ChatReportFilters,
     ContactReportFilters,

@@ -1,9 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scheduleKeys } from '#shared/adapters/dynamodb/keys';
-import { deps } from '#shared/config/deps';
 import { documentClient, reportScheduleStore } from '#shared/config/dynamodb';
-import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { killCliProcesses, wpcrm } from '#test/support/cli';
 import { useLocalStack } from '#test/support/local-stack';
 
@@ -27,13 +25,7 @@ describe('wpcrm report-schedule (CONTRACT §23) and the erasure of schedules (§
   afterAll(() => killCliProcesses());
 
   async function orgWithSchedules(count: number) {
-    const { orgId } = await createOrg(deps(), { name: 'Scheduled' });
-    const { clientId, clientSecret } = await createCredential(deps(), { orgId, roles: ['CRM_ADMIN'] });
-    const token = (
-      (await (await api.call('/token', { method: 'POST', json: { clientId, clientSecret } })).json()) as {
-        accessToken: string;
-      }
-    ).accessToken;
+    const { orgId, token } = await api.newOrg('Scheduled');
     const schedules: Schedule[] = [];
     for (let index = 0; index < count; index++) {
       const response = await api.call(`/report-schedules/${orgId}`, {

@@ -6,7 +6,7 @@ import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { feedKeys } from '#shared/adapters/dynamodb/keys';
 import { deps } from '#shared/config/deps';
 import { eventPublisher } from '#shared/config/eventbridge';
-import { createCredential, createOrg } from '#shared/domain/orgs/administer';
+import { createCredential } from '#shared/domain/orgs/administer';
 import type { DomainEvent } from '#shared/ports/event-publisher';
 import { eventually, type TestStack, useLocalStack } from '#test/support/local-stack';
 import { useReceiver } from '#test/support/receiver';
@@ -69,12 +69,7 @@ describe('the events feed (CONTRACT §20)', () => {
   const api = useLocalStack({ ACCESS_STATUS_CACHE_SECONDS: '0' });
   const receiver = useReceiver();
 
-  async function otherOrg(name: string) {
-    const { orgId } = await createOrg(deps(), { name });
-    const { clientId, clientSecret } = await createCredential(deps(), { orgId, roles: ['CRM_BOT'] });
-    const response = await api.call('/token', { method: 'POST', json: { clientId, clientSecret } });
-    return { orgId, token: ((await response.json()) as { accessToken: string }).accessToken };
-  }
+  const otherOrg = (name: string) => api.newOrg(name, ['CRM_BOT']);
 
   it("gives a reader following the iterator every event of its organisation exactly once, in the feed's one order, while many writers publish at once", async () => {
     const token = await api.token('CRM_BOT');

@@ -2,7 +2,6 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { deps } from '#shared/config/deps';
 import { reportScheduleSweeperDeps } from '#shared/config/report-schedules';
-import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import type { Report } from '#shared/domain/reports/report';
 import { requestReport } from '#shared/domain/reports/request-report';
 import { type RunScheduleDeps, runReportSchedules } from '#shared/domain/reports/run-schedules';
@@ -211,13 +210,7 @@ describe('report schedules (CONTRACT §23)', () => {
   });
 
   it(`holds at most REPORT_SCHEDULE_LIMIT (${LIMIT}) per organisation under concurrent creation: 422 past it`, async () => {
-    const { orgId } = await createOrg(deps(), { name: 'Schedules limit' });
-    const { clientId, clientSecret } = await createCredential(deps(), { orgId, roles: ['CRM_ADMIN'] });
-    const token = (
-      (await (await api.call('/token', { method: 'POST', json: { clientId, clientSecret } })).json()) as {
-        accessToken: string;
-      }
-    ).accessToken;
+    const { orgId, token } = await api.newOrg('Schedules limit');
     const body = { reportType: 'CHAT', schedule: { every: 'day', at: '08:00', timezone: 'UTC' } };
     const answers = await Promise.all(Array.from({ length: LIMIT + 4 }, () => create(body, orgId, token)));
     const statuses = answers.map((answer) => answer.status).sort();
@@ -369,14 +362,8 @@ describe('report schedules (CONTRACT §23)', () => {
   });
 
   it("does not let one organisation's waiting occurrences fill the sweeps ahead of another's (CONTRACT §18)", async () => {
-    const newOrg = async (name: string) => {
-      const { orgId } = await createOrg(deps(), { name });
-      const { clientId, clientSecret } = await createCredential(deps(), { orgId, roles: ['CRM_ADMIN'] });
-      const answer = await api.call('/token', { method: 'POST', json: { clientId, clientSecret } });
-      return { orgId, token: ((await answer.json()) as { accessToken: string }).accessToken };
-    };
-    const a = await newOrg('Schedules all at once');
-    const b = await newOrg('Schedules of a neighbour');
+    const a = await api.newOrg('Schedules all at once');
+    const b = await api.newOrg('Schedules of a neighbour');
     const at = farFromNow();
     const make = async (org: { orgId: string; token: string }, body: Record<string, unknown>) => {
       const response = await create(body, org.orgId, org.token);

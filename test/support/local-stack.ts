@@ -1,6 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { type LocalStack, startLocalStack } from '#infra/local/stack';
+import { deps } from '#shared/config/deps';
 import type { Role } from '#shared/domain/auth/roles';
+import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { EPHEMERAL_STACK_ENV } from './stack-harness.ts';
 
 /** Environment of a test stack: every port picked free, nothing kept on disk. */
@@ -12,6 +14,8 @@ export interface TestStack {
   orgId: string;
   /** A fresh access token of the demo organisation for `role`. */
   token(role: Role): Promise<string>;
+  /** A new organisation beside the demo one, and an access token of a credential of it with `roles`. */
+  newOrg(name: string, roles?: Role[]): Promise<{ orgId: string; token: string }>;
   /** fetch() against the API, relative to /api/wp-crm. */
   call(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
 }
@@ -42,6 +46,16 @@ export function useLocalStack(env: Record<string, string> = {}): TestStack {
       const response = await handle.call('/token', { method: 'POST', json: demo.credentials[role] });
       if (response.status !== 200) throw new Error(`token for ${role}: ${response.status} ${await response.text()}`);
       return ((await response.json()) as { accessToken: string }).accessToken;
+    };
+    handle.newOrg = async (name, roles = ['CRM_ADMIN']) => {
+      const { orgId } = await createOrg(deps(), { name });
+      const credential = await createCredential(deps(), { orgId, roles });
+      const response = await handle.call('/token', {
+        method: 'POST',
+        json: { clientId: credential.clientId, clientSecret: credential.clientSecret },
+      });
+      if (response.status !== 200) throw new Error(`token for ${name}: ${response.status} ${await response.text()}`);
+      return { orgId, token: ((await response.json()) as { accessToken: string }).accessToken };
     };
   });
   afterAll(async () => {

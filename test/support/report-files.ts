@@ -20,7 +20,10 @@ export function parseCsv(text: string): string[][] {
         i += 1;
       }
     } else {
-      while (i < text.length && !',\r\n'.includes(text[i]!)) field += text[i++];
+      while (i < text.length && !',\r\n'.includes(text[i]!)) {
+        if (text[i] === '"') throw new Error(`quote inside an unquoted field at ${i}`);
+        field += text[i++];
+      }
     }
     row.push(field);
     if (text[i] === ',') i += 1;

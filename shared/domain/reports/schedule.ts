@@ -50,12 +50,10 @@ export const dueAt = (schedule: ReportSchedule): string | undefined =>
  * read ahead of every other organisation's at each sweep for as long as their windows take to pass them (one per
  * 5 minutes): a noisy neighbour of the sweep's batch (CONTRACT §18).
  */
-export const sweepAt = (schedule: ReportSchedule): string | undefined =>
-  schedule.status === 'active' && schedule.pendingRunAt && schedule.retryAt
-    ? schedule.retryAt > schedule.pendingRunAt
-      ? schedule.retryAt
-      : schedule.pendingRunAt
-    : dueAt(schedule);
+export function sweepAt(schedule: ReportSchedule): string | undefined {
+  const due = dueAt(schedule);
+  return due && schedule.pendingRunAt && schedule.retryAt ? schedule.retryAt : due;
+}
 
 export function scheduleView(schedule: ReportSchedule) {
   const { pendingRunAt, retryAt, nextRunAt, createdBy, ...view } = schedule;

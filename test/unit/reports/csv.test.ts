@@ -3,50 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { csvCell, csvHeader, csvRow } from '#shared/domain/reports/csv';
 import { compareForReport } from '#shared/domain/reports/filters';
 import { REPORT_TYPES, type RecordOf } from '#shared/domain/reports/records';
+import { csvGuarded as guarded, parseCsv } from '#test/support/report-files';
 import { anna, build } from './builders.ts';
-
-/** A strict RFC 4180 reader: CRLF after every row, quotes only around whole fields, `""` inside them. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    let field = '';
-    if (text[i] === '"') {
-      i += 1;
-      for (;;) {
-        const quote = text.indexOf('"', i);
-        if (quote < 0) throw new Error('unterminated quoted field');
-        field += text.slice(i, quote);
-        i = quote + 1;
-        if (text[i] !== '"') break;
-        field += '"';
-        i += 1;
-      }
-    } else {
-      while (i < text.length && !',\r\n'.includes(text[i]!)) {
-        if (text[i] === '"') throw new Error(`quote inside an unquoted field at ${i}`);
-        field += text[i];
-        i += 1;
-      }
-    }
-    row.push(field);
-    if (text[i] === ',') {
-      i += 1;
-    } else if (text.startsWith('\r\n', i)) {
-      rows.push(row);
-      row = [];
-      i += 2;
-    } else {
-      throw new Error(`expected a comma or CRLF at ${i}`);
-    }
-  }
-  if (row.length > 0) throw new Error('the last row has no CRLF');
-  return rows;
-}
-
-const guarded = (text: string) =>
-  /^[=+\-@\t\r]/.test(text) && !/^[+-]?[0-9]+(\.[0-9]+)?$/.test(text) ? `'${text}` : text;
 
 describe('csvHeader', () => {
   it.each([
