@@ -138,6 +138,37 @@ describe('ServiceStack (dev)', () => {
     });
   });
 
+  it('writes one JSON object per request to the access log: request, route, status, latencies, errors, caller', () => {
+    const [, stage] = resources(template, 'AWS::ApiGatewayV2::Stage')[0]!;
+    const format = stage.Properties.AccessLogSettings.Format as string;
+    const fields = JSON.parse(format) as Record<string, unknown>;
+    // API Gateway's variables for HTTP API access logs, written out here rather than imported from the code:
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html
+    const required = [
+      '$context.requestId',
+      '$context.routeKey',
+      '$context.status',
+      '$context.responseLatency',
+      '$context.integrationLatency',
+      '$context.error.message',
+      '$context.integrationErrorMessage',
+      '$context.identity.sourceIp',
+      '$context.httpMethod',
+      '$context.path',
+      '$context.protocol',
+      '$context.identity.userAgent',
+      '$context.responseLength',
+    ];
+
+    expect(format).not.toMatch(/\n/);
+    expect(Object.values(fields)).toEqual(expect.arrayContaining(required));
+    // A field each, named: every value is one variable inside a JSON string, so each line stays an object.
+    for (const [name, value] of Object.entries(fields)) {
+      expect(value, name).toMatch(/^\$context\.[A-Za-z]+(\.[A-Za-z]+)*$/);
+    }
+    expect(new Set(Object.values(fields)).size).toBe(Object.keys(fields).length);
+  });
+
   it('throttles every route by its own limits: token and $default below the stage default, the network webhook sized for Meta (K-5, CONTRACT §21)', () => {
     const stages = template.findResources('AWS::ApiGatewayV2::Stage');
     const [stageId, stageResource] = Object.entries(stages)[0]!;
