@@ -239,12 +239,18 @@ export class ServiceApi extends Construct {
     }
   }
 
-  /** The custom domain CloudFront calls: TLS 1.2, and only with a client certificate its truststore trusts. */
+  /**
+   * The custom domain CloudFront calls: TLS 1.2, and only with a client certificate its truststore trusts. With an
+   * imported or private server certificate, API Gateway also needs the operator's ACM-issued ownership certificate.
+   */
   #originDomain(edge: EdgeConfig): void {
     const truststore = /^s3:\/\/([^/]+)\/(.+)$/.exec(edge.originTruststoreUri)!;
     const domain = new DomainName(this, 'OriginDomain', {
       domainName: edge.originDomainName,
       certificate: Certificate.fromCertificateArn(this, 'OriginCertificate', edge.originCertificateArn),
+      ownershipCertificate: edge.originOwnershipCertificateArn
+        ? Certificate.fromCertificateArn(this, 'OriginOwnershipCertificate', edge.originOwnershipCertificateArn)
+        : undefined,
       securityPolicy: SecurityPolicy.TLS_1_2,
       mtls: { bucket: Bucket.fromBucketName(this, 'Truststore', truststore[1]!), key: truststore[2]! },
     });
