@@ -1,5 +1,6 @@
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { parseAlarmEndpoints } from './alarm-endpoints.ts';
 import type { Throttle } from './constructs/service-api.ts';
 import { addControlTowerChecks } from './control-tower.ts';
 import { parseEdge } from './edge.ts';
@@ -48,12 +49,15 @@ function apiAccountThrottle(app: App): Throttle | undefined {
  */
 export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetContext('stage'))): ServiceStack {
   const edge = parseEdge(app.node, stage);
+  // `-c alarmEmail=… -c alarmHttpsEndpoint=…`: both alarm topics notify them (infra/aws/alarm-endpoints.ts).
+  const alarmEndpoints = parseAlarmEndpoints(app.node);
   const stack = new ServiceStack(app, `WpCrm-${stage}`, {
     stage,
     description: `wp-crm groups & reports service (${stage})`,
     jwtIssuer: app.node.tryGetContext('jwtIssuer') ?? `https://wp-crm.${stage}`,
     jwtAudience: app.node.tryGetContext('jwtAudience') ?? 'wp-crm-api',
     edge,
+    alarmEndpoints,
     apiAccountThrottle: apiAccountThrottle(app),
     reportRetentionSeconds: retentionSeconds(
       app.node.tryGetContext('reportRetentionSeconds') ?? process.env.REPORT_RETENTION_SECONDS,
@@ -63,6 +67,7 @@ export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetCont
     new EdgeStack(app, `WpCrm-${stage}-Edge`, {
       edge,
       stage,
+      alarmEndpoints,
       description: `wp-crm edge: CloudFront and AWS WAF in front of the API (${stage})`,
     });
   }

@@ -20,10 +20,21 @@ export interface EdgeConfig {
   originTruststoreUri: string;
   /** ACM client certificate (us-east-1) that CloudFront presents to the origin (mutual TLS). */
   originClientCertificateArn: string;
+  /**
+   * A public certificate ACM issued for `originDomainName`, in the API's region, that proves the domain is the
+   * operator's. API Gateway requires it on a mutual-TLS custom domain whose `originCertificateArn` is imported into
+   * ACM or issued by AWS Private CA, and uses it for nothing else (not in the TLS handshake):
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-mutual-tls.html
+   * @default - none: `originCertificateArn` is a public certificate ACM issued
+   */
+  originOwnershipCertificateArn?: string;
 }
 
+type OptionalEdgeKey = 'originOwnershipCertificateArn';
+type RequiredEdgeKey = Exclude<keyof EdgeConfig, OptionalEdgeKey>;
+
 /** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (README, Deploy). */
-export const EDGE_CONTEXT: Readonly<Record<keyof EdgeConfig, string>> = {
+export const EDGE_CONTEXT: Readonly<Record<RequiredEdgeKey, string>> = {
   domainName: 'edgeDomainName',
   certificateArn: 'edgeCertificateArn',
   originDomainName: 'edgeOriginDomainName',
@@ -32,20 +43,32 @@ export const EDGE_CONTEXT: Readonly<Record<keyof EdgeConfig, string>> = {
   originClientCertificateArn: 'edgeOriginClientCertificateArn',
 };
 
+/** The context keys the edge takes when the operator's certificates need them, beside EDGE_CONTEXT's. */
+export const EDGE_OPTIONAL_CONTEXT: Readonly<Record<OptionalEdgeKey, string>> = {
+  originOwnershipCertificateArn: 'edgeOriginOwnershipCertificateArn',
+};
+
 const HOST = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const ACM_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[0-9a-f-]{36}$/;
 const S3_URI = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/\S+$/;
 
 /**
- * The edge of `stage` from the app's context. Every key or none: a partial edge fails the synth, as does a prod
- * stage without one — without the edge a single address can use up the shared route throttles (CONTRACT §18).
+ * The edge of `stage` from the app's context. Every key of EDGE_CONTEXT or none: a partial edge fails the synth, as
+ * does a prod stage without one — without the edge a single address can use up the shared route throttles (CONTRACT
+ * §18). An optional key (EDGE_OPTIONAL_CONTEXT) without the edge fails it too.
  */
 export function parseEdge(node: Node, stage: Stage): EdgeConfig | undefined {
   const values = Object.fromEntries(
     Object.entries(EDGE_CONTEXT).map(([key, contextKey]) => [key, node.tryGetContext(contextKey) as unknown]),
-  ) as Record<keyof EdgeConfig, unknown>;
+  ) as Record<RequiredEdgeKey, unknown>;
+  const ownership = node.tryGetContext(EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn) as unknown;
   const given = Object.entries(values).filter(([, value]) => value !== undefined);
   if (given.length === 0) {
+    if (ownership !== undefined) {
+      throw new Error(
+        `-c ${EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn} belongs to the edge's origin domain: set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… too, or leave it out (README, Deploy)`,
+      );
+    }
     if (stage === 'prod') {
       throw new Error(
         `stage prod needs the edge (CloudFront + WAF): set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… (README, Deploy)`,
@@ -54,10 +77,11 @@ export function parseEdge(node: Node, stage: Stage): EdgeConfig | undefined {
     return undefined;
   }
   const problems: string[] = [];
-  const check = (key: keyof EdgeConfig, valid: (value: string) => boolean, rule: string) => {
+  const check = (key: RequiredEdgeKey, valid: (value: string) => boolean, rule: string) => {
     const value = values[key];
     if (typeof value !== 'string' || !valid(value)) problems.push(`-c ${EDGE_CONTEXT[key]} must be ${rule}`);
   };
+  const regionOf = (value: unknown) => (typeof value === 'string' ? ACM_ARN.exec(value)?.[1] : undefined);
   const acm = (region?: string) => (value: string) => {
     const match = ACM_ARN.exec(value);
     return match !== null && (region === undefined || match[1] === region);
@@ -69,6 +93,22 @@ export function parseEdge(node: Node, stage: Stage): EdgeConfig | undefined {
   check('originTruststoreUri', (value) => S3_URI.test(value), 'an s3://bucket/key URI');
   check('originClientCertificateArn', acm('us-east-1'), 'an ACM certificate ARN in us-east-1');
   if (values.domainName === values.originDomainName) problems.push('the origin domain must differ from the domain');
+  // Beside the origin's own certificate (the custom domain holds both), and never that certificate itself.
+  if (ownership !== undefined) {
+    const originRegion = regionOf(values.originCertificateArn);
+    if (typeof ownership !== 'string' || !acm(originRegion)(ownership)) {
+      problems.push(
+        `-c ${EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn} must be an ACM certificate ARN in the region of ${EDGE_CONTEXT.originCertificateArn}`,
+      );
+    } else if (ownership === values.originCertificateArn) {
+      problems.push(
+        `-c ${EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn} must be another certificate than ${EDGE_CONTEXT.originCertificateArn}: a public one ACM issued for the origin domain`,
+      );
+    }
+  }
   if (problems.length > 0) throw new Error(`invalid edge configuration: ${problems.join('; ')}`);
-  return values as EdgeConfig;
+  return {
+    ...(values as Record<RequiredEdgeKey, string>),
+    ...(ownership === undefined ? {} : { originOwnershipCertificateArn: ownership as string }),
+  };
 }

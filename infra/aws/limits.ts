@@ -21,12 +21,34 @@ export const LIMITS = {
   /** https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html */
   functionEnvironmentBytes: 4_096,
   functionResourcePolicyBytes: 20_480,
+  /** Concurrent executions per account and region, as a quota raise or AWS's default sets it (new accounts less). */
+  concurrentExecutions: 1_000,
   /** https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-policies.html */
   queuePolicyConditions: 10,
   queuePolicyStatements: 20,
   /** https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html */
   ruleTargets: 5,
 } as const;
+
+/**
+ * The concurrency Lambda keeps unreserved in every account and region: a function may reserve only what leaves this
+ * much to the functions without a reservation ("minus 100 for functions that don't have reserved concurrency",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html).
+ */
+export const LAMBDA_UNRESERVED_MINIMUM = 100;
+
+/**
+ * The Lambda concurrency quota a deployment needs in the API's region (README, Deploy: the account quotas to check):
+ * the concurrency its functions reserve, and that plus what Lambda keeps unreserved. The deploy fails with
+ * `ReservedConcurrentExecutions … decreases account's UnreservedConcurrentExecution below its minimum value` in an
+ * account whose quota is below `needed`.
+ */
+export function concurrencyQuota(template: Template): { reserved: number; needed: number } {
+  const reserved = Object.values(template.Resources)
+    .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+    .reduce((sum, fn) => sum + Number(fn.Properties?.ReservedConcurrentExecutions ?? 0), 0);
+  return { reserved, needed: reserved + LAMBDA_UNRESERVED_MINIMUM };
+}
 
 export interface Measurement {
   /** What was measured: `<stack> resources`, `role <id> inline policy`, … */
@@ -139,6 +161,8 @@ export function measureDeployment(deployment: Deployment): Measurement[] {
     add(`queue policy ${id} conditions`, conditions, LIMITS.queuePolicyConditions);
     add(`queue policy ${id} statements`, statements.length, LIMITS.queuePolicyStatements);
   }
+
+  add('reserved concurrency with the unreserved minimum', concurrencyQuota(flat).needed, LIMITS.concurrentExecutions);
 
   for (const [id, rule] of resourcesOf('AWS::Events::Rule')) {
     add(`rule ${id} targets`, (rule.Properties?.Targets ?? []).length, LIMITS.ruleTargets);

@@ -12,7 +12,7 @@ import { parseStage } from './stage.ts';
 
 /**
  * `npm run lint:cfn` (CONTRACT §22, run by .ci/run): synthesizes every documented stage and option — dev, dev with
- * the edge, prod with the edge — with CDK's built-in CloudFormation validation on (a finding fails the synth, as
+ * the edge, prod with the edge, prod with the edge and every optional setting — with CDK's built-in CloudFormation validation on (a finding fails the synth, as
  * `cdk deploy` would), then runs AWS's cfn-lint over every template written, nested stacks included. Bundling is
  * skipped: assets change only their hashes, not the templates' shape. Exits 1 on any error; every warning cfn-lint
  * may print is either fixed or in CFN_LINT_IGNORED with its reason.
@@ -28,10 +28,24 @@ const EDGE_CONTEXT = {
   edgeOriginClientCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
 };
 
+/**
+ * The optional settings (README, Deploy), all at once: each only adds to the templates (a property, an alarm,
+ * subscriptions, higher route throttles), so one configuration covers them together.
+ */
+const OPTIONS_CONTEXT = {
+  edgeOriginOwnershipCertificateArn:
+    'arn:aws:acm:eu-west-1:111122223333:certificate/12121212-3434-5656-7878-909090909090',
+  alarmEmail: 'oncall@example.com',
+  alarmHttpsEndpoint: 'https://alerts.example.com/hooks/wp-crm',
+  apiAccountRateLimit: '20000',
+  apiAccountBurstLimit: '10000',
+};
+
 export const CONFIGURATIONS: { name: string; stage: string; context: Record<string, string> }[] = [
   { name: 'dev', stage: 'dev', context: {} },
   { name: 'dev-edge', stage: 'dev', context: EDGE_CONTEXT },
   { name: 'prod-edge', stage: 'prod', context: EDGE_CONTEXT },
+  { name: 'prod-edge-options', stage: 'prod', context: { ...EDGE_CONTEXT, ...OPTIONS_CONTEXT } },
 ];
 
 /** cfn-lint rules not applied, each with the reason (README, Deploy). */

@@ -12,13 +12,20 @@ import {
   controlTowerReadmeTable,
   guardRule,
 } from '#infra/aws/control-tower';
-import { EDGE_TEST_CONTEXT, testApp } from './support.ts';
+import { ALARM_TEST_CONTEXT, EDGE_OWNERSHIP_TEST_CONTEXT, EDGE_TEST_CONTEXT, testApp } from './support.ts';
 
-/** Every documented stage and option (README: Deploy). */
+/**
+ * Every documented stage and option (README: Deploy). The optional settings only add to the templates (a property,
+ * an alarm, subscriptions), so prod carries them all: whatever they break shows there.
+ */
 const CONFIGURATIONS = [
   { name: 'dev', stage: 'dev', context: {} },
   { name: 'dev with the edge', stage: 'dev', context: EDGE_TEST_CONTEXT },
-  { name: 'prod with the edge', stage: 'prod', context: EDGE_TEST_CONTEXT },
+  {
+    name: 'prod with the edge and every option',
+    stage: 'prod',
+    context: { ...EDGE_TEST_CONTEXT, ...EDGE_OWNERSHIP_TEST_CONTEXT, ...ALARM_TEST_CONTEXT },
+  },
 ] as const;
 
 interface ReportedViolation {

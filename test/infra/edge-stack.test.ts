@@ -18,10 +18,20 @@ import {
   wafDescription,
 } from '#infra/aws/constructs/edge-rules';
 import { NETWORK_WEBHOOK_THROTTLE, PUBLIC_ROUTE_THROTTLES } from '#infra/aws/constructs/service-api';
-import { EDGE_CONTEXT, parseEdge } from '#infra/aws/edge';
+import { EDGE_CONTEXT, EDGE_OPTIONAL_CONTEXT, parseEdge } from '#infra/aws/edge';
 import { EdgeStack } from '#infra/aws/stacks/edge-stack';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
-import { EDGE_TEST_CONTEXT, flatTemplate, type Json, logicalId, refId, resources, testApp } from './support.ts';
+import {
+  ALARM_TEST_CONTEXT,
+  EDGE_OWNERSHIP_TEST_CONTEXT,
+  EDGE_TEST_CONTEXT,
+  flatTemplate,
+  type Json,
+  logicalId,
+  refId,
+  resources,
+  testApp,
+} from './support.ts';
 
 const TOKEN_PATH = '/api/wp-crm/token';
 const EDGE_STACK = 'WpCrm-prod-Edge';
@@ -219,6 +229,31 @@ describe('the edge (CloudFront + AWS WAF, CONTRACT §18)', () => {
     edgeTemplate.hasOutput('EdgeAlarmTopicArn', { Value: { Ref: topicId } });
   });
 
+  it('subscribes the operator’s email and HTTPS endpoint to both alarm topics, when given, and nothing otherwise', () => {
+    const app = testApp({ ...EDGE_TEST_CONTEXT, ...ALARM_TEST_CONTEXT });
+    const stack = buildApp(app, 'prod');
+    const edgeStack = app.node.findChild(EDGE_STACK) as EdgeStack;
+    const topics = [
+      { template: flatTemplate(stack), topic: logicalId(stack.alarmTopic) },
+      { template: Template.fromStack(edgeStack), topic: logicalId(edgeStack.alarmTopic) },
+    ];
+
+    for (const { template, topic } of topics) {
+      const subscriptions = resources(template, 'AWS::SNS::Subscription').map(([, subscription]) => [
+        subscription.Properties.Protocol,
+        subscription.Properties.Endpoint,
+        refId(subscription.Properties.TopicArn),
+      ]);
+      expect(subscriptions).toEqual([
+        ['email', ALARM_TEST_CONTEXT.alarmEmail, topic],
+        ['https', ALARM_TEST_CONTEXT.alarmHttpsEndpoint, topic],
+      ]);
+    }
+    edgeTemplate.resourceCountIs('AWS::SNS::Subscription', 0);
+    serviceTemplate.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(() => app.synth()).not.toThrow();
+  });
+
   it("encrypts the edge topic with a rotated key that CloudWatch may use, and lets only this account's alarms publish", () => {
     const [topicId, topic] = resources(edgeTemplate, 'AWS::SNS::Topic')[0]!;
     const [keyId, key] = resources(edgeTemplate, 'AWS::KMS::Key')[0]!;
@@ -290,6 +325,38 @@ describe('the edge (CloudFront + AWS WAF, CONTRACT §18)', () => {
       MutualTlsAuthentication: { TruststoreUri: EDGE_TEST_CONTEXT.edgeOriginTruststoreUri },
     });
     serviceTemplate.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
+    // A public certificate ACM issued needs no proof of ownership beside it.
+    const [, domain] = resources(serviceTemplate, 'AWS::ApiGatewayV2::DomainName')[0]!;
+    expect(domain.Properties.DomainNameConfigurations[0].OwnershipVerificationCertificateArn).toBeUndefined();
+  });
+
+  it("gives the origin domain the operator's ownership certificate, for an imported or private server certificate", () => {
+    const app = testApp({ ...EDGE_TEST_CONTEXT, ...EDGE_OWNERSHIP_TEST_CONTEXT });
+    const stack = buildApp(app, 'prod');
+    const template = flatTemplate(stack);
+    const ownership = EDGE_OWNERSHIP_TEST_CONTEXT.edgeOriginOwnershipCertificateArn;
+
+    template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: EDGE_TEST_CONTEXT.edgeOriginDomainName,
+      DomainNameConfigurations: [
+        Match.objectLike({
+          CertificateArn: EDGE_TEST_CONTEXT.edgeOriginCertificateArn,
+          OwnershipVerificationCertificateArn: ownership,
+        }),
+      ],
+      MutualTlsAuthentication: { TruststoreUri: EDGE_TEST_CONTEXT.edgeOriginTruststoreUri },
+    });
+    // ACM renews it; if the renewal is stuck, the operators hear of it before API Gateway locks the domain.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/CertificateManager',
+      MetricName: 'DaysToExpiry',
+      Dimensions: [{ Name: 'CertificateArn', Value: ownership }],
+      Threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: logicalId(stack.alarmTopic) }],
+    });
+    expect(() => app.synth()).not.toThrow();
   });
 
   it("tells the HTTP functions the edge's origin, and reports the edge's URL as ApiUrl", () => {
@@ -404,6 +471,29 @@ describe('parseEdge', () => {
     expect(() => parseEdge(app(partial), 'dev')).toThrow(/edgeCertificateArn/);
     expect(() => parseEdge(app(wrongRegion), 'dev')).toThrow(
       /edgeCertificateArn must be an ACM certificate ARN in us-east-1/,
+    );
+  });
+
+  it('takes an ownership certificate in the origin certificate’s region, other than it, and only with the edge', () => {
+    const key = EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn;
+    const withOwnership = (value: string) => parseEdge(app({ ...EDGE_TEST_CONTEXT, [key]: value }), 'prod');
+
+    expect(key).toBe('edgeOriginOwnershipCertificateArn');
+    expect(parseEdge(app(EDGE_TEST_CONTEXT), 'prod')?.originOwnershipCertificateArn).toBeUndefined();
+    const ownership = EDGE_OWNERSHIP_TEST_CONTEXT.edgeOriginOwnershipCertificateArn;
+    expect(withOwnership(ownership)?.originOwnershipCertificateArn).toBe(ownership);
+    expect(() => withOwnership('origin-ownership')).toThrow(
+      /edgeOriginOwnershipCertificateArn must be an ACM certificate ARN in the region of edgeOriginCertificateArn/,
+    );
+    // us-east-1, where the edge's own certificates are, is not the origin's region.
+    expect(() => withOwnership(EDGE_TEST_CONTEXT.edgeCertificateArn)).toThrow(
+      /in the region of edgeOriginCertificateArn/,
+    );
+    expect(() => withOwnership(EDGE_TEST_CONTEXT.edgeOriginCertificateArn)).toThrow(
+      /edgeOriginOwnershipCertificateArn must be another certificate than edgeOriginCertificateArn/,
+    );
+    expect(() => parseEdge(app(EDGE_OWNERSHIP_TEST_CONTEXT), 'dev')).toThrow(
+      /edgeOriginOwnershipCertificateArn belongs to the edge's origin domain: set -c edgeDomainName/,
     );
   });
 

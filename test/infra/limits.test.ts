@@ -1,10 +1,31 @@
+import { readFileSync } from 'node:fs';
 import type { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
+import { AppFunction, REPO_ROOT } from '#infra/aws/constructs/app-function';
 import { API_ACCOUNT_THROTTLE_DEFAULT } from '#infra/aws/constructs/service-api';
-import { functionFootprints, HEADROOM, LIMITS, measureDeployment, overHeadroom } from '#infra/aws/limits';
+import {
+  concurrencyQuota,
+  functionFootprints,
+  HEADROOM,
+  LAMBDA_UNRESERVED_MINIMUM,
+  LIMITS,
+  measureDeployment,
+  overHeadroom,
+} from '#infra/aws/limits';
 import type { Template } from '#infra/cdk-local/template';
-import { EDGE_TEST_CONTEXT, flatTemplate, stackTemplates, testApp } from './support.ts';
+import {
+  ALARM_TEST_CONTEXT,
+  EDGE_OWNERSHIP_TEST_CONTEXT,
+  EDGE_TEST_CONTEXT,
+  flatTemplate,
+  logicalId,
+  stackTemplates,
+  testApp,
+} from './support.ts';
+
+/** The page that states the account quotas to check before deploying (its Deploy section). */
+const DEPLOY_DOC = 'README.md';
 
 /** Every documented stage and option (README: Deploy), as `cdk deploy` would receive them. */
 const CONFIGURATIONS = [
@@ -12,16 +33,71 @@ const CONFIGURATIONS = [
   { name: 'dev with the edge', stage: 'dev', context: EDGE_TEST_CONTEXT },
   { name: 'prod with the edge', stage: 'prod', context: EDGE_TEST_CONTEXT },
   {
-    name: 'prod with the edge and a raised API Gateway quota',
+    name: 'prod with the edge and every option (a raised API Gateway quota, ownership certificate, alarm endpoints)',
     stage: 'prod',
-    context: { ...EDGE_TEST_CONTEXT, apiAccountRateLimit: '20000', apiAccountBurstLimit: '10000' },
+    context: {
+      ...EDGE_TEST_CONTEXT,
+      ...EDGE_OWNERSHIP_TEST_CONTEXT,
+      ...ALARM_TEST_CONTEXT,
+      apiAccountRateLimit: '20000',
+      apiAccountBurstLimit: '10000',
+    },
   },
 ] as const;
 
-function synthesize(configuration: (typeof CONFIGURATIONS)[number], validate = false) {
+type Configuration = (typeof CONFIGURATIONS)[number];
+
+function synthesize(configuration: Configuration, validate = false) {
   const app: App = testApp({ ...configuration.context }, { validate });
   const stack = buildApp(app, configuration.stage);
   return { app, stack, stacks: stackTemplates(app), flat: flatTemplate(stack).toJSON() as Template };
+}
+
+/** Each configuration synthesized once (without the validator) for the tests that only read its templates. */
+const synthesized = new Map<Configuration, ReturnType<typeof synthesize>>();
+function templatesOf(configuration: Configuration) {
+  let result = synthesized.get(configuration);
+  if (!result) {
+    result = synthesize(configuration);
+    synthesized.set(configuration, result);
+  }
+  return result;
+}
+
+/**
+ * The Lambda concurrency quota as DEPLOY_DOC states it, in its table of account quotas: the row
+ * `| Lambda: concurrent executions | <needed> or more (<reserved> reserved + the <minimum> AWS keeps unreserved) | …`
+ * and, in its last column, each consumer's reservation `… reserves its event source's maximum concurrency (group
+ * worker 6, message sender 10, …)`, named as its functions/ folder with spaces for hyphens.
+ */
+function statedConcurrency(doc: string) {
+  const number = (text: string) => Number(text.replaceAll(',', ''));
+  const rows = doc.split('\n').filter((line) => /^\|\s*Lambda: concurrent executions\s*\|/.test(line));
+  expect(rows, `${DEPLOY_DOC}: one "Lambda: concurrent executions" row in the quota table`).toHaveLength(1);
+  const figures = /\|\s*([\d,]+) or more \(([\d,]+) reserved \+ the ([\d,]+) AWS keeps unreserved\)\s*\|/.exec(
+    rows[0]!,
+  );
+  const consumers = /reserves? (?:its|their) event source's maximum concurrency \(([^)]*)\)/.exec(rows[0]!);
+  expect(
+    figures,
+    `${DEPLOY_DOC}: "<needed> or more (<reserved> reserved + the <minimum> AWS keeps unreserved)"`,
+  ).not.toBeNull();
+  expect(
+    consumers,
+    `${DEPLOY_DOC}: "reserves its event source's maximum concurrency (<consumer> <n>, …)"`,
+  ).not.toBeNull();
+  return {
+    needed: number(figures![1]!),
+    reserved: number(figures![2]!),
+    unreservedMinimum: number(figures![3]!),
+    byFunction: Object.fromEntries(
+      consumers![1]!.split(',').map((entry) => {
+        const [, name, count] = /^\s*(.+?)\s+([\d,]+)\s*$/.exec(entry) ?? [];
+        expect(name, `${DEPLOY_DOC}: "${entry}" is "<consumer> <n>"`).toBeDefined();
+        return [name!.replaceAll(' ', '-'), number(count!)];
+      }),
+    ),
+  };
 }
 
 describe('CONTRACT §22: deployable as written', () => {
@@ -33,7 +109,7 @@ describe('CONTRACT §22: deployable as written', () => {
   });
 
   it.each(CONFIGURATIONS)('keeps every template of $name at or below 60 % of each AWS limit', (configuration) => {
-    const { stacks, flat } = synthesize(configuration);
+    const { stacks, flat } = templatesOf(configuration);
     const raised = 'apiAccountRateLimit' in configuration.context;
     const measurements = measureDeployment({
       stacks,
@@ -54,6 +130,7 @@ describe('CONTRACT §22: deployable as written', () => {
       'requests/s',
       'burst',
       'targets',
+      'reserved concurrency',
     ]) {
       expect(
         measurements.filter((measurement) => measurement.subject.includes(subject)),
@@ -65,8 +142,37 @@ describe('CONTRACT §22: deployable as written', () => {
     );
   });
 
+  it.each(CONFIGURATIONS)(
+    `states in ${DEPLOY_DOC} the Lambda concurrency that $name reserves and needs`,
+    (configuration) => {
+      const { stack, flat } = templatesOf(configuration);
+      const stated = statedConcurrency(readFileSync(`${REPO_ROOT}${DEPLOY_DOC}`, 'utf8'));
+      const resources = flat.Resources;
+      const reservations = Object.fromEntries(
+        stack.node
+          .findAll()
+          .filter((construct): construct is AppFunction => construct instanceof AppFunction)
+          .map((fn) => [fn.name, resources[logicalId(fn.fn)]?.Properties?.ReservedConcurrentExecutions as unknown])
+          .filter(([, reserved]) => reserved !== undefined),
+      );
+      const quota = concurrencyQuota(flat);
+
+      // The figures the template makes: every reservation of the stack (its nested stacks' included), and the quota
+      // that leaves Lambda its unreserved minimum beside them.
+      expect(stated.reserved, 'reserved').toBe(quota.reserved);
+      expect(stated.unreservedMinimum, 'unreserved minimum').toBe(LAMBDA_UNRESERVED_MINIMUM);
+      expect(stated.needed, 'needed').toBe(quota.needed);
+      expect(stated.needed).toBe(stated.reserved + stated.unreservedMinimum);
+      // Each reservation named, and only those: every reserving function is ours (no CDK handler reserves).
+      expect(stated.byFunction).toEqual(reservations);
+      expect(Object.values(reservations).reduce((sum: number, reserved) => sum + Number(reserved), 0)).toBe(
+        quota.reserved,
+      );
+    },
+  );
+
   it('leaves room in every stack for more routes and workers than the open issues add', () => {
-    const { stacks } = synthesize(CONFIGURATIONS[2]);
+    const { stacks } = templatesOf(CONFIGURATIONS[2]);
     const budget = Math.floor(LIMITS.resources * HEADROOM);
     const footprints = stacks.flatMap(({ template }) => functionFootprints(template));
     // The usual cost: a function that also alerts from its logs has a metric filter and an alarm more.

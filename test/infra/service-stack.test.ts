@@ -1,6 +1,7 @@
 import type { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ALARM_CONTEXT, parseAlarmEndpoints } from '#infra/aws/alarm-endpoints';
 import { buildApp } from '#infra/aws/build-app';
 import { FUNCTION_ACCESS } from '#infra/aws/function-access';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
@@ -13,6 +14,7 @@ import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/ca
 import { ROUTES } from '#shared/routes/index';
 import { routeKey, takesCursor } from '#shared/routes/route';
 import {
+  ALARM_TEST_CONTEXT,
   appFunctions,
   asArray,
   EDGE_TEST_CONTEXT,
@@ -136,6 +138,37 @@ describe('ServiceStack (dev)', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
       AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] } },
     });
+  });
+
+  it('writes one JSON object per request to the access log: request, route, status, latencies, errors, caller', () => {
+    const [, stage] = resources(template, 'AWS::ApiGatewayV2::Stage')[0]!;
+    const format = stage.Properties.AccessLogSettings.Format as string;
+    const fields = JSON.parse(format) as Record<string, unknown>;
+    // API Gateway's variables for HTTP API access logs, written out here rather than imported from the code:
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-logging-variables.html
+    const required = [
+      '$context.requestId',
+      '$context.routeKey',
+      '$context.status',
+      '$context.responseLatency',
+      '$context.integrationLatency',
+      '$context.error.message',
+      '$context.integrationErrorMessage',
+      '$context.identity.sourceIp',
+      '$context.httpMethod',
+      '$context.path',
+      '$context.protocol',
+      '$context.identity.userAgent',
+      '$context.responseLength',
+    ];
+
+    expect(format).not.toMatch(/\n/);
+    expect(Object.values(fields)).toEqual(expect.arrayContaining(required));
+    // A field each, named: every value is one variable inside a JSON string, so each line stays an object.
+    for (const [name, value] of Object.entries(fields)) {
+      expect(value, name).toMatch(/^\$context\.[A-Za-z]+(\.[A-Za-z]+)*$/);
+    }
+    expect(new Set(Object.values(fields)).size).toBe(Object.keys(fields).length);
   });
 
   it('throttles every route by its own limits: token and $default below the stage default, the network webhook sized for Meta (K-5, CONTRACT §21)', () => {
@@ -686,6 +719,43 @@ describe('ServiceStack (dev)', () => {
     for (const type of stateful) {
       for (const [id, resource] of resources(template, type)) expect(resource.DeletionPolicy, id).toBe('Delete');
     }
+  });
+});
+
+describe('alarm endpoints (-c alarmEmail, -c alarmHttpsEndpoint)', () => {
+  const parse = (context: Record<string, string>) => parseAlarmEndpoints(testApp(context).node);
+
+  it('subscribes the operator’s endpoints to the alarm topic of a stack without the edge', () => {
+    const stack = buildApp(testApp(ALARM_TEST_CONTEXT), 'dev');
+    const template = flatTemplate(stack);
+
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: ALARM_TEST_CONTEXT.alarmEmail,
+      TopicArn: { Ref: logicalId(stack.alarmTopic) },
+    });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      Endpoint: ALARM_TEST_CONTEXT.alarmHttpsEndpoint,
+      TopicArn: { Ref: logicalId(stack.alarmTopic) },
+    });
+    expect(parse({ [ALARM_CONTEXT.email]: 'on-call+wp.crm@ops.example.co.uk' })).toEqual({
+      email: 'on-call+wp.crm@ops.example.co.uk',
+    });
+    expect(parse({})).toEqual({});
+  });
+
+  it('refuses what is not an email address or an https URL, naming the key', () => {
+    for (const email of ['oncall', 'oncall@', '@example.com', 'on call@example.com', 'oncall@example', 'a@b@c.com']) {
+      expect(() => parse({ alarmEmail: email }), email).toThrow(/-c alarmEmail must be an email address/);
+    }
+    for (const url of ['http://alerts.example.com/', 'alerts.example.com', 'https://', 'https://a b.example.com/']) {
+      expect(() => parse({ alarmHttpsEndpoint: url }), url).toThrow(/-c alarmHttpsEndpoint must be an https:\/\/ URL/);
+    }
+    expect(() => parse({ alarmHttpsEndpoint: 'https://user:secret@alerts.example.com/' })).toThrow(
+      /without credentials/,
+    );
+    expect(() => buildApp(testApp({ alarmEmail: 'oncall' }), 'dev')).toThrow(/alarmEmail/);
   });
 });
 

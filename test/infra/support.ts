@@ -40,6 +40,18 @@ export const EDGE_TEST_CONTEXT = {
   edgeOriginClientCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
 };
 
+/** The edge's optional setting, for an origin certificate that is imported or private (infra/aws/edge.ts). */
+export const EDGE_OWNERSHIP_TEST_CONTEXT = {
+  edgeOriginOwnershipCertificateArn:
+    'arn:aws:acm:eu-west-1:123456789012:certificate/12121212-3434-5656-7878-909090909090',
+};
+
+/** An operator's alarm endpoints (infra/aws/alarm-endpoints.ts), as `-c` context. */
+export const ALARM_TEST_CONTEXT = {
+  alarmEmail: 'oncall@example.com',
+  alarmHttpsEndpoint: 'https://alerts.example.com/hooks/wp-crm',
+};
+
 /**
  * A construct's logical id in the flat template (flatTemplate): its nested stacks' construct ids, outermost first,
  * in front of its id in its own stack.

@@ -12,6 +12,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
+import { type AlarmEndpoints, subscribeAlarmEndpoints } from '../alarm-endpoints.ts';
 import type { AppFunction } from './app-function.ts';
 import { CERTIFICATE_EXPIRY_ALARM_DAYS } from './edge-rules.ts';
 import { denyGrantsButForAwsResources } from './kms.ts';
@@ -28,6 +29,18 @@ export interface ServiceAlarmsProps {
    * @default - no edge, no custom domain
    */
   originCertificateArn?: string;
+  /**
+   * The ACM certificate that proves the origin domain is the operator's (the edge's
+   * `edgeOriginOwnershipCertificateArn`, in this stack's region): when it expires, API Gateway refuses every change
+   * to the domain, a new truststore included.
+   * @default - none given
+   */
+  originOwnershipCertificateArn?: string;
+  /**
+   * The operator's endpoints subscribed to the topic (`-c alarmEmail`, `-c alarmHttpsEndpoint`).
+   * @default - none: the operator subscribes by hand
+   */
+  endpoints?: AlarmEndpoints;
   /**
    * Removal policy of the topic's key.
    * @default RemovalPolicy.RETAIN
@@ -99,6 +112,7 @@ export class ServiceAlarms extends Construct {
         conditions: fromOwnAlarms,
       }),
     );
+    subscribeAlarmEndpoints(this.topic, props.endpoints);
 
     // A function's and a queue's alarms live beside them (in their concern's nested stack): the service stack's
     // template does not grow with the functions, and a concern's stack holds everything of its functions.
@@ -145,6 +159,23 @@ export class ServiceAlarms extends Construct {
       const certificate = Certificate.fromCertificateArn(this, 'OriginCertificate', props.originCertificateArn);
       const alarm = new Alarm(this, 'OriginCertificateExpiry', {
         alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the certificate of the API's origin domain (edgeOriginCertificateArn): when it expires CloudFront cannot reach the API. Renew it (README, Runbook).`,
+        metric: certificate.metricDaysToExpiry(),
+        threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+      this.alarms.push(alarm);
+    }
+    if (props.originOwnershipCertificateArn) {
+      // ACM issued it and renews it; a drop below the threshold means its renewal is stuck (README, Runbook).
+      const certificate = Certificate.fromCertificateArn(
+        this,
+        'OriginOwnershipCertificate',
+        props.originOwnershipCertificateArn,
+      );
+      const alarm = new Alarm(this, 'OriginOwnershipCertificateExpiry', {
+        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the ownership certificate of the API's origin domain (edgeOriginOwnershipCertificateArn), which ACM should have renewed: once it expires API Gateway locks the domain (no new truststore, no certificate change). Renew it (README, Runbook).`,
         metric: certificate.metricDaysToExpiry(),
         threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,

@@ -32,6 +32,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { CfnIPSet, CfnLoggingConfiguration, CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import { type AlarmEndpoints, subscribeAlarmEndpoints } from '../alarm-endpoints.ts';
 import {
   ALL_IPV6,
   CERTIFICATE_EXPIRY_ALARM_DAYS,
@@ -54,6 +55,11 @@ export interface EdgeStackProps extends StackProps {
   edge: EdgeConfig;
   /** Decides whether the WAF log group and the alarm topic's key outlive the stack: only dev drops them. */
   stage?: Stage;
+  /**
+   * The operator's endpoints that the edge's alarm topic notifies (`-c alarmEmail=… -c alarmHttpsEndpoint=…`).
+   * @default - none: the operator subscribes to EdgeAlarmTopicArn by hand
+   */
+  alarmEndpoints?: AlarmEndpoints;
 }
 
 const BLOCK_BODY_KEY = 'rateLimited';
@@ -231,6 +237,7 @@ export class EdgeStack extends Stack {
     );
 
     this.alarmTopic = this.#alarmTopic(removalPolicy);
+    subscribeAlarmEndpoints(this.alarmTopic, props.alarmEndpoints);
     // The client certificate is imported (issued by the operator's CA), and ACM never renews an imported one; the
     // viewer certificate may be imported too, and if ACM issued it, dropping below the threshold means its renewal
     // is stuck. The origin's certificate lives in the API's region, where an alarm of this stack cannot watch it.
@@ -283,7 +290,8 @@ export class EdgeStack extends Stack {
     });
     new CfnOutput(this, 'EdgeAlarmTopicArn', {
       value: this.alarmTopic.topicArn,
-      description: "SNS topic (us-east-1) the edge's alarms notify: subscribe the on-call address",
+      description:
+        "SNS topic (us-east-1) the edge's alarms notify: subscribe the on-call address, or deploy with -c alarmEmail=…",
     });
   }
 

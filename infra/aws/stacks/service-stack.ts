@@ -8,6 +8,7 @@ import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
 import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { takesCursor } from '#shared/routes/route';
+import type { AlarmEndpoints } from '../alarm-endpoints.ts';
 import { CONCERNS, type Concern, concernOf } from '../concerns.ts';
 import { AppFunction } from '../constructs/app-function.ts';
 import { DataStore } from '../constructs/data-store.ts';
@@ -61,6 +62,11 @@ export interface ServiceStackProps extends StackProps {
    * @default 604800
    */
   reportRetentionSeconds?: number;
+  /**
+   * The operator's endpoints that the alarm topic notifies (`-c alarmEmail=… -c alarmHttpsEndpoint=…`).
+   * @default - none: the operator subscribes to AlarmTopicArn by hand
+   */
+  alarmEndpoints?: AlarmEndpoints;
 }
 
 const FALLBACK_FN = 'route-not-found';
@@ -255,6 +261,8 @@ export class ServiceStack extends Stack {
       api: this.api.api,
       table: this.data.table,
       originCertificateArn: props.edge?.originCertificateArn,
+      originOwnershipCertificateArn: props.edge?.originOwnershipCertificateArn,
+      endpoints: props.alarmEndpoints,
       removalPolicy,
     });
     this.alarmTopic = this.alarms.topic;
@@ -283,7 +291,11 @@ export class ServiceStack extends Stack {
       this.whatsAppSecrets.secretArn,
       'Set appSecret (Meta app secret) and verifyToken here',
     );
-    output('AlarmTopicArn', this.alarmTopic.topicArn, 'SNS topic every alarm notifies: subscribe the on-call address');
+    output(
+      'AlarmTopicArn',
+      this.alarmTopic.topicArn,
+      'SNS topic every alarm notifies: subscribe the on-call address, or deploy with -c alarmEmail=…',
+    );
     output(
       'JwtSigningSecretArn',
       this.jwtKeys.secret.secretArn,
