@@ -100,15 +100,25 @@ export const ACCESS_LOG_FIELDS = {
   integrationLatency: '$context.integrationLatency',
   /** Lambda's own status for the invocation (429 when Lambda throttled it), not the function's answer. */
   integrationStatus: '$context.integrationStatus',
-  /** API Gateway's own error message, e.g. `Too Many Requests` when a route throttle refused the request. */
-  errorMessage: '$context.error.message',
+  /**
+   * API Gateway's own error message, e.g. `Too Many Requests` when a route throttle refused the request: its quoted
+   * form (`messageString`, a JSON string API Gateway writes with its quotes), so a message holding a quote still
+   * leaves the line one JSON object. The format writes it without quotes of its own (ACCESS_LOG_FORMAT).
+   */
+  errorMessage: '$context.error.messageString',
   /** Why the integration failed (the invocation timed out, was throttled, returned a malformed answer, …). */
   integrationError: '$context.integrationErrorMessage',
   userAgent: '$context.identity.userAgent',
 } as const;
 
+/** Variables API Gateway writes as JSON strings, quotes included: the format must not quote them again. */
+const QUOTED_BY_API_GATEWAY = ['$context.error.messageString'];
+
 /** ACCESS_LOG_FIELDS as the stage's access log format: one line of JSON. */
-export const ACCESS_LOG_FORMAT = JSON.stringify(ACCESS_LOG_FIELDS);
+export const ACCESS_LOG_FORMAT = QUOTED_BY_API_GATEWAY.reduce(
+  (format, variable) => format.replace(`"${variable}"`, variable),
+  JSON.stringify(ACCESS_LOG_FIELDS),
+);
 
 export interface ServiceApiProps {
   /** The contract's routes (shared/routes/index.ts); each goes to the function of its `fn`. */
