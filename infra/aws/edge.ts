@@ -2,7 +2,7 @@ import type { Node } from 'constructs';
 import type { Stage } from './stage.ts';
 
 /**
- * The edge in front of the HTTP API (CONTRACT §18, README "Architecture notes"): CloudFront with an AWS WAF web ACL
+ * The edge in front of the HTTP API (CONTRACT §18, docs/deployment.md "The edge"): CloudFront with an AWS WAF web ACL
  * of per-source-address rate-based rules, reaching the API only through a regional custom domain that requires
  * CloudFront's client certificate (mutual TLS), with the default execute-api endpoint switched off. Every name and
  * certificate below is the operator's: none can be created by the stack.
@@ -22,7 +22,7 @@ export interface EdgeConfig {
   originClientCertificateArn: string;
 }
 
-/** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (README, Deploy). */
+/** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (docs/deployment.md). */
 export const EDGE_CONTEXT: Readonly<Record<keyof EdgeConfig, string>> = {
   domainName: 'edgeDomainName',
   certificateArn: 'edgeCertificateArn',
@@ -48,7 +48,7 @@ export function parseEdge(node: Node, stage: Stage): EdgeConfig | undefined {
   if (given.length === 0) {
     if (stage === 'prod') {
       throw new Error(
-        `stage prod needs the edge (CloudFront + WAF): set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… (README, Deploy)`,
+        `stage prod needs the edge (CloudFront + WAF): set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… (docs/deployment.md)`,
       );
     }
     return undefined;

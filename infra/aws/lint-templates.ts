@@ -18,7 +18,7 @@ import { parseStage } from './stage.ts';
  * may print is either fixed or in CFN_LINT_IGNORED with its reason.
  */
 
-/** The operator's edge settings as the README's Deploy section writes them (example values). */
+/** The operator's edge settings as docs/deployment.md writes them (example values). */
 const EDGE_CONTEXT = {
   edgeDomainName: 'api.example.com',
   edgeCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555',
@@ -34,7 +34,7 @@ export const CONFIGURATIONS: { name: string; stage: string; context: Record<stri
   { name: 'prod-edge', stage: 'prod', context: EDGE_CONTEXT },
 ];
 
-/** cfn-lint rules not applied, each with the reason (README, Deploy). */
+/** cfn-lint rules not applied, each with the reason (docs/testing.md, lint:cfn). */
 export const CFN_LINT_IGNORED: Record<string, string> = {
   W3005:
     'Every function depends on its execution role twice: through the Role GetAtt and through the DependsOn that ' +
