@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// The e2e target (README: Tests). Vite sets BASE_URL to its own base, '/', when the user did not set it.
+// The e2e target (docs/testing.md). Vite sets BASE_URL to its own base, '/', when the user did not set it.
 if (/^https?:\/\//.test(process.env.BASE_URL ?? '')) process.env.E2E_BASE_URL ??= process.env.BASE_URL;
 
 const env = {

@@ -5,7 +5,7 @@ import type { Node } from 'constructs';
 /**
  * Who the alarm topics notify (the service's AlarmTopicArn and the edge's EdgeAlarmTopicArn), when the operator names
  * them at deploy time instead of subscribing by hand: `-c alarmEmail=oncall@example.com` and
- * `-c alarmHttpsEndpoint=https://…` (README, Deploy). SNS asks each endpoint to confirm its subscription first (a
+ * `-c alarmHttpsEndpoint=https://…` (docs/deployment.md). SNS asks each endpoint to confirm its subscription first (a
  * link in an email; a SubscriptionConfirmation POST to the URL); until then it receives nothing.
  */
 export interface AlarmEndpoints {

@@ -29,7 +29,7 @@ function positiveInteger(name: string, value: unknown): number | undefined {
 }
 
 /**
- * API Gateway's throttle quota of the target account and region, when the operator raised it (README, Deploy:
+ * API Gateway's throttle quota of the target account and region, when the operator raised it (docs/deployment.md:
  * `-c apiAccountRateLimit=20000 -c apiAccountBurstLimit=10000`); both or neither.
  */
 function apiAccountThrottle(app: App): Throttle | undefined {

@@ -1,6 +1,6 @@
 /**
  * The service's concerns: each is a nested stack of the service stack holding its functions with their roles, log
- * groups and alarms, its routes, integrations and permissions, its queues and its rules (README, Architecture notes:
+ * groups and alarms, its routes, integrations and permissions, its queues and its rules (docs/architecture.md:
  * "Nested stacks by concern"). The stateful resources, the HTTP API and its stage, the keys and the secrets stay in
  * the service stack itself, so replacing or splitting a concern never touches the data.
  */

@@ -22,7 +22,7 @@ import { DataStore } from './constructs/data-store.ts';
  * AWS Control Tower's proactive controls, checked at synth time: `npm run synth -- -c validate=controltower` runs
  * @cdklabs/cdk-validator-cfnguard (cfn-guard and Control Tower's guard rules, shipped inside the package: offline)
  * over every template, nested stacks' included. A control the stack does not meet on purpose is acknowledged below
- * with its reason (CONTROL_TOWER_EXCEPTIONS; the README's table under Deploy is this table), so the check fails
+ * with its reason (CONTROL_TOWER_EXCEPTIONS; the table of docs/deployment.md is this table), so the check fails
  * only on a new violation. test/infra/control-tower.test.ts runs it for dev, dev with the edge and prod with the edge.
  */
 
@@ -398,7 +398,7 @@ function summary(violations: PolicyViolation[], templates: number): string {
     `AWS Control Tower proactive controls: ${lines.length} not met (${CONTROL_TOWER_PLUGIN}, ` +
       `${controlTowerRules().size} rules over ${templates} templates, nested stacks included)`,
     ...lines.sort(),
-    '  documented: README, Deploy → AWS Control Tower proactive controls (infra/aws/control-tower.ts); NEW fails the ' +
+    '  documented: docs/deployment.md → AWS Control Tower proactive controls (infra/aws/control-tower.ts); NEW fails the ' +
       'synth. Every finding: validation-report.json in the cloud assembly.',
   ].join('\n');
 }
@@ -560,7 +560,7 @@ function withoutUnnamedResources(violations: PolicyViolation[]): PolicyViolation
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Wiring and the README
+// Wiring and the documentation
 
 /**
  * With `-c validate=controltower`: adds the plugin to `app` and acknowledges CONTROL_TOWER_EXCEPTIONS, each on its
@@ -580,7 +580,7 @@ export function addControlTowerChecks(app: App): void {
   }
 }
 
-/** The README's table (Deploy → AWS Control Tower proactive controls), one row per exception. */
+/** The table of docs/deployment.md (AWS Control Tower proactive controls), one row per exception. */
 export function controlTowerReadmeTable(): string {
   const rows = CONTROL_TOWER_EXCEPTIONS.map((exception) => {
     const rule = guardRule(exception.control);

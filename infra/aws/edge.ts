@@ -2,7 +2,7 @@ import type { Node } from 'constructs';
 import type { Stage } from './stage.ts';
 
 /**
- * The edge in front of the HTTP API (CONTRACT §18, README "Architecture notes"): CloudFront with an AWS WAF web ACL
+ * The edge in front of the HTTP API (CONTRACT §18, docs/deployment.md "The edge"): CloudFront with an AWS WAF web ACL
  * of per-source-address rate-based rules, reaching the API only through a regional custom domain that requires
  * CloudFront's client certificate (mutual TLS), with the default execute-api endpoint switched off. Every name and
  * certificate below is the operator's: none can be created by the stack.
@@ -30,11 +30,16 @@ export interface EdgeConfig {
   originOwnershipCertificateArn?: string;
 }
 
+<<<<<<< HEAD
 type OptionalEdgeKey = 'originOwnershipCertificateArn';
 type RequiredEdgeKey = Exclude<keyof EdgeConfig, OptionalEdgeKey>;
 
-/** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (README, Deploy). */
+/** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (docs/deployment.md). */
 export const EDGE_CONTEXT: Readonly<Record<RequiredEdgeKey, string>> = {
+=======
+/** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (docs/deployment.md). */
+export const EDGE_CONTEXT: Readonly<Record<keyof EdgeConfig, string>> = {
+>>>>>>> readme
   domainName: 'edgeDomainName',
   certificateArn: 'edgeCertificateArn',
   originDomainName: 'edgeOriginDomainName',
@@ -66,12 +71,12 @@ export function parseEdge(node: Node, stage: Stage): EdgeConfig | undefined {
   if (given.length === 0) {
     if (ownership !== undefined) {
       throw new Error(
-        `-c ${EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn} belongs to the edge's origin domain: set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… too, or leave it out (README, Deploy)`,
+        `-c ${EDGE_OPTIONAL_CONTEXT.originOwnershipCertificateArn} belongs to the edge's origin domain: set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… too, or leave it out (docs/deployment.md)`,
       );
     }
     if (stage === 'prod') {
       throw new Error(
-        `stage prod needs the edge (CloudFront + WAF): set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… (README, Deploy)`,
+        `stage prod needs the edge (CloudFront + WAF): set -c ${Object.values(EDGE_CONTEXT).join('=… -c ')}=… (docs/deployment.md)`,
       );
     }
     return undefined;

@@ -10,7 +10,7 @@ export interface FunctionAccess {
   table?: TableAccess;
   /** Only these partitions of the table (`dynamodb:LeadingKeys` patterns, keys.ts LEADING_KEY_PATTERNS). */
   tableKeys?: readonly string[];
-  /** The indexes it queries (README, Access patterns); none by default. */
+  /** The indexes it queries (docs/architecture.md, Access patterns); none by default. */
   indexes?: readonly IndexName[];
   /** Reads records in batches (the report worker's joins). */
   batchGets?: boolean;

@@ -38,7 +38,7 @@ export const LIMITS = {
 export const LAMBDA_UNRESERVED_MINIMUM = 100;
 
 /**
- * The Lambda concurrency quota a deployment needs in the API's region (README, Deploy: the account quotas to check):
+ * The Lambda concurrency quota a deployment needs in the API's region (docs/deployment.md: the account quotas to check):
  * the concurrency its functions reserve, and that plus what Lambda keeps unreserved. The deploy fails with
  * `ReservedConcurrentExecutions … decreases account's UnreservedConcurrentExecution below its minimum value` in an
  * account whose quota is below `needed`.

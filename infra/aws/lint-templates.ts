@@ -18,7 +18,7 @@ import { parseStage } from './stage.ts';
  * may print is either fixed or in CFN_LINT_IGNORED with its reason.
  */
 
-/** The operator's edge settings as the README's Deploy section writes them (example values). */
+/** The operator's edge settings as docs/deployment.md writes them (example values). */
 const EDGE_CONTEXT = {
   edgeDomainName: 'api.example.com',
   edgeCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555',
@@ -29,7 +29,7 @@ const EDGE_CONTEXT = {
 };
 
 /**
- * The optional settings (README, Deploy), all at once: each only adds to the templates (a property, an alarm,
+ * The optional settings (docs/deployment.md), all at once: each only adds to the templates (a property, an alarm,
  * subscriptions, higher route throttles), so one configuration covers them together.
  */
 const OPTIONS_CONTEXT = {
@@ -48,7 +48,7 @@ export const CONFIGURATIONS: { name: string; stage: string; context: Record<stri
   { name: 'prod-edge-options', stage: 'prod', context: { ...EDGE_CONTEXT, ...OPTIONS_CONTEXT } },
 ];
 
-/** cfn-lint rules not applied, each with the reason (README, Deploy). */
+/** cfn-lint rules not applied, each with the reason (docs/testing.md, lint:cfn). */
 export const CFN_LINT_IGNORED: Record<string, string> = {
   W3005:
     'Every function depends on its execution role twice: through the Role GetAtt and through the DependsOn that ' +

@@ -282,7 +282,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   const home = join(dataDir, 'lambda-home');
   mkdirSync(home, { recursive: true });
   for (const [logicalId, resource] of resourcesOf(template, 'AWS::Lambda::Function')) {
-    if (resource.Metadata?.['aws:asset:is-bundled'] !== true) continue; // CDK's own framework functions (see README)
+    if (resource.Metadata?.['aws:asset:is-bundled'] !== true) continue; // CDK's own framework functions (docs/local-stacks.md)
     const props = resource.Properties ?? {};
     const own = physical.get(logicalId)!;
     // The execution role's session: a key pair and token of its own, fresh for this run; the gateway verifies every
@@ -373,7 +373,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
   };
   await runCustomResources(deployment, dataDir, inMemory);
 
-  // What an operator does after the first deploy (README, Deploy): Meta's app secret and verify token.
+  // What an operator does after the first deploy (docs/deployment.md): Meta's app secret and verify token.
   const whatsAppSecret = template.Outputs?.WhatsAppSecretsArn;
   if (whatsAppSecret) {
     services.handle('secretsmanager.PutSecretValue', {
@@ -390,7 +390,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
           endpoint: dynamo.endpoint,
           credentials,
           tableName,
-          // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (README, Deploy).
+          // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (docs/deployment.md).
           storeToken: async (channelId, token) =>
             (
               services.handle('secretsmanager.CreateSecret', {

@@ -42,7 +42,7 @@ export interface CdkStackInfo extends StackInfoBase {
   localRoutesToken: string;
 }
 
-/** What a running stack writes to `<data dir>/stack.json` for the CLI, the tests and the benchmarks (README). */
+/** What a running stack writes to `<data dir>/stack.json` for the CLI, the tests and the benchmarks (docs/local-stacks.md). */
 export type StackInfo = LocalStackInfo | CdkStackInfo;
 
 /** The servers a stack runs, as both stacks know them once they listen. */

@@ -233,7 +233,7 @@ function shapeErrors(route: RouteDef): Record<string, ReturnType<typeof problem>
   // No 431: a header section over the HTTP front's limit is refused by its HTTP parser before any route is known
   // (Node's, locally: 431 and no body; API Gateway's on AWS, which documents the limit, not the answer). It is not an
   // answer of an operation, and a content-less error status would make generated clients type every error as unknown
-  // (CONTRACT §19). README, Errors produced by API Gateway itself.
+  // (CONTRACT §19). docs/deployment.md, Errors produced by API Gateway itself.
   return errors;
 }
 

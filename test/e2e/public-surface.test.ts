@@ -69,7 +69,7 @@ describe(`public surface of ${baseUrl}`, () => {
     const signature = `sha256=${createHmac('sha256', appSecret).update(notification).digest('hex')}`;
     // 600 requests to an unknown path over 2 s: the $default route's own bucket (20/s, burst 40) runs dry. Sent
     // with node:http, past the openapi.json recorder: API Gateway's own 429 `{"message"}` is the gateway's, not the
-    // service's (README: errors produced by API Gateway itself).
+    // service's (docs/deployment.md: errors produced by API Gateway itself).
     const junkUrl = new URL(`${baseUrl}/junk`);
     const junkStatus = (path: string) =>
       new Promise<number>((resolve, reject) => {

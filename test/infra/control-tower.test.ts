@@ -15,7 +15,7 @@ import {
 import { ALARM_TEST_CONTEXT, EDGE_OWNERSHIP_TEST_CONTEXT, EDGE_TEST_CONTEXT, testApp } from './support.ts';
 
 /**
- * Every documented stage and option (README: Deploy). The optional settings only add to the templates (a property,
+ * Every documented stage and option (docs/deployment.md). The optional settings only add to the templates (a property,
  * an alarm, subscriptions), so prod carries them all: whatever they break shows there.
  */
 const CONFIGURATIONS = [
@@ -59,7 +59,7 @@ function controlTowerReport(app: App): PluginReport {
   return plugin;
 }
 
-describe('AWS Control Tower proactive controls (README: Deploy, CONTRACT §22)', () => {
+describe('AWS Control Tower proactive controls (docs/deployment.md, CONTRACT §22)', () => {
   const checked = new Map<string, { app: App; report: PluginReport }>();
 
   beforeAll(() => {
@@ -99,7 +99,8 @@ describe('AWS Control Tower proactive controls (README: Deploy, CONTRACT §22)',
       ),
     );
     const stale = CONTROL_TOWER_EXCEPTIONS.filter((exception) => !suppressed.has(guardRule(exception.control).rule));
-    // A control met again: remove its entry from CONTROL_TOWER_EXCEPTIONS (infra/aws/control-tower.ts) and the README.
+    // A control met again: remove its entry from CONTROL_TOWER_EXCEPTIONS (infra/aws/control-tower.ts) and
+    // docs/deployment.md.
     expect(stale.map((exception) => exception.control)).toEqual([]);
   });
 
@@ -123,10 +124,10 @@ describe('AWS Control Tower proactive controls (README: Deploy, CONTRACT §22)',
     }
   });
 
-  it('is the README’s table', () => {
-    const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
-    const section = /^### AWS Control Tower proactive controls\n([\s\S]*?)(?=^#{2,3} )/m.exec(readme)?.[1];
-    expect(section, 'README: Deploy → AWS Control Tower proactive controls').toBeDefined();
+  it('is the table of docs/deployment.md', () => {
+    const page = readFileSync(`${REPO_ROOT}docs/deployment.md`, 'utf8');
+    const section = /^## AWS Control Tower proactive controls\n([\s\S]*?)(?=^#{1,2} |(?![\s\S]))/m.exec(page)?.[1];
+    expect(section, 'docs/deployment.md → AWS Control Tower proactive controls').toBeDefined();
     expect(section).toContain(controlTowerReadmeTable());
   });
 });

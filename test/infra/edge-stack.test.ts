@@ -161,7 +161,7 @@ describe('the edge (CloudFront + AWS WAF, CONTRACT §18)', () => {
     const everyIpv6 = ipSet(refId(refuse.Statement.IPSetReferenceStatement.Arn)).Properties;
     const rateRules = Object.values(rules).filter((rule) => rule.Statement.RateBasedStatement);
 
-    // A rate rule counts each IPv6 address apart, and a client holds a /64 of them (README, Architecture notes).
+    // A rate rule counts each IPv6 address apart, and a client holds a /64 of them (docs/deployment.md).
     expect(distribution.IPV6Enabled).toBe(false);
     expect(everyIpv6).toMatchObject({ IPAddressVersion: 'IPV6', Addresses: ['::/1', '8000::/1'] });
     expect(refuse.Action.Block.CustomResponse).toEqual({ ResponseCode: 403, CustomResponseBodyKey: 'ipv6NotServed' });

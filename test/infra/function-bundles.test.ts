@@ -161,7 +161,7 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     expect(s3Client).toEqual([]);
   });
 
-  it('bundles the report encoders into the report worker alone, and neither fflate nor exceljs (README: report formats)', () => {
+  it('bundles the report encoders into the report worker alone, and neither fflate nor exceljs (docs/reports.md)', () => {
     const having = (pattern: RegExp) =>
       FUNCTIONS.filter((fn) => bundles.get(fn)!.files.some((file) => pattern.test(file))).sort();
 

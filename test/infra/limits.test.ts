@@ -25,9 +25,9 @@ import {
 } from './support.ts';
 
 /** The page that states the account quotas to check before deploying (its Deploy section). */
-const DEPLOY_DOC = 'README.md';
+const DEPLOY_DOC = 'docs/deployment.md';
 
-/** Every documented stage and option (README: Deploy), as `cdk deploy` would receive them. */
+/** Every documented stage and option (docs/deployment.md), as `cdk deploy` would receive them. */
 const CONFIGURATIONS = [
   { name: 'dev', stage: 'dev', context: {} },
   { name: 'dev with the edge', stage: 'dev', context: EDGE_TEST_CONTEXT },
@@ -101,7 +101,7 @@ function statedConcurrency(doc: string) {
 }
 
 describe('CONTRACT §22: deployable as written', () => {
-  it('synthesizes prod with the README’s edge context with CDK’s built-in CloudFormation validation on', () => {
+  it('synthesizes prod with the documented edge context with CDK’s built-in CloudFormation validation on', () => {
     // The validator (aws-cdk-lib's WASM cfn-lint) fails the synth on a template CloudFormation would refuse: before
     // the fix, F3031 twice (WAF descriptions with characters outside their pattern). `npm run lint:cfn` (.ci/run)
     // does the same for every stage and option, and runs AWS's cfn-lint over every template.
@@ -184,7 +184,7 @@ describe('CONTRACT §22: deployable as written', () => {
 
     // A function behind one route costs 9 resources (function, role, policy, log group, 2 alarms, integration,
     // permission, route); a queue worker 13 (function, role, policy, log group, 2 alarms, event source mapping, queue,
-    // DLQ, 2 queue policies, 2 queue alarms). README, Architecture notes, states the same figures.
+    // DLQ, 2 queue policies, 2 queue alarms). docs/architecture.md states the same figures.
     expect(routeCost).toBe(9);
     expect(workerCost).toBe(13);
     for (const { name, template } of stacks) {

@@ -4,7 +4,7 @@ import { forPrism, openApiDocument, withServer } from '#shared/openapi/document'
 
 /**
  * Writes openapi.json as the local stack serves it on its default port, for `npm run lint:openapi`; with `--prism`,
- * the copy Stoplight Prism validates with (`npm run openapi:prism`; README, Validating with Prism).
+ * the copy Stoplight Prism validates with (`npm run openapi:prism`; docs/api-guide.md, Validating with Prism).
  */
 const [file, flag] = process.argv.slice(2);
 if (!file) throw new Error('usage: write-openapi.ts <file> [--prism]');

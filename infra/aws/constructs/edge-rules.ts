@@ -4,7 +4,7 @@ import { BASE_PATH } from '#shared/routes/route';
  * AWS WAF's rate-based rules at the edge (CONTRACT §18): requests from one source address per 5-minute window,
  * counted and blocked by CloudFront before they reach API Gateway, so that no single address can use up the shared
  * route throttles of `POST /token` or the network webhook. Each limit sits below the route throttle it protects
- * (README, Architecture notes, has the reasoning per figure).
+ * (docs/deployment.md, the edge, has the reasoning per figure).
  */
 export interface EdgeRateRule {
   /** The rule's name and metric name. */

@@ -52,7 +52,7 @@ export class QueueWorker extends Construct {
       // counted and, five throttles later, move them to the DLQ. AWS: "make sure that your function's reserved
       // concurrency is greater than or equal to the total maximum concurrency of all Amazon SQS event sources on the
       // function. Otherwise, Lambda may throttle your messages"
-      // (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html). README, Deploy: account quotas.
+      // (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html). docs/deployment.md: account quotas.
       reservedConcurrency: def.maxConcurrency,
       environment: def.nodeOptions ? { NODE_OPTIONS: `--enable-source-maps ${def.nodeOptions}` } : undefined,
       logRemovalPolicy: props.logRemovalPolicy,

@@ -60,7 +60,7 @@ export const LOG_ALERTS = [
     alert: GROUP_REQUEST_ON_HOLD,
     metricName: 'GroupRequestsOnHold',
     description:
-      'Meta refused a channel (190 access token invalid, 368 number restricted): its group requests wait on hold until the token is renewed or they time out (README: Runbook)',
+      'Meta refused a channel (190 access token invalid, 368 number restricted): its group requests wait on hold until the token is renewed or they time out (docs/operations.md)',
   },
   {
     fn: 'apply-network-notifications',
@@ -72,7 +72,7 @@ export const LOG_ALERTS = [
 ] as const;
 
 /**
- * The operators' alarms and the one SNS topic they notify (README: Runbook). The topic is encrypted with a
+ * The operators' alarms and the one SNS topic they notify (docs/operations.md). The topic is encrypted with a
  * customer-managed key whose policy lets CloudWatch use it, and its policy lets CloudWatch publish, both only for
  * this account's alarms: with the AWS-managed SNS key or without that statement, CloudWatch cannot deliver at all.
  */
@@ -155,10 +155,10 @@ export class ServiceAlarms extends Construct {
     if (props.originCertificateArn) {
       // The origin domain's certificate lives in this region, where the edge stack's alarms cannot watch it. It may
       // be imported (never renewed by ACM) or ACM's (then a drop below the threshold means its renewal is stuck);
-      // DaysToExpiry stops once it expired, so no data is a breach (README, Runbook).
+      // DaysToExpiry stops once it expired, so no data is a breach (docs/operations.md).
       const certificate = Certificate.fromCertificateArn(this, 'OriginCertificate', props.originCertificateArn);
       const alarm = new Alarm(this, 'OriginCertificateExpiry', {
-        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the certificate of the API's origin domain (edgeOriginCertificateArn): when it expires CloudFront cannot reach the API. Renew it (README, Runbook).`,
+        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the certificate of the API's origin domain (edgeOriginCertificateArn): when it expires CloudFront cannot reach the API. Renew it (docs/operations.md).`,
         metric: certificate.metricDaysToExpiry(),
         threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
@@ -168,14 +168,14 @@ export class ServiceAlarms extends Construct {
       this.alarms.push(alarm);
     }
     if (props.originOwnershipCertificateArn) {
-      // ACM issued it and renews it; a drop below the threshold means its renewal is stuck (README, Runbook).
+      // ACM issued it and renews it; a drop below the threshold means its renewal is stuck (docs/operations.md).
       const certificate = Certificate.fromCertificateArn(
         this,
         'OriginOwnershipCertificate',
         props.originOwnershipCertificateArn,
       );
       const alarm = new Alarm(this, 'OriginOwnershipCertificateExpiry', {
-        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the ownership certificate of the API's origin domain (edgeOriginOwnershipCertificateArn), which ACM should have renewed: once it expires API Gateway locks the domain (no new truststore, no certificate change). Renew it (README, Runbook).`,
+        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the ownership certificate of the API's origin domain (edgeOriginOwnershipCertificateArn), which ACM should have renewed: once it expires API Gateway locks the domain (no new truststore, no certificate change). Renew it (docs/operations.md).`,
         metric: certificate.metricDaysToExpiry(),
         threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,

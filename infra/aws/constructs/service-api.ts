@@ -47,7 +47,7 @@ export const ROUTE_SHARE_OF_ACCOUNT = 0.6;
  * each) Meta sends 450,000,000 notifications a day: 5,208/s on average, 10,400/s in a peak hour at twice the average
  * if it batched nothing. The default account quota gives the route 6,000/s, enough for about 58 % of the plan's peak;
  * an operator who raised the account's quota declares it (`-c apiAccountRateLimit=… -c apiAccountBurstLimit=…`,
- * README: Deploy) and the route takes 60 % of that (20,000/s raised → 12,000/s). Meta retries what is throttled.
+ * docs/deployment.md) and the route takes 60 % of that (20,000/s raised → 12,000/s). Meta retries what is throttled.
  */
 export function networkWebhookThrottle(account: Throttle = API_ACCOUNT_THROTTLE_DEFAULT): Throttle {
   return {
@@ -60,7 +60,7 @@ export function networkWebhookThrottle(account: Throttle = API_ACCOUNT_THROTTLE_
 export const NETWORK_WEBHOOK_THROTTLE: Throttle = networkWebhookThrottle();
 
 /**
- * The public routes' own throttles (README: errors produced by API Gateway itself). Each costs work before anyone
+ * The public routes' own throttles (docs/deployment.md: errors produced by API Gateway itself). Each costs work before anyone
  * is known: a token attempt hashes a secret with scrypt, a webhook call checks an HMAC and writes, and `$default`
  * answers every unknown path. The network webhook's is sized for Meta's volume instead (networkWebhookThrottle), and
  * protected from single addresses by the edge's per-address rule (infra/aws/constructs/edge-rules.ts).
@@ -160,7 +160,7 @@ export interface ServiceApiProps {
   /**
    * The edge in front of the API: the API is then reachable only at the origin custom domain, which requires the
    * client certificate that CloudFront presents (mutual TLS); the execute-api endpoint is off.
-   * @default - no edge: the execute-api endpoint serves the API (dev only; README, Architecture notes)
+   * @default - no edge: the execute-api endpoint serves the API (dev only; docs/deployment.md, the edge)
    */
   edge?: EdgeConfig;
 }

@@ -49,7 +49,7 @@ export class ServiceDashboard extends Construct {
         [
           new TextWidget({
             markdown:
-              '# wp-crm\nThe figures of `wpcrm status` over time. What each alarm means and what to do: README, Operator runbook.',
+              '# wp-crm\nThe figures of `wpcrm status` over time. What each alarm means and what to do: docs/operations.md.',
             width: 24,
             height: 2,
           }),

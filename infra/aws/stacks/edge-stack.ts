@@ -102,7 +102,7 @@ export class EdgeStack extends Stack {
       scope: 'CLOUDFRONT',
       ipAddressVersion: 'IPV6',
       addresses: [...ALL_IPV6],
-      description: wafDescription('Every IPv6 address: the edge serves IPv4 only, see README Architecture notes'),
+      description: wafDescription('Every IPv6 address: the edge serves IPv4 only, see docs/deployment.md'),
     });
 
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
@@ -258,7 +258,7 @@ export class EdgeStack extends Stack {
     ];
     for (const [alarmId, cert, what] of expiring) {
       new Alarm(this, alarmId, {
-        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on ${what}. Renew it (README, Runbook).`,
+        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on ${what}. Renew it (docs/operations.md).`,
         metric: cert.metricDaysToExpiry(),
         threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,

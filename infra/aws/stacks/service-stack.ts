@@ -74,7 +74,7 @@ const FALLBACK_FN = 'route-not-found';
 /**
  * The service: one stack for operators (its outputs — TableName for `wpcrm --stack`, ApiUrl, … — live in one place
  * and no cross-stack export pins the data), made of nested stacks by concern (infra/aws/concerns.ts) so that no
- * template nears CloudFormation's limits (CONTRACT §22, README: Architecture notes). The service stack keeps the
+ * template nears CloudFormation's limits (CONTRACT §22, docs/architecture.md). The service stack keeps the
  * state (table, bucket, bus, keys, secrets), the HTTP API with its stage, the alarm topic and the dashboard; each
  * concern's stack keeps its functions, routes, queues and rules. Stateful resources are retained outside dev.
  */
@@ -112,7 +112,7 @@ export class ServiceStack extends Stack {
     });
     denyGrantsButForAwsResources(this.webhookSecretsKey);
     // Meta's webhook verify token is generated; Meta's app secret is not shipped at all (no placeholder): the operator
-    // adds it after the first deploy (README, Deploy), and until then the webhook answers 503 (CONTRACT §13).
+    // adds it after the first deploy (docs/deployment.md), and until then the webhook answers 503 (CONTRACT §13).
     this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
       description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
       removalPolicy,
@@ -136,7 +136,7 @@ export class ServiceStack extends Stack {
     });
     Validations.of(this.cursorKey).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'A cursor lives for one listing; replacing the value by hand is the whole rotation (README, Runbook).',
+      reason: 'A cursor lives for one listing; replacing the value by hand is the whole rotation (docs/operations.md).',
     });
 
     const concerns = new Map(
@@ -254,7 +254,7 @@ export class ServiceStack extends Stack {
       });
     }
 
-    // Every alarm notifies one topic that operators subscribe to (README: Runbook).
+    // Every alarm notifies one topic that operators subscribe to (docs/operations.md).
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       functions: new Set([...functions.values(), this.jwtKeys.manager]),
       workers: workers.values(),

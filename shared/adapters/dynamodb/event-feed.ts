@@ -32,7 +32,7 @@ interface Head {
 
 /**
  * The event feed on DynamoDB with single-item conditional writes only (the local stack's dynalite has no
- * TransactWriteItems; README, Architecture notes: "The event feed"). The head item is the commit point:
+ * TransactWriteItems; docs/architecture.md: "The events feed"). The head item is the commit point:
  * 1. A writer reads the head (strongly consistent), drops the events already appended — in the head's pending map
  *    or marked by their id — and commits the rest in ONE conditional UpdateItem on the head's version: the sequence
  *    advances by their number and they enter the pending map at seq+1…seq+n. A lost race re-reads and retries.

@@ -1,6 +1,6 @@
 import type { AttemptCounter } from '#shared/ports/identity-store';
 
-/** Every key value of the table, built here and nowhere else. See the access-pattern table in the README. */
+/** Every key value of the table, built here and nowhere else. See the access-pattern table in docs/architecture.md. */
 export const keys = {
   org: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'ORG' }),
   credential: (clientId: string) => ({ PK: `CLIENT#${clientId}`, SK: 'CLIENT' }),

@@ -26,7 +26,7 @@ export async function ensureKeySet(repository: KeySetRepository): Promise<KeySet
 }
 
 /**
- * One rotation step (README, Deploy): `add` publishes a new key, `activate` makes it sign once verifiers have seen
+ * One rotation step (docs/operations.md): `add` publishes a new key, `activate` makes it sign once verifiers have seen
  * it, `retire` drops the old key once its tokens have expired.
  */
 export async function rotateKeySet(repository: KeySetRepository, step: KeyRotationStep): Promise<KeySetDocument> {

@@ -9,7 +9,7 @@ import { ZipStream } from './zip.ts';
  * workbook parts that name the sheets are written after them (a zip's order does not matter to its readers).
  *
  * Why not exceljs's streaming WorkbookWriter: bundled into the report worker it weighs more than the whole worker's
- * budget (README, "Report formats", has the figures).
+ * budget (docs/reports.md, "Why our own XLSX writer", has the figures).
  */
 
 /** Excel's rows per sheet, the header included. */

@@ -8,7 +8,7 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
  * entry are kept until `finish()`.
  *
  * Ours rather than fflate's `Zip`: fflate loads node:worker_threads and builds its deflate tables when imported, which
- * cost the report worker more import time than the whole writer (README, "Report formats").
+ * cost the report worker more import time than the whole writer (docs/reports.md, "Why our own XLSX writer").
  */
 export class ZipStream {
   #chunks: Uint8Array[] = [];

@@ -239,7 +239,7 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     expect(Object.keys(document.webhooks)).toHaveLength(EVENT_TYPES.length);
   });
 
-  it('gives Prism the same document without jsonSchemaDialect, which Prism 5 cannot compile (README, Validating with Prism)', () => {
+  it('gives Prism the same document without jsonSchemaDialect, which Prism 5 cannot compile (docs/api-guide.md)', () => {
     const prism = forPrism(document);
 
     expect(document.jsonSchemaDialect).toBe('https://spec.openapis.org/oas/3.1/dialect/base');
