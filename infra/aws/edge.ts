@@ -30,16 +30,11 @@ export interface EdgeConfig {
   originOwnershipCertificateArn?: string;
 }
 
-<<<<<<< HEAD
 type OptionalEdgeKey = 'originOwnershipCertificateArn';
 type RequiredEdgeKey = Exclude<keyof EdgeConfig, OptionalEdgeKey>;
 
 /** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (docs/deployment.md). */
 export const EDGE_CONTEXT: Readonly<Record<RequiredEdgeKey, string>> = {
-=======
-/** The context keys, `cdk deploy -c edgeDomainName=… -c edgeCertificateArn=…` (docs/deployment.md). */
-export const EDGE_CONTEXT: Readonly<Record<keyof EdgeConfig, string>> = {
->>>>>>> readme
   domainName: 'edgeDomainName',
   certificateArn: 'edgeCertificateArn',
   originDomainName: 'edgeOriginDomainName',
