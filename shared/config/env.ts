@@ -119,6 +119,8 @@ const EnvSchema = v.object({
   /** List cursors' HMAC key: AWS, a generated Secrets Manager secret; locally a value, else random per process. */
   CURSOR_KEY_SECRET_ID: optionalText,
   CURSOR_SIGNING_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  /** Locally, after a rotation: the replaced key, still opening event iterators it sealed (CONTRACT §20). */
+  CURSOR_PREVIOUS_SIGNING_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -146,7 +148,11 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     },
     access: { statusCacheSeconds: env.ACCESS_STATUS_CACHE_SECONDS },
     messaging: { sendRateLimit: env.MESSAGE_SEND_RATE_LIMIT },
-    cursors: { keySecretId: env.CURSOR_KEY_SECRET_ID, signingKey: env.CURSOR_SIGNING_KEY },
+    cursors: {
+      keySecretId: env.CURSOR_KEY_SECRET_ID,
+      signingKey: env.CURSOR_SIGNING_KEY,
+      previousSigningKey: env.CURSOR_PREVIOUS_SIGNING_KEY,
+    },
     groups: {
       createRateLimit: env.GROUP_CREATE_RATE_LIMIT,
       confirmationTimeoutSeconds: env.GROUP_CONFIRMATION_TIMEOUT_SECONDS,

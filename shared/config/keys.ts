@@ -36,12 +36,12 @@ export function signingKeyStore(): KeyStore {
   });
 }
 
-/** The key that authenticates list cursors: a generated secret on AWS (only the listing functions read it). */
+/** The key that authenticates list cursors and iterators: a generated secret on AWS (only the listing functions). */
 export function cursorKey(): CursorKey {
   return instance(cursorKey, () => {
     const { cursors, aws } = config();
     return new SecretsManagerCursorKey(
-      { secretId: cursors.keySecretId, material: cursors.signingKey },
+      { secretId: cursors.keySecretId, material: cursors.signingKey, previousMaterial: cursors.previousSigningKey },
       () => new SecretsManagerClient({ region: aws.region }),
     );
   });

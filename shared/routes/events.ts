@@ -15,10 +15,16 @@ export const listEvents = /* @__PURE__ */ defineRoute({
   orgParam: 'orgId',
   query: EventFeedQuery,
   responses: {
+    // no-store: group.created bodies carry invite links (CONTRACT §21).
     200: {
       description: 'A page of the feed, the iterator to go on from, and whether the caller is caught up',
       schema: 'EventFeedPage',
+      headers: ['Cache-Control'],
     },
-    410: { description: 'ITERATOR_EXPIRED: the iterator is older than EVENT_RETENTION_SECONDS (30 days by default)' },
+    410: {
+      description:
+        'ITERATOR_EXPIRED: events after the iterator were removed by the retention (EVENT_RETENTION_SECONDS, 30 days ' +
+        'by default) before it read them, or the iterator is older than that; start again without one',
+    },
   },
 });

@@ -13,7 +13,12 @@ export const EventFeedQuery = schema(() =>
   v.strictObject({
     limit: Limit,
     iterator: v.optional(
-      v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.description('The previous page\'s "iterator"')),
+      v.pipe(
+        v.string(),
+        v.minLength(1),
+        v.maxLength(2048),
+        v.description('The previous page\'s "iterator", with the same "types" it was made with (another or none: 400)'),
+      ),
     ),
     types: v.optional(
       v.pipe(

@@ -135,15 +135,24 @@ describe('the events feed under concurrent writers', () => {
     expect(again.seen.map((event) => event.eventId).slice(0, ids.length)).toEqual(ids);
   }, 180_000);
 
-  it('refuses an unknown type with 400 and the agent role with 403', async () => {
+  it('refuses an unknown type or an iterator used with other types with 400, and the agent role with 403', async () => {
     const agent = client(await deployment.token('CRM_AGENT'));
+    const typed = await bot.GET('/api/wp-crm/events/{orgId}', {
+      params: { path: { orgId }, query: { types: 'group.deleted', limit: 1 } },
+    });
 
     const unknown = await bot.GET('/api/wp-crm/events/{orgId}', {
       params: { path: { orgId }, query: { types: 'group.nope' } },
     });
+    // Opening it tries the cursor key a rotation replaced (AWSPREVIOUS), under the function's role.
+    const rebound = await bot.GET('/api/wp-crm/events/{orgId}', {
+      params: { path: { orgId }, query: { iterator: typed.data!.iterator } },
+    });
     const refused = await agent.GET('/api/wp-crm/events/{orgId}', { params: { path: { orgId } } });
 
-    expect([unknown.response.status, refused.response.status]).toEqual([400, 403]);
+    expect(typed.response.headers.get('cache-control')).toBe('no-store');
+    expect([unknown.response.status, rebound.response.status, refused.response.status]).toEqual([400, 400, 403]);
     expect(unknown.error).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(rebound.error).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '#/query/iterator' }] });
   });
 });

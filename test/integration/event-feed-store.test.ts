@@ -1,6 +1,7 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoEventFeed } from '#shared/adapters/dynamodb/event-feed';
+import { feedKeys } from '#shared/adapters/dynamodb/keys';
 import type { FeedEntry, SequencedEntry } from '#shared/ports/event-feed';
 import { useDynamo } from '#test/support/dynamo';
 
@@ -115,7 +116,7 @@ describe('DynamoEventFeed (CONTRACT §20: never skip, never repeat)', () => {
     expect(read.entries.map((item) => item.eventId)).toEqual(large.map((item) => item.eventId));
   });
 
-  it('passes over expired entries and filters by type, moving the position past what it looked at', async () => {
+  it('passes over the expired start of the feed for a reader from the oldest, and filters by type, moving the position past what it looked at', async () => {
     const orgId = 'org-expiry';
     const feed = new DynamoEventFeed(table.db, table.tableName);
     const now = Math.floor(Date.now() / 1000);
@@ -125,17 +126,65 @@ describe('DynamoEventFeed (CONTRACT §20: never skip, never repeat)', () => {
     await feed.append(orgId, [old]);
     await feed.append(orgId, [kept, failed]);
 
-    const all = await feed.read(orgId, { position: 0, limit: 10, nowSeconds: now });
+    const all = await feed.read(orgId, { position: 0, fromOldest: true, limit: 10, nowSeconds: now });
     const onlyFailed = await feed.read(orgId, {
       position: 0,
+      fromOldest: true,
       limit: 1,
       types: new Set(['report.failed']),
       nowSeconds: now,
     });
 
-    expect(all).toMatchObject({ position: 3, done: true });
+    expect(all).toMatchObject({ position: 3, done: true, expired: false });
     expect(all.entries.map((item) => item.eventId)).toEqual([kept.eventId, failed.eventId]);
-    expect(onlyFailed).toMatchObject({ position: 3, done: true });
+    expect(onlyFailed).toMatchObject({ position: 3, done: true, expired: false });
     expect(onlyFailed.entries.map((item) => item.eventId)).toEqual([failed.eventId]);
+  });
+
+  it('never passes over an event a reader with a position has not read: the page stops before it, and the next read is expired', async () => {
+    const orgId = 'org-behind';
+    const feed = new DynamoEventFeed(table.db, table.tableName);
+    const now = Math.floor(Date.now() / 1000);
+    const read = entry('read');
+    const unread = entry('unread', now + 10);
+    const later = entry('later');
+    await feed.append(orgId, [read, unread, later]);
+    const first = await feed.read(orgId, { position: 0, limit: 1, nowSeconds: now });
+
+    const onTime = await feed.read(orgId, { position: first.position, limit: 10, nowSeconds: now });
+    const behind = await feed.read(orgId, { position: first.position, limit: 10, nowSeconds: now + 10 });
+    const fromStart = await feed.read(orgId, { position: 0, limit: 10, nowSeconds: now + 10 });
+    const otherTypes = await feed.read(orgId, {
+      position: first.position,
+      limit: 10,
+      types: new Set(['report.failed']),
+      nowSeconds: now + 10,
+    });
+
+    expect(first).toMatchObject({ position: 1, expired: false });
+    expect(onTime.entries.map((item) => item.eventId)).toEqual([unread.eventId, later.eventId]);
+    expect(behind).toEqual({ entries: [], position: 1, done: false, expired: true, passing: false });
+    expect(fromStart).toMatchObject({ position: 1, done: false, expired: false });
+    expect(fromStart.entries.map((item) => item.eventId)).toEqual([read.eventId]);
+    expect(otherTypes).toMatchObject({ entries: [], position: 1, expired: true });
+  });
+
+  it('takes a sequence the retention removed (TTL) for one no longer kept, and passes over it only from the oldest', async () => {
+    const orgId = 'org-removed';
+    const feed = new DynamoEventFeed(table.db, table.tableName);
+    const now = Math.floor(Date.now() / 1000);
+    const removed = [entry('removed'), entry('removed')];
+    const kept = entry('kept');
+    await feed.append(orgId, [...removed, kept]);
+    for (const seq of [1, 2]) {
+      await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: feedKeys.event(orgId, seq) }));
+    }
+
+    const behind = await feed.read(orgId, { position: 0, limit: 10, nowSeconds: now });
+    const fromOldest = await feed.read(orgId, { position: 0, fromOldest: true, limit: 10, nowSeconds: now });
+
+    expect(behind).toMatchObject({ entries: [], position: 0, expired: true });
+    expect(fromOldest).toMatchObject({ position: 3, done: true, expired: false });
+    expect(fromOldest.entries.map((item) => item.eventId)).toEqual([kept.eventId]);
   });
 });

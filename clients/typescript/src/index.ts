@@ -93,7 +93,10 @@ export type EventFeedPage = operations['listEvents']['responses'][200]['content'
 export type FeedEvent = EventFeedPage['events'][number];
 
 export interface EventFeedOptions {
-  /** Only these event types (the others are passed over, and the iterator moves past them). */
+  /**
+   * Only these event types (the others are passed over, and the iterator moves past them). An iterator is bound to
+   * the types it was made with: resume it with the same types (in any order); others, or none, are a 400.
+   */
   types?: readonly WebhookEventType[];
   /** Where to resume: a previous walk's `iterator`. None: from the oldest event kept. */
   iterator?: string;
@@ -114,7 +117,8 @@ export interface EventFeedWalk extends AsyncIterable<FeedEvent> {
 /**
  * The events feed (`GET /events/{orgId}`, CONTRACT §20): every event of the organisation, oldest first, each once,
  * following the iterator from page to page until the service says `done` (caught up; walk again later from
- * `iterator`). Throws WpCrmError with the problem document on refusal (410 ITERATOR_EXPIRED: start again without one).
+ * `iterator`). Throws WpCrmError with the problem document on refusal (410 ITERATOR_EXPIRED: events it had not read
+ * passed the retention, or it is older than that; start again without one).
  *
  * ```ts
  * const feed = events(client, orgId, { types: ['group.created'], iterator: saved });

@@ -2555,6 +2555,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
                     "X-Request-Id": string;
+                    /** @description The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached */
+                    "Cache-Control": "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2835,7 +2837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description ITERATOR_EXPIRED: the iterator is older than EVENT_RETENTION_SECONDS (30 days by default) */
+            /** @description ITERATOR_EXPIRED: events after the iterator were removed by the retention (EVENT_RETENTION_SECONDS, 30 days by default) before it read them, or the iterator is older than that; start again without one */
             410: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */

@@ -128,15 +128,18 @@ export class ServiceStack extends Stack {
       reason: "Meta's app secret is rotated in Meta's console; the operator updates this secret then.",
     });
 
-    // Authenticates list cursors (CONTRACT §13). Generated once; replacing it only ends the cursors then open.
+    // Authenticates list cursors (CONTRACT §13) and event iterators (§20). Generated once; a new value (put-secret-value)
+    // ends the list cursors then open, while the replaced value (AWSPREVIOUS) opens iterators for the events' retention.
     this.cursorKey = new Secret(this, 'CursorKey', {
-      description: 'HMAC key of the API list cursors (generated; no operator action)',
+      description: 'HMAC key of the API list cursors and event iterators (generated; no operator action)',
       removalPolicy,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
     Validations.of(this.cursorKey).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'A cursor lives for one listing; replacing the value by hand is the whole rotation (docs/operations.md).',
+      reason:
+        'A cursor lives for one listing, an iterator for the events retention (the replaced value still opens it); ' +
+        'putting a new value by hand is the whole rotation (docs/operations.md).',
     });
 
     const concerns = new Map(

@@ -96,11 +96,15 @@ export class DynamoEventFeed implements EventFeed {
 
   async read(
     orgId: string,
-    options: { position: number; limit: number; types?: ReadonlySet<string>; nowSeconds: number },
+    options: { position: number; fromOldest?: boolean; limit: number; types?: ReadonlySet<string>; nowSeconds: number },
   ): Promise<FeedPage> {
     const head = await this.#head(orgId);
     const entries: SequencedEntry[] = [];
     let position = options.position;
+    // A reader from the oldest passes over what the retention removed, until the first sequence still kept.
+    let passing = options.fromOldest === true;
+    // A sequence after the position that is no longer kept: the page ends before it (expired when it is the first).
+    const lost = (): FeedPage => ({ entries, position, done: false, expired: entries.length === 0, passing: false });
     let scanned = 0;
     while (position < head.seq && entries.length < options.limit && scanned < MAX_SCANNED) {
       const result = await this.db.send(
@@ -128,8 +132,15 @@ export class DynamoEventFeed implements EventFeed {
       let full = false;
       for (const seq of [...bySeq.keys()].sort((a, b) => a - b)) {
         const entry = bySeq.get(seq)!;
+        // Every sequence up to `upTo` is an item or pending: one with neither was removed by the retention (TTL).
+        const gone = seq > position + 1 || entry.expiresAt <= options.nowSeconds;
+        if (gone && !passing) return lost();
+        if (gone && entry.expiresAt <= options.nowSeconds) {
+          position = seq;
+          continue;
+        }
+        passing = false;
         position = seq;
-        if (entry.expiresAt <= options.nowSeconds) continue;
         if (options.types && !options.types.has(entry.type)) continue;
         entries.push(toEntry(seq, entry));
         if (entries.length === options.limit) {
@@ -137,10 +148,13 @@ export class DynamoEventFeed implements EventFeed {
           break;
         }
       }
-      // A sequence with neither item nor pending entry below `upTo` expired and was removed by TTL.
-      if (!full) position = upTo;
+      if (!full && position < upTo) {
+        if (!passing) return lost();
+        position = upTo;
+      }
     }
-    return { entries, position, done: position >= head.seq };
+    const done = position >= head.seq;
+    return { entries, position, done, expired: false, passing: passing && !done };
   }
 
   async #head(orgId: string): Promise<Head> {

@@ -106,42 +106,62 @@ export interface FeedEvent {
 }
 
 const ITERATOR = '#/query/iterator';
+/** How long a container may go on sealing with the key it read before a rotation (the key cache, CONTRACT §13). */
+const KEY_CACHE_MS = 5 * 60_000;
+
+/**
+ * What an iterator is bound to (CONTRACT §20): the organisation and the `types` it was made with, in any order. Used
+ * with other types, or without, it is refused: it has passed over events of the types it was not made for. Without
+ * types the binding is the one iterators had before they were bound to types, so those stay valid.
+ */
+const bindingOf = (orgId: string, types?: string[]) =>
+  types ? ['events', orgId, [...new Set(types)].sort()] : ['events', orgId];
 
 /**
  * One page of the organisation's event feed (CONTRACT §20), oldest first.
- * 1. Open the iterator (sealed like the list cursors, bound to the organisation): the last sequence read and when
- *    it was handed out. None: from the oldest event kept. Older than EVENT_RETENTION_SECONDS → 410 ITERATOR_EXPIRED.
- * 2. Read at most `limit` events of `types` after it.
- * 3. Answer them with their webhook bodies, a new iterator (always) and `done` when nothing is committed after it.
+ * 1. Open the iterator: sealed like the list cursors, bound to the organisation and `types` (otherwise 400 at
+ *    #/query/iterator); under the current cursor key, or the one a rotation replaced (openIterator). It holds the
+ *    last sequence looked at and when it was handed out. None: from the oldest event kept.
+ * 2. Refuse an expired iterator with 410 ITERATOR_EXPIRED — the rule that refuses every reader who lost events and
+ *    never one who keeps up:
+ *    - the event right after its position is no longer kept (appended more than EVENT_RETENTION_SECONDS ago, or
+ *      already removed by the retention): the reader never read it and never will. The feed checks this at every
+ *      read, so handing out a fresh iterator at every call cannot hide it;
+ *    - or the iterator was handed out more than EVENT_RETENTION_SECONDS ago (the contract's wording): anything
+ *      appended after its position may have expired since.
+ *    A reader that calls again within the retention and reads each event before it is that old meets neither; a
+ *    reader without an iterator asks for what is kept, so what expired before it came is not lost to it.
+ * 3. Read at most `limit` events of `types` after it (a page stops before a sequence no longer kept: the next call
+ *    is refused, after every event still kept was served).
+ * 4. Answer them with their webhook bodies, a new iterator (always) and `done` when nothing is committed after it.
  */
 export async function readFeed(
   deps: ReadFeedDeps,
   input: { orgId: string; iterator?: string; types?: string[]; limit: number },
 ): Promise<{ events: FeedEvent[]; iterator: string; done: boolean }> {
-  const key = await deps.cursorKey.get();
-  const binding = ['events', input.orgId];
+  const binding = bindingOf(input.orgId, input.types);
   const now = deps.clock.now().getTime();
-  const opened = decodeCursor(key, input.iterator, binding, ITERATOR);
+  const retentionMs = deps.config.events.retentionSeconds * 1000;
   let position = 0;
-  if (opened) {
-    const { s, t } = opened;
-    if (!Number.isSafeInteger(s) || !Number.isSafeInteger(t) || (s as number) < 0) {
+  let fromOldest = true;
+  if (input.iterator !== undefined) {
+    const { s, t, o } = await openIterator(deps, input.iterator, binding, now);
+    if (!Number.isSafeInteger(s) || !Number.isSafeInteger(t) || (s as number) < 0 || (o !== undefined && o !== 1)) {
       throw new ValidationError([{ pointer: ITERATOR, message: 'the iterator is not valid here' }]);
     }
-    if (now - (t as number) > deps.config.events.retentionSeconds * 1000) {
-      throw new DomainError(
-        'ITERATOR_EXPIRED',
-        `the iterator was issued more than ${deps.config.events.retentionSeconds} s ago; start again without one`,
-      );
-    }
+    if (now - (t as number) > retentionMs) throw expired(deps, 'the iterator was issued more than {retention} ago');
     position = s as number;
+    fromOldest = o === 1;
   }
   const page = await deps.feed.read(input.orgId, {
     position,
+    fromOldest,
     limit: input.limit,
     types: input.types ? new Set(input.types) : undefined,
     nowSeconds: Math.floor(now / 1000),
   });
+  if (page.expired) throw expired(deps, 'events after the iterator passed the retention ({retention}) unread');
+  const next = { s: page.position, t: now, ...(page.passing ? { o: 1 } : {}) };
   return {
     events: page.entries.map((entry) => ({
       eventId: entry.eventId,
@@ -149,7 +169,52 @@ export async function readFeed(
       timestamp: entry.timestamp,
       data: JSON.parse(entry.body) as unknown,
     })),
-    iterator: encodeCursor(key, { s: page.position, t: now }, binding) as string,
+    iterator: encodeCursor(await deps.cursorKey.get(), next, binding) as string,
     done: page.done,
   };
+}
+
+const expired = (deps: Pick<ReadFeedDeps, 'config'>, what: string) =>
+  new DomainError(
+    'ITERATOR_EXPIRED',
+    `${what.replace('{retention}', `${deps.config.events.retentionSeconds} s`)}; start again without one`,
+  );
+
+/**
+ * Opens an iterator sealed with the current cursor key or with the key the last rotation replaced: an integrator
+ * keeps its iterator across a rotation, while list cursors, which live for one listing, take the current key only.
+ * The replaced key opens iterators for EVENT_RETENTION_SECONDS after the rotation (and the few minutes a container
+ * may go on sealing with the key it had read); later, any iterator it sealed is older than that: 410. A container
+ * that has not read the new key yet reads the keys again before it refuses an iterator.
+ */
+async function openIterator(
+  deps: Pick<ReadFeedDeps, 'cursorKey' | 'config'>,
+  iterator: string,
+  binding: unknown,
+  now: number,
+): Promise<Record<string, unknown>> {
+  const openWith = (key: Uint8Array) => {
+    try {
+      return decodeCursor(key, iterator, binding, ITERATOR);
+    } catch (error) {
+      if (error instanceof ValidationError) return undefined;
+      throw error;
+    }
+  };
+  const opened = openWith(await deps.cursorKey.get());
+  if (opened) return opened;
+  for (const refresh of [false, true]) {
+    const { current, previous } = await deps.cursorKey.keys({ refresh });
+    const byCurrent = openWith(current);
+    if (byCurrent) return byCurrent;
+    const byPrevious = previous && openWith(previous.key);
+    if (byPrevious) {
+      const window = deps.config.events.retentionSeconds * 1000 + KEY_CACHE_MS;
+      if (previous.replacedAt && now - previous.replacedAt.getTime() > window) {
+        throw expired(deps, 'the iterator was sealed before a cursor-key rotation more than {retention} ago');
+      }
+      return byPrevious;
+    }
+  }
+  throw new ValidationError([{ pointer: ITERATOR, message: 'the iterator is not valid here' }]);
 }

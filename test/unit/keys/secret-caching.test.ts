@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { publicKeysKey } from '#shared/adapters/dynamodb/keys';
 import { DynamoPublicKeyStore } from '#shared/adapters/dynamodb/public-key-store';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
+import { SecretsManagerCursorKey } from '#shared/adapters/keys/cursor-key';
 import { SecretsManagerKeySetStore } from '#shared/adapters/keys/secrets-manager-key-set';
 import { SecretsManagerWhatsAppSecrets } from '#shared/adapters/keys/whatsapp-secrets';
 import type { Channel } from '#shared/domain/orgs/model';
@@ -146,5 +147,66 @@ describe('the public JWKS item (verifying functions)', () => {
     now += 51_000;
     await store.refresh();
     expect(await kids(store)).toEqual(['k1', 'k2', 'k3']);
+  });
+});
+
+describe('the cursor key (listing functions)', () => {
+  const notFound = Object.assign(new Error("Secrets Manager can't find the specified secret value"), {
+    name: 'ResourceNotFoundException',
+  });
+  const rotatedAt = new Date('2026-11-20T08:00:00.000Z');
+  const cursorKey = () =>
+    new SecretsManagerCursorKey({ secretId: 'wp-crm/cursor' }, () => new SecretsManagerClient({}));
+
+  it('gives iterators the value a rotation replaced (AWSPREVIOUS), with the date of the value that replaced it', async () => {
+    secrets
+      .on(GetSecretValueCommand, { VersionStage: 'AWSCURRENT' })
+      .resolves({ SecretString: 'new', CreatedDate: rotatedAt });
+    secrets.on(GetSecretValueCommand, { VersionStage: 'AWSPREVIOUS' }).resolves({ SecretString: 'old' });
+    const oldKey = await new SecretsManagerCursorKey({ material: 'old' }, () => new SecretsManagerClient({})).get();
+    const key = cursorKey();
+
+    const current = await key.get();
+    const keys = await key.keys();
+
+    expect(keys).toEqual({ current, previous: { key: oldKey, replacedAt: rotatedAt } });
+    expect(current).not.toEqual(oldKey);
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('has no previous key before the first rotation, and reads it again at most every 5 minutes', async () => {
+    secrets.on(GetSecretValueCommand, { VersionStage: 'AWSCURRENT' }).resolves({ SecretString: 'first' });
+    secrets
+      .on(GetSecretValueCommand, { VersionStage: 'AWSPREVIOUS' })
+      .rejectsOnce(notFound)
+      .resolves({ SecretString: 'first' });
+    const key = cursorKey();
+
+    expect((await key.keys()).previous).toBeUndefined();
+    minutes(4.9);
+    expect((await key.keys()).previous).toBeUndefined();
+    minutes(0.2);
+    expect((await key.keys()).previous).toBeDefined();
+  });
+
+  it('reads the keys again on a refresh at most once a minute, and never caches a failure', async () => {
+    secrets
+      .on(GetSecretValueCommand, { VersionStage: 'AWSCURRENT' })
+      .rejectsOnce(throttled)
+      .resolvesOnce({ SecretString: 'k1' })
+      .resolves({ SecretString: 'k2' });
+    secrets.on(GetSecretValueCommand, { VersionStage: 'AWSPREVIOUS' }).rejects(notFound);
+    const key = cursorKey();
+
+    await expect(key.keys()).rejects.toThrow();
+    const first = (await key.keys()).current;
+    minutes(0.9);
+    const tooSoon = (await key.keys({ refresh: true })).current;
+    minutes(0.2);
+    const refreshed = (await key.keys({ refresh: true })).current;
+
+    expect(tooSoon).toEqual(first);
+    expect(refreshed).not.toEqual(first);
+    expect(await key.get()).toEqual(refreshed);
   });
 });
