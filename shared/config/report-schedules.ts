@@ -6,16 +6,19 @@ import type {
   updateReportSchedule,
 } from '#shared/domain/reports/report-schedules';
 import type { runReportSchedules } from '#shared/domain/reports/run-schedules';
+import type { IdempotencyStore } from '#shared/ports/idempotency-store';
 import { accessStatus } from './access.ts';
 import { clock, config, ids } from './core.ts';
-import { reportScheduleStore, reportStore } from './dynamodb.ts';
+import { limits, reportScheduleStore, reportStore } from './dynamodb.ts';
 import { type DepsOf, instance, lazyDeps } from './instances.ts';
 import { cursorKey } from './keys.ts';
 import { jobQueue } from './sqs.ts';
 
-/** POST /report-schedules. */
-export function createReportScheduleDeps(): DepsOf<typeof createReportSchedule> {
-  return instance(createReportScheduleDeps, () => lazyDeps({ config, clock, ids, schedules: reportScheduleStore }));
+/** POST /report-schedules, under its Idempotency-Key (CONTRACT §4). */
+export function createReportScheduleDeps(): DepsOf<typeof createReportSchedule> & { limits: IdempotencyStore } {
+  return instance(createReportScheduleDeps, () =>
+    lazyDeps({ config, clock, ids, schedules: reportScheduleStore, limits }),
+  );
 }
 
 export function listReportSchedulesDeps(): DepsOf<typeof listReportSchedules> {

@@ -24,6 +24,7 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string }> = {
   REPORT_NOT_READY: { status: 409, title: 'Report not ready' },
   REPORT_FAILED: { status: 409, title: 'Report failed' },
   DELIVERY_IN_PROGRESS: { status: 409, title: 'Delivery in progress' },
+  SCHEDULE_CONFLICT: { status: 409, title: 'Schedule conflict' },
   REPORT_EXPIRED: { status: 410, title: 'Report expired' },
   ITERATOR_EXPIRED: { status: 410, title: 'Iterator expired' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },

@@ -105,7 +105,8 @@ const problemSchema = {
     retryAfterSeconds: {
       type: ['integer', 'null'],
       minimum: 1,
-      description: 'REPORT_RATE_LIMITED, RATE_LIMITED, TOO_MANY_ATTEMPTS: seconds to wait (also in Retry-After)',
+      description:
+        'REPORT_RATE_LIMITED, SCHEDULE_CONFLICT, RATE_LIMITED, TOO_MANY_ATTEMPTS: seconds to wait (also in Retry-After)',
     },
     networkCode: { type: 'integer', description: "NETWORK_REJECTED: the messaging network's error code" },
     limit: {

@@ -43,7 +43,8 @@ export interface IdempotencyStore {
 export interface RateLimiter {
   /**
    * Counts `cost` units (default 1); returns false (with the seconds until the window ends), counting nothing, when
-   * they do not fit under the limit. Never more than `limit` units in a window, however many containers count.
+   * they do not fit under the limit. Never more than `limit` units in a window, however many containers count; a
+   * limit of at most EXACT_LIMIT_MAX (600) units is exact: a caller under it is never refused.
    */
   take(
     scope: string,
@@ -53,6 +54,16 @@ export interface RateLimiter {
     now: Date,
     cost?: number,
   ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-  /** Takes back `cost` units counted at `takenAt` (same window), never below zero; a window already gone is left. */
-  refund(scope: string, orgId: string, windowSeconds: number, takenAt: Date, cost?: number): Promise<void>;
+  /**
+   * Takes back `cost` units counted at `takenAt` under `limit` (same window), never below zero; a window already gone
+   * is left.
+   */
+  refund(
+    scope: string,
+    orgId: string,
+    limit: number,
+    windowSeconds: number,
+    takenAt: Date,
+    cost?: number,
+  ): Promise<void>;
 }

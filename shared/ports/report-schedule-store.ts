@@ -3,17 +3,19 @@ import type { Page, PageRequest } from './identity-store.ts';
 
 export interface ReportScheduleStore {
   /**
-   * Stores a new schedule in one of the organisation's `limit` slots (a counter taken with one conditional write, so
-   * concurrent creations never pass the limit); false when every slot is taken.
+   * Stores a new schedule in one of the organisation's `limit` slots (taken with one conditional write, so concurrent
+   * creations never pass the limit); undefined when every slot is taken — after the slots were checked against the
+   * schedules stored, so a slot a crash left behind never refuses. A schedule already stored under the same id (an
+   * earlier attempt of an Idempotency-Key) is answered as it is, in its own slot.
    */
-  create(schedule: ReportSchedule, limit: number): Promise<boolean>;
+  create(schedule: ReportSchedule, limit: number, now: Date): Promise<ReportSchedule | undefined>;
   get(orgId: string, scheduleId: string): Promise<ReportSchedule | undefined>;
   /** Oldest first (by id). */
   list(orgId: string, page: PageRequest): Promise<Page<ReportSchedule>>;
   /**
    * Applies `change` to the schedule as read, in a write conditional on it being unchanged since (read again and
-   * retried on a conflict). `change` answers undefined for no change. Undefined when the schedule does not exist.
-   * `changed` is false when `change` declined.
+   * retried on a conflict; a change that still loses throws 409 SCHEDULE_CONFLICT with Retry-After). `change` answers
+   * undefined for no change. Undefined when the schedule does not exist. `changed` is false when `change` declined.
    */
   update(
     orgId: string,

@@ -20,14 +20,21 @@ export const createReportSchedule = /* @__PURE__ */ defineRoute({
   auth: ADMINS,
   orgParam: 'organisationId',
   body: CreateReportScheduleBody,
+  idempotent: true,
+  headers: [
+    { name: 'Idempotency-Key', description: '1–255 printable ASCII characters; a retry replays the first answer' },
+  ],
   responses: {
     201: {
       description: 'The schedule, active (Location: the schedule)',
       schema: 'ReportScheduleView',
       headers: ['Location'],
     },
+    409: { description: 'IDEMPOTENCY_KEY_IN_USE (Retry-After)', headers: ['Retry-After'] },
     422: {
-      description: 'SCHEDULE_LIMIT_REACHED (the organisation has REPORT_SCHEDULE_LIMIT schedules, 20 by default)',
+      description:
+        'SCHEDULE_LIMIT_REACHED (the organisation has REPORT_SCHEDULE_LIMIT schedules, 20 by default) or ' +
+        'IDEMPOTENCY_KEY_REUSED',
     },
   },
 });
@@ -69,7 +76,14 @@ export const updateReportSchedule = /* @__PURE__ */ defineRoute({
   orgParam: 'organisationId',
   params: ReportScheduleParams,
   body: UpdateReportScheduleBody,
-  responses: { 200: { description: 'The schedule', schema: 'ReportScheduleView' }, 404: SCHEDULE_NOT_FOUND },
+  responses: {
+    200: { description: 'The schedule', schema: 'ReportScheduleView' },
+    404: SCHEDULE_NOT_FOUND,
+    409: {
+      description: 'SCHEDULE_CONFLICT: the schedule kept changing under this request (the sweeper, or another change)',
+      headers: ['Retry-After'],
+    },
+  },
 });
 
 export const deleteReportSchedule = /* @__PURE__ */ defineRoute({

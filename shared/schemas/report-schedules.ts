@@ -145,8 +145,19 @@ export function scheduleRequestOf(body: CreateReportScheduleBody) {
 }
 
 /**
+ * The properties of a report request that are not filters: a schedule's `reportType` is fixed, and `format` and
+ * `compression` are top-level properties of the schedule (CONTRACT §23), as in its creation.
+ */
+const NOT_FILTERS: Record<string, string> = {
+  reportType: "is not a filter: a schedule's reportType cannot change",
+  format: 'is not a filter: format is a top-level property of the schedule',
+  compression: 'is not a filter: compression is a top-level property of the schedule',
+};
+
+/**
  * `PATCH /report-schedules/:organisationId/:scheduleId`: `filters` replaces the schedule's filters as a whole (those of
- * its reportType, CONTRACT §8); `period: null` drops the period.
+ * its reportType, CONTRACT §8; any other property → 400 at its pointer under /filters, `format` and `compression`
+ * included: they are top-level here as in the creation); `period: null` drops the period.
  */
 export const UpdateReportScheduleBody = schema(() =>
   v.strictObject({
@@ -154,8 +165,21 @@ export const UpdateReportScheduleBody = schema(() =>
     schedule: v.optional(ScheduleTiming),
     filters: v.optional(
       v.pipe(
-        v.record(v.string(), v.unknown()),
-        v.description("The schedule's report type's filters (CONTRACT §8), replacing the current ones"),
+        v.record(
+          v.pipe(
+            v.string(),
+            v.rawCheck(({ dataset, addIssue }) => {
+              if (dataset.typed && Object.hasOwn(NOT_FILTERS, dataset.value)) {
+                addIssue({ message: NOT_FILTERS[dataset.value]! });
+              }
+            }),
+          ),
+          v.unknown(),
+        ),
+        v.description(
+          "The schedule's report type's filters (CONTRACT §8), replacing the current ones; not reportType, format or " +
+            'compression (top-level properties)',
+        ),
       ),
     ),
     period: v.optional(v.nullable(Period)),
@@ -174,6 +198,10 @@ export function parseScheduleFilters(
   filters: Record<string, unknown>,
   period: 'previous' | undefined,
 ): Record<string, unknown> {
+  const notFilters = Object.keys(filters).filter((name) => Object.hasOwn(NOT_FILTERS, name));
+  if (notFilters.length > 0) {
+    throw new ValidationError(notFilters.map((name) => ({ pointer: `/filters/${name}`, message: NOT_FILTERS[name]! })));
+  }
   const typeSchema = REPORT_FILTERS[reportType];
   const result = v.safeParse(typeSchema, { ...filters, reportType });
   if (!result.success) throw new ValidationError(toFieldErrors(result.issues, '/filters'));

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '#bin/cli/main';
 import { verifyWebhook } from '#clients/typescript/src/index';
 import { eventually } from '#test/support/eventually';
 import { useReceiver } from '#test/support/receiver';
@@ -319,5 +320,60 @@ describe('a group chat from request to conversation', () => {
     expect(signed.response.status).toBe(200);
     expect(signed.data).toEqual({ received: true });
     expect(forged.response.status).toBe(401);
+  });
+});
+
+/**
+ * GROUP_CREATE_RATE_LIMIT (30 per 60 s, CONTRACT §4) is exact whatever the containers (issue 34): under start:cdk the
+ * create-group function runs up to 4 environments at once, each with its own limiter, and every one of 30 concurrent
+ * creations is accepted, the 31st refused.
+ */
+describe('the group creation limit, under concurrency', () => {
+  async function wpcrm<T>(...args: string[]): Promise<T> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const status = await main(
+      args,
+      { out: (line) => out.push(line), err: (line) => err.push(line) },
+      { WPCRM_DATA_DIR: dataDir },
+    );
+    if (status !== 0) throw new Error(`wpcrm ${args.join(' ')}: ${status} ${err.join('\n')}`);
+    return JSON.parse(out.join('')) as T;
+  }
+
+  it('accepts 30 concurrent creations of one organisation within the window and refuses the 31st', async () => {
+    const { orgId } = await wpcrm<{ orgId: string }>('org', 'create', '--name', 'E2E group limit');
+    const credential = ['credential', 'create', '--org', orgId, '--roles', 'CRM_BOT'];
+    const { clientId, clientSecret } = await wpcrm<{ clientId: string; clientSecret: string }>(...credential);
+    const phoneNumberId = `3${String(Date.now()).slice(-14)}`;
+    const { channelId } = await wpcrm<{ channelId: string }>(
+      ...['channel', 'create', '--org', orgId, '--name', 'Limit WhatsApp', '--type', 'MESSAGING_OFFICIAL'],
+      ...['--phone', '+4915100000401', '--official-business-account', 'true', '--phone-number-id', phoneNumberId],
+      ...['--access-token', 'local-simulator-access-token'],
+    );
+    const issued = await client().POST('/api/wp-crm/token', { body: { clientId, clientSecret } });
+    const bot = client(issued.data!.accessToken);
+    const create = (index: number) =>
+      bot.POST('/api/wp-crm/groups/{orgId}', {
+        params: { path: { orgId } },
+        body: { channelId, subject: `Limit ${index}` },
+      });
+    // The limit counts fixed 60 s windows: start with at least 25 s of the window left, so that all 31 fall in one.
+    await eventually(() => expect(60 - ((Date.now() / 1000) % 60)).toBeGreaterThan(25), {
+      timeoutMs: 40_000,
+      intervalMs: 250,
+    });
+    const windowEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => create(index)));
+    const last = await create(30);
+
+    expect(Date.now()).toBeLessThan(windowEnd);
+    expect(answers.map((answer) => answer.response.status)).toEqual(Array(30).fill(202));
+    expect(last.response.status).toBe(429);
+    expect(last.error).toMatchObject({ code: 'RATE_LIMITED' });
+    const retryAfter = Number(last.response.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
   });
 });

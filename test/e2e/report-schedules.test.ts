@@ -17,19 +17,27 @@ describe('report schedules (CONTRACT §23) on the deployed stack', () => {
     admin = client(await deployment.token('CRM_ADMIN'));
   });
 
-  it('creates, reads, lists, pauses and deletes a schedule; 404 after; 400 for an unknown zone', async () => {
-    const created = await admin.POST('/api/wp-crm/report-schedules/{organisationId}', {
-      params: { path: { organisationId: orgId } },
-      body: {
-        reportType: 'CONTACT',
-        contactSearch: 'a',
-        schedule: { every: 'week', at: '06:00', timezone: 'Europe/Berlin', dayOfWeek: 5 },
-        period: 'previous',
-      },
-    });
+  it('creates (once per Idempotency-Key), reads, lists, pauses and deletes a schedule; 404 after; 400 for an unknown zone', async () => {
+    const key = `e2e-schedule-${Date.now()}`;
+    const create = () =>
+      admin.POST('/api/wp-crm/report-schedules/{organisationId}', {
+        params: { path: { organisationId: orgId }, header: { 'Idempotency-Key': key } },
+        body: {
+          reportType: 'CONTACT',
+          contactSearch: 'a',
+          schedule: { every: 'week', at: '06:00', timezone: 'Europe/Berlin', dayOfWeek: 5 },
+          period: 'previous',
+        },
+      });
+    const created = await create();
     expect(created.response.status).toBe(201);
     const schedule = created.data!;
     expect(schedule).toMatchObject({ status: 'active', reportType: 'CONTACT', period: 'previous' });
+    // A retry with the Idempotency-Key replays the first answer: one schedule.
+    const replayed = await create();
+    expect(replayed.response.status).toBe(201);
+    expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.data).toEqual(schedule);
     const path = { organisationId: orgId, scheduleId: schedule.scheduleId };
 
     const read = await admin.GET('/api/wp-crm/report-schedules/{organisationId}/{scheduleId}', { params: { path } });

@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { DynamoGroupRequestStore } from '#shared/adapters/dynamodb/group-request-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoLimits } from '#shared/adapters/dynamodb/limits';
+import { DynamoReportScheduleStore } from '#shared/adapters/dynamodb/report-schedule-store';
 import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
 import { loadConfig } from '#shared/config/env';
 import { createGroup } from '#shared/domain/groups/create-group';
 import { idempotent } from '#shared/domain/idempotency/idempotent';
 import { createChannel, createOrg } from '#shared/domain/orgs/administer';
+import { createReportSchedule } from '#shared/domain/reports/report-schedules';
 import { requestReport } from '#shared/domain/reports/request-report';
 import { ulidIds } from '#shared/ports/ids';
 import { useDynamo } from '#test/support/dynamo';
@@ -31,6 +33,7 @@ function harness() {
     identity: new DynamoIdentityStore(table.db, table.tableName),
     groups: new DynamoGroupRequestStore(table.db, table.tableName),
     reports: new DynamoReportStore(table.db, table.tableName),
+    schedules: new DynamoReportScheduleStore(table.db, table.tableName),
     limits: flakyLimits,
     queue: { send: async (_: string, body: unknown) => void queued.push(body), retryAfter: async () => undefined },
   };
@@ -91,5 +94,34 @@ describe('an Idempotency-Key after a call that stored its request but lost its a
     const first = h.queued[0] as { reportId: string };
     expect(retry.response.statusCode).toBe(202);
     expect((retry.response.body as { reportId: string }).reportId).toBe(first.reportId);
+  });
+
+  it('gives the retry the same report schedule, in its one slot, instead of a second or a 422', async () => {
+    const h = harness();
+    const orgId = crypto.randomUUID();
+    const deps = { ...h.deps, config: { ...h.deps.config, reportSchedules: { limit: 1 } } };
+    const body = { reportType: 'CHAT', schedule: { every: 'day' as const, at: '08:00', timezone: 'UTC' } };
+    const call = () =>
+      idempotent(deps, { orgId, key: 'k-3', operation: 'createReportSchedule', body, idPrefix: 'rsc' }, async (id) => ({
+        statusCode: 201,
+        body: await createReportSchedule(deps, {
+          orgId,
+          scheduleId: id,
+          createdBy: 'cli_1',
+          reportType: 'CHAT',
+          filters: {},
+          schedule: body.schedule,
+        }),
+        headers: {},
+      }));
+
+    await expect(call()).rejects.toThrow(/ECONNRESET/);
+    h.advance(61);
+    const retry = await call();
+
+    expect(retry.response.statusCode).toBe(201);
+    const { scheduleId } = retry.response.body as { scheduleId: string };
+    const page = await deps.schedules.list(orgId, { limit: 10 });
+    expect(page.items.map((schedule) => schedule.scheduleId)).toEqual([scheduleId]);
   });
 });

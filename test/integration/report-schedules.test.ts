@@ -203,6 +203,19 @@ describe('report schedules (CONTRACT §23)', () => {
     expect(((await conflict.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe(
       '/filters/goalRecordedAfter',
     );
+    // format and compression are top-level properties, as in the creation; reportType cannot change.
+    for (const name of ['format', 'compression', 'reportType']) {
+      const misplaced = await patch(schedule.scheduleId, {
+        filters: { [name]: name === 'reportType' ? 'GOAL' : 'gzip' },
+      });
+      expect(misplaced.status, name).toBe(400);
+      expect(await misplaced.json()).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        errors: [{ pointer: `/filters/${name}`, message: expect.stringContaining('is not a filter') }],
+      });
+    }
+    expect(await read(schedule.scheduleId)).toMatchObject({ filters: {} });
+    expect((await read(schedule.scheduleId)).format).toBeUndefined();
     expect((await patch(schedule.scheduleId, { status: 'stopped' })).status).toBe(400);
     const agent = await create({ reportType: 'GOAL', schedule: daily }, api.orgId, await api.token('CRM_AGENT'));
     expect(agent.status).toBe(403);
@@ -302,6 +315,109 @@ describe('report schedules (CONTRACT §23)', () => {
     expect(Date.parse(after.nextRunAt!)).toBe(occurrence + 86_400_000);
     await settled(report);
     expect((await remove(schedule.scheduleId)).status).toBe(204);
+  });
+
+  it('runs an occurrence pending when the schedule changes with the settings it fell due with; the change applies from the next', async () => {
+    const schedule = await created({
+      reportType: 'CALL_LOG',
+      callDirection: 'INBOUND',
+      schedule: { every: 'day', at: farFromNow(), timezone: 'UTC' },
+    });
+    const occurrence = Date.parse(schedule.nextRunAt!);
+    const { time, deps: sweeperDeps, run } = sweeper();
+    // A CALL_LOG report by hand holds the window past the occurrence: the occurrence is claimed and waits.
+    time.now = new Date(occurrence - 120_000);
+    const manual = await requestReport(sweeperDeps, {
+      orgId: api.orgId,
+      requestedBy: 'cli_manual',
+      reportType: 'CALL_LOG',
+      filters: {},
+    });
+    await settled(manual as Report);
+    time.now = new Date(occurrence + 10_000);
+    expect(await run()).toMatchObject({ requested: 0, waiting: 1 });
+
+    const changed = await patch(schedule.scheduleId, {
+      filters: { callDirection: 'OUTBOUND' },
+      format: 'jsonl',
+      compression: 'gzip',
+      period: 'previous',
+    });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({
+      filters: { callDirection: 'OUTBOUND' },
+      format: 'jsonl',
+      compression: 'gzip',
+      nextRunAt: schedule.nextRunAt,
+    });
+
+    time.now = new Date(occurrence + 181_000);
+    expect(await run()).toMatchObject({ requested: 1 });
+    const due = await reportOf(schedule.scheduleId, schedule.nextRunAt!);
+    expect(due).toMatchObject({ filters: { callDirection: 'INBOUND' }, format: 'text/csv' });
+    expect(due!.filters.callInitiatedAfter).toBeUndefined();
+    await settled(due);
+
+    // The next occurrence runs with the schedule as changed.
+    const next = occurrence + 86_400_000;
+    expect(Date.parse((await read(schedule.scheduleId)).nextRunAt!)).toBe(next);
+    time.now = new Date(next + 5_000);
+    expect(await run()).toMatchObject({ requested: 1 });
+    const after = await reportOf(schedule.scheduleId, new Date(next).toISOString());
+    expect(after).toMatchObject({
+      filters: { callDirection: 'OUTBOUND', callInitiatedAfter: expect.any(String) },
+      format: 'application/gzip',
+    });
+    await settled(after);
+    expect((await remove(schedule.scheduleId)).status).toBe(204);
+  });
+
+  it('takes an Idempotency-Key on creation: a retry replays the schedule, another body 422, one slot taken', async () => {
+    const { orgId, token } = await api.newOrg('Schedules with keys');
+    const body = { reportType: 'CHAT', schedule: { every: 'day', at: '08:00', timezone: 'UTC' } };
+    const send = (json: Record<string, unknown>, key: string) =>
+      api.call(`/report-schedules/${orgId}`, { method: 'POST', token, json, headers: { 'idempotency-key': key } });
+
+    const first = await send(body, 'schedule-1');
+    const again = await send(body, 'schedule-1');
+    const other = await send({ ...body, format: 'xlsx' }, 'schedule-1');
+
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    const [a, b] = [(await first.json()) as ScheduleView, (await again.json()) as ScheduleView];
+    expect(b).toEqual(a);
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    const bad = await send(body, 'x'.repeat(256));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { errors: { pointer: string }[] }).errors[0]!.pointer).toBe(
+      '#/header/idempotency-key',
+    );
+
+    // Concurrent calls with one key: one schedule; the others replay it or answer 409 IDEMPOTENCY_KEY_IN_USE.
+    const burst = await Promise.all(Array.from({ length: 8 }, () => send(body, 'schedule-burst')));
+    const statuses = burst.map((response) => response.status);
+    expect(
+      statuses.every((status) => status === 201 || status === 409),
+      JSON.stringify(statuses),
+    ).toBe(true);
+    for (const refused of burst.filter((response) => response.status === 409)) {
+      expect(await refused.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    const made = new Set<string>();
+    for (const response of burst.filter((candidate) => candidate.status === 201)) {
+      made.add(((await response.json()) as ScheduleView).scheduleId);
+    }
+    expect(made.size).toBe(1);
+    const listed = await api.call(`/report-schedules/${orgId}?limit=100`, { token });
+    const schedules = ((await listed.json()) as { schedules: ScheduleView[] }).schedules;
+    expect(schedules.map((item) => item.scheduleId).sort()).toEqual([a.scheduleId, ...made].sort());
+    for (const { scheduleId } of schedules) {
+      await api.call(`/report-schedules/${orgId}/${scheduleId}`, { method: 'DELETE', token });
+    }
   });
 
   it('runs every occurrence missed while the service was down once, oldest first, and survives a crash between claim and request', async () => {

@@ -15,7 +15,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: true, retryAfterSeconds };
   }
 
-  async refund(scope: string, orgId: string, windowSeconds: number, takenAt: Date, cost = 1) {
+  async refund(scope: string, orgId: string, _limit: number, windowSeconds: number, takenAt: Date, cost = 1) {
     const start = Math.floor(takenAt.getTime() / 1000 / windowSeconds) * windowSeconds;
     const key = `${scope}#${orgId}#${start}`;
     const used = this.hits.get(key) ?? 0;

@@ -930,7 +930,7 @@ export interface components {
             status: number;
             detail?: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SCHEDULE_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "REPORT_EXPIRED" | "ITERATOR_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "SCHEDULE_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "ORG_MISMATCH" | "INVALID_CLIENT" | "FORBIDDEN" | "ROUTE_NOT_FOUND" | "CHANNEL_NOT_FOUND" | "REQUEST_NOT_FOUND" | "CHAT_NOT_FOUND" | "REPORT_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SCHEDULE_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_IN_USE" | "REPORT_RATE_LIMITED" | "REPORT_NOT_READY" | "REPORT_FAILED" | "DELIVERY_IN_PROGRESS" | "SCHEDULE_CONFLICT" | "REPORT_EXPIRED" | "ITERATOR_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CHANNEL_NOT_ELIGIBLE" | "NOT_A_GROUP" | "CHANNEL_NOT_SUPPORTED" | "IDEMPOTENCY_KEY_REUSED" | "WEBHOOK_URL_NOT_ALLOWED" | "NETWORK_REJECTED" | "GROUP_DELETED" | "WEBHOOK_LIMIT_REACHED" | "SCHEDULE_LIMIT_REACHED" | "RATE_LIMITED" | "TOO_MANY_ATTEMPTS" | "INTERNAL" | "NETWORK_UNAVAILABLE" | "ORG_SUSPENDED" | "CHANNEL_DISABLED";
             /** @description The request id (X-Request-Id), also in the logs */
             instance: string;
             /** @description VALIDATION_FAILED: one entry per problem */
@@ -943,7 +943,7 @@ export interface components {
             reason?: string;
             /** @description REPORT_RATE_LIMITED: the report that blocks this request */
             reportId?: string;
-            /** @description REPORT_RATE_LIMITED, RATE_LIMITED, TOO_MANY_ATTEMPTS: seconds to wait (also in Retry-After) */
+            /** @description REPORT_RATE_LIMITED, SCHEDULE_CONFLICT, RATE_LIMITED, TOO_MANY_ATTEMPTS: seconds to wait (also in Retry-After) */
             retryAfterSeconds?: number | null;
             /** @description NETWORK_REJECTED: the messaging network's error code */
             networkCode?: number;
@@ -8372,7 +8372,10 @@ export interface operations {
     createReportSchedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1–255 printable ASCII characters; a retry replays the first answer */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The token's organisation
@@ -8795,6 +8798,8 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Where the created or requested resource is (a path below the server, or a pre-signed URL on 303) */
                     Location: string;
+                    /** @description Present (true) when the answer replays the first one for this Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9479,7 +9484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            /** @description VALIDATION_FAILED: errors[] points into the body, #/header/idempotency-key; MALFORMED_JSON */
             400: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -9550,6 +9555,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description IDEMPOTENCY_KEY_IN_USE (Retry-After) */
+            409: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/idempotency-key-in-use",
+                     *       "title": "Idempotency key in use",
+                     *       "status": 409,
+                     *       "detail": "idempotency key in use",
+                     *       "code": "IDEMPOTENCY_KEY_IN_USE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
             413: {
                 headers: {
@@ -9598,7 +9626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description SCHEDULE_LIMIT_REACHED (the organisation has REPORT_SCHEDULE_LIMIT schedules, 20 by default) */
+            /** @description SCHEDULE_LIMIT_REACHED (the organisation has REPORT_SCHEDULE_LIMIT schedules, 20 by default) or IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -9608,11 +9636,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "https://wp-crm.dev/problems/schedule-limit-reached",
-                     *       "title": "Schedule limit reached",
+                     *       "type": "https://wp-crm.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency key reused",
                      *       "status": 422,
-                     *       "detail": "schedule limit reached",
-                     *       "code": "SCHEDULE_LIMIT_REACHED",
+                     *       "detail": "idempotency key reused",
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
                      *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
                      *     }
                      */
@@ -10793,7 +10821,7 @@ export interface operations {
                         /** @description Monthly: day of the month, 1–28 */
                         dayOfMonth?: number;
                     };
-                    /** @description The schedule's report type's filters (CONTRACT §8), replacing the current ones */
+                    /** @description The schedule's report type's filters (CONTRACT §8), replacing the current ones; not reportType, format or compression (top-level properties) */
                     filters?: {
                         [key: string]: unknown;
                     };
@@ -11587,6 +11615,29 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "schedule not found",
                      *       "code": "SCHEDULE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SCHEDULE_CONFLICT: the schedule kept changing under this request (the sweeper, or another change) */
+            409: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/schedule-conflict",
+                     *       "title": "Schedule conflict",
+                     *       "status": 409,
+                     *       "detail": "schedule conflict",
+                     *       "code": "SCHEDULE_CONFLICT",
                      *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
                      *     }
                      */

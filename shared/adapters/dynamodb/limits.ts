@@ -3,7 +3,7 @@ import { epochSeconds } from '#shared/ports/clock';
 import type { IdempotencyClaim, IdempotencyStore, RateLimiter, StoredResponse } from '#shared/ports/idempotency-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { limitKeys, RATE_SCOPES, type RateScope } from './keys.ts';
-import { RateAllowance } from './rate-allowance.ts';
+import { type LeaseGrant, RateAllowance } from './rate-allowance.ts';
 
 /** Idempotency keys and rate windows. Expiry is decided from stored timestamps; `ttl` only cleans up. */
 export class DynamoLimits implements IdempotencyStore, RateLimiter {
@@ -129,26 +129,34 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
   }
 
   /**
-   * Counts `cost` units from this container's lease of the window (RateAllowance): one conditional write per chunk of
-   * requests, none per refusal once the window is full; never more than `limit` in a window across containers.
+   * Counts `cost` units (RateAllowance): exactly, one conditional write per request, for a limit of at most
+   * EXACT_LIMIT_MAX; else from this container's lease of the window, one write per lease and none per refusal once the
+   * window is full. Never more than `limit` in a window across containers.
    */
   take(scope: string, orgId: string, limit: number, windowSeconds: number, now: Date, cost = 1) {
     return this.#allowance.take(knownScope(scope), orgId, limit, windowSeconds, now, cost);
   }
 
-  /** Returns units to this container's lease (no write): a refusal before the limits is not counted. */
-  async refund(scope: string, orgId: string, windowSeconds: number, takenAt: Date, cost = 1): Promise<void> {
-    this.#allowance.refund(knownScope(scope), orgId, windowSeconds, takenAt, cost);
+  /**
+   * Takes back units counted at `takenAt` (a refusal before the limits is not counted): from the shared counter for an
+   * exact limit, else into this container's lease (no write).
+   */
+  refund(scope: string, orgId: string, limit: number, windowSeconds: number, takenAt: Date, cost = 1): Promise<void> {
+    return this.#allowance.refund(knownScope(scope), orgId, limit, windowSeconds, takenAt, cost);
   }
 
-  readonly #allowance = new RateAllowance((scope, orgId, limit, windowSeconds, windowStart, want) =>
-    this.leaseUnits(knownScope(scope), orgId, limit, windowSeconds, windowStart, want),
-  );
+  readonly #allowance = new RateAllowance({
+    lease: (scope, orgId, limit, windowSeconds, windowStart, want, newHolder) =>
+      this.leaseUnits(knownScope(scope), orgId, limit, windowSeconds, windowStart, want, newHolder),
+    count: async (scope, orgId, limit, windowSeconds, windowStart, units) =>
+      (await this.#add(knownScope(scope), orgId, limit, windowSeconds, windowStart, units, false)) !== undefined,
+    uncount: (scope, orgId, windowStart, units) => this.#uncount(knownScope(scope), orgId, windowStart, units),
+  });
 
   /**
    * Adds up to `want` units to the window's shared counter without passing `limit`: one conditional ADD when they
    * fit; when they do not, one consistent read of the counter and the ADD of what is left (a few rounds at most, if
-   * other containers lease at the same moment). Returns the units added.
+   * other containers lease at the same moment). Returns the units added and the counter as the write left it.
    */
   async leaseUnits(
     scope: RateScope,
@@ -157,31 +165,79 @@ export class DynamoLimits implements IdempotencyStore, RateLimiter {
     windowSeconds: number,
     windowStart: number,
     want: number,
-  ): Promise<number> {
-    const key = limitKeys.rateWindow(scope, orgId, windowStart);
+    newHolder = false,
+  ): Promise<LeaseGrant> {
     let ask = Math.min(want, limit);
+    let seen = { hits: 0, holders: 1 };
     for (let round = 0; round < 5 && ask > 0; round++) {
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: key,
-            UpdateExpression: 'ADD hits :ask SET #ttl = :ttl',
-            ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
-            ExpressionAttributeNames: { '#ttl': 'ttl' },
-            ExpressionAttributeValues: { ':ask': ask, ':room': limit - ask, ':ttl': windowStart + windowSeconds * 2 },
-          }),
-        );
-        return ask;
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-      }
+      const after = await this.#add(scope, orgId, limit, windowSeconds, windowStart, ask, newHolder);
+      if (after) return { granted: ask, room: limit - after.hits, holders: after.holders };
       const counter = await this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'hits' }),
+        new GetCommand({
+          TableName: this.tableName,
+          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          ConsistentRead: true,
+          ProjectionExpression: 'hits, holders',
+        }),
       );
-      ask = Math.min(ask, limit - Number(counter.Item?.hits ?? 0));
+      seen = { hits: Number(counter.Item?.hits ?? 0), holders: Number(counter.Item?.holders ?? 1) };
+      ask = Math.min(ask, limit - seen.hits);
     }
-    return 0;
+    return { granted: 0, room: Math.max(0, limit - seen.hits), holders: seen.holders };
+  }
+
+  /**
+   * One conditional ADD of `units` to a window's counter (and of the container to its lease holders, when new): the
+   * counter after it, or undefined (nothing added) when they would pass `limit`.
+   */
+  async #add(
+    scope: RateScope,
+    orgId: string,
+    limit: number,
+    windowSeconds: number,
+    windowStart: number,
+    units: number,
+    newHolder: boolean,
+  ): Promise<{ hits: number; holders: number } | undefined> {
+    try {
+      const result = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          UpdateExpression: newHolder
+            ? 'ADD hits :units, holders :one SET #ttl = :ttl'
+            : 'ADD hits :units SET #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':units': units,
+            ':room': limit - units,
+            ':ttl': windowStart + windowSeconds * 2,
+            ...(newHolder ? { ':one': 1 } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { hits: Number(result.Attributes?.hits ?? units), holders: Number(result.Attributes?.holders ?? 1) };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Takes `units` back from a window's counter; a counter that holds fewer (or is gone) is left as it is. */
+  async #uncount(scope: RateScope, orgId: string, windowStart: number, units: number): Promise<void> {
+    await applied(
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: limitKeys.rateWindow(scope, orgId, windowStart),
+          UpdateExpression: 'ADD hits :minus',
+          ConditionExpression: 'hits >= :units',
+          ExpressionAttributeValues: { ':minus': -units, ':units': units },
+        }),
+      ),
+    );
   }
 }
 

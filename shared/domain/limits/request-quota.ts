@@ -25,8 +25,9 @@ export interface RequestCharge {
  * 1. Count it against ORG_REQUEST_RATE_LIMIT; over it → 429 RATE_LIMITED with Retry-After, nothing else counted.
  * 2. If the request calls Meta, count it against NETWORK_CALL_RATE_LIMIT too; over it → 429 RATE_LIMITED (the
  *    request stays counted in step 1: it reached the limits).
- * Counts are leased in chunks (shared/adapters/dynamodb/rate-allowance.ts): about one write per 25 requests of a
- * container, and concurrent requests never overshoot a limit.
+ * The request quota is leased (shared/adapters/dynamodb/rate-allowance.ts): about one write per 25 requests of a busy
+ * container, and concurrent requests never overshoot a limit; the network-call quota (120/60 by default, at most
+ * EXACT_LIMIT_MAX) is counted exactly.
  */
 export async function chargeRequest(
   deps: RequestQuotaDeps,
@@ -55,11 +56,14 @@ export async function chargeRequest(
 /** Takes back what `chargeRequest` counted. */
 export async function refundRequest(deps: RequestQuotaDeps, charge: RequestCharge): Promise<void> {
   const { requests, networkCalls } = deps.config.quotas;
-  const windows: Record<string, number> = {
-    [REQUEST_QUOTA_SCOPE]: requests.windowSeconds,
-    [NETWORK_CALL_QUOTA_SCOPE]: networkCalls.windowSeconds,
+  const quotas: Record<string, { limit: number; windowSeconds: number }> = {
+    [REQUEST_QUOTA_SCOPE]: requests,
+    [NETWORK_CALL_QUOTA_SCOPE]: networkCalls,
   };
   await Promise.all(
-    charge.scopes.map((scope) => deps.limits.refund(scope, charge.orgId, windows[scope] ?? 1, charge.at)),
+    charge.scopes.flatMap((scope) => {
+      const quota = quotas[scope];
+      return quota ? [deps.limits.refund(scope, charge.orgId, quota.limit, quota.windowSeconds, charge.at)] : [];
+    }),
   );
 }

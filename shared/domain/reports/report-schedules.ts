@@ -24,12 +24,15 @@ export const scheduleNotFound = (scheduleId: string) =>
 /**
  * Creates a report schedule (CONTRACT §23).
  * 1. Compute its first occurrence after now.
- * 2. Store it active in one of the organisation's REPORT_SCHEDULE_LIMIT slots (422 SCHEDULE_LIMIT_REACHED).
+ * 2. Store it active, under `scheduleId` when given (the Idempotency-Key's reserved id: a retry after a failure finds
+ *    the schedule the failed attempt stored and answers it), in one of the organisation's REPORT_SCHEDULE_LIMIT slots
+ *    (422 SCHEDULE_LIMIT_REACHED).
  */
 export async function createReportSchedule(
   deps: ReportScheduleDeps,
   input: {
     orgId: string;
+    scheduleId?: string;
     createdBy: string;
     reportType: string;
     filters: Record<string, unknown>;
@@ -41,7 +44,7 @@ export async function createReportSchedule(
 ) {
   const now = deps.clock.now();
   const schedule: ReportSchedule = {
-    scheduleId: deps.ids.next('rsc'),
+    scheduleId: input.scheduleId ?? deps.ids.next('rsc'),
     organisationId: input.orgId,
     reportType: input.reportType as ReportType,
     filters: input.filters,
@@ -56,12 +59,13 @@ export async function createReportSchedule(
     updatedAt: now.toISOString(),
   };
   const limit = deps.config.reportSchedules.limit;
-  if (!(await deps.schedules.create(schedule, limit))) {
+  const stored = await deps.schedules.create(schedule, limit, now);
+  if (!stored) {
     throw new DomainError('SCHEDULE_LIMIT_REACHED', `an organisation can have at most ${limit} report schedules`, {
       extensions: { limit },
     });
   }
-  return scheduleView(schedule);
+  return scheduleView(stored);
 }
 
 export async function getReportSchedule(
@@ -92,6 +96,9 @@ export async function listReportSchedules(
  * - Pausing drops its next occurrence, and an occurrence claimed but still waiting for the 5-minute window: a paused
  *   schedule runs nothing.
  * - Resuming (or a new timing) computes the next occurrence from now: occurrences missed while paused are not replayed.
+ * - An occurrence already pending (claimed, waiting for its window) keeps the settings it fell due with
+ *   (`pendingRequest`): the change applies from the next one.
+ * - A write that keeps losing to concurrent changes answers 409 SCHEDULE_CONFLICT with Retry-After (the store).
  */
 export async function updateReportSchedule(
   deps: Pick<ReportScheduleDeps, 'clock' | 'schedules'>,
@@ -125,7 +132,9 @@ export async function updateReportSchedule(
       status,
       ...(input.format !== undefined ? { format: input.format } : {}),
       ...(input.compression !== undefined ? { compression: input.compression } : {}),
-      ...(status === 'paused' ? { nextRunAt: undefined, pendingRunAt: undefined, retryAt: undefined } : {}),
+      ...(status === 'paused'
+        ? { nextRunAt: undefined, pendingRunAt: undefined, pendingRequest: undefined, retryAt: undefined }
+        : {}),
       ...(restart ? { nextRunAt: nextRunAfter(timing, now) } : {}),
       updatedAt: now.toISOString(),
     };

@@ -3,7 +3,7 @@ import { DomainError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ReportScheduleStore } from '#shared/ports/report-schedule-store';
 import { type RequestReportDeps, requestReport } from './request-report.ts';
-import { nextRunAfter, occurrenceFilters, occurrenceReportId, type ReportSchedule } from './schedule.ts';
+import { nextRunAfter, occurrenceReportId, occurrenceRequest, type ReportSchedule } from './schedule.ts';
 
 /** Due schedules read per sweep (one Query of the due index, paged), and how many are run at once. */
 export const SCHEDULES_PER_SWEEP = 1000;
@@ -20,7 +20,9 @@ export type OccurrenceOutcome = 'requested' | 'waiting' | 'taken' | 'skipped';
  * The report-schedule sweeper (every minute, CONTRACT §23): runs each due occurrence exactly once.
  * 1. Read the active schedules due now from the due index, most overdue first.
  * 2. For each (a suspended organisation's wait), claim its next occurrence: one conditional write moves `nextRunAt` on
- *    from the value read and records the occurrence as pending. A concurrent sweep that lost the claim leaves it.
+ *    from the value read and records the occurrence as pending, with the request it makes as the schedule is now
+ *    (filters, period, format, compression): a change while it waits applies from the next occurrence. A concurrent
+ *    sweep that lost the claim leaves it.
  * 3. Request the pending occurrence's report as the caller would (requestedBy and scheduleId: the schedule), under an
  *    id derived from (schedule, occurrence): a second attempt — a concurrent sweep, or the next one after a crash
  *    between 2 and 3 — finds that report instead of making another.
@@ -70,7 +72,11 @@ export async function runOccurrence(
     if (schedule.status !== 'active' || !occurrence || Date.parse(occurrence) > now.getTime()) return 'skipped';
     const claim = await deps.schedules.update(schedule.organisationId, schedule.scheduleId, (current) =>
       current.status === 'active' && current.nextRunAt === occurrence && !current.pendingRunAt
-        ? { pendingRunAt: occurrence, nextRunAt: nextRunAfter(current.schedule, new Date(occurrence)) }
+        ? {
+            pendingRunAt: occurrence,
+            pendingRequest: occurrenceRequest(current, new Date(occurrence)),
+            nextRunAt: nextRunAfter(current.schedule, new Date(occurrence)),
+          }
         : undefined,
     );
     if (!claim?.changed) return 'taken';
@@ -85,15 +91,17 @@ export async function runOccurrence(
   const reportId = occurrenceReportId(schedule.scheduleId, new Date(occurrence));
   // A report already stored under the occurrence's id was requested by an earlier attempt: only the clearing is left.
   if (!(await deps.reports.get(schedule.organisationId, reportId))) {
+    // As it fell due; a claim recorded before pendingRequest existed runs with the schedule as it is.
+    const request = schedule.pendingRequest ?? occurrenceRequest(schedule, new Date(occurrence));
     try {
       await requestReport(deps, {
         orgId: schedule.organisationId,
         requestedBy: schedule.scheduleId,
         scheduleId: schedule.scheduleId,
         reportType: schedule.reportType,
-        filters: occurrenceFilters(schedule, new Date(occurrence)),
-        format: schedule.format,
-        compression: schedule.compression,
+        filters: request.filters,
+        format: request.format,
+        compression: request.compression,
         reportId,
       });
     } catch (error) {
@@ -111,7 +119,13 @@ export async function runOccurrence(
   // Whoever clears the occurrence counts it; a concurrent attempt that found the same report answers `taken`.
   const cleared = await deps.schedules.update(schedule.organisationId, schedule.scheduleId, (current) =>
     current.pendingRunAt === occurrence
-      ? { pendingRunAt: undefined, retryAt: undefined, lastRunAt: occurrence, lastReportId: reportId }
+      ? {
+          pendingRunAt: undefined,
+          pendingRequest: undefined,
+          retryAt: undefined,
+          lastRunAt: occurrence,
+          lastReportId: reportId,
+        }
       : undefined,
   );
   return cleared?.changed ? 'requested' : 'taken';

@@ -8,7 +8,9 @@ import { nextOccurrence, previousPeriod, type ScheduleTiming, zonedDateTime } fr
  * `nextRunAt` is the next occurrence not yet claimed; `pendingRunAt` an occurrence claimed by the sweeper whose report
  * is not yet requested (it waits for the type's 5-minute window, or a crash interrupted it). The sweeper claims an
  * occurrence by moving `nextRunAt` on from the value it read, in the same conditional write that sets `pendingRunAt`;
- * it clears `pendingRunAt` once the report (whose id is derived from the schedule and the occurrence) is stored.
+ * it clears `pendingRunAt` once the report (whose id is derived from the schedule and the occurrence) is stored. The
+ * claim also records the request the occurrence makes (`pendingRequest`: its filters, period applied, format and
+ * compression), so that a change made while it waits for the type's window applies from the next occurrence, not to it.
  */
 export interface ReportSchedule {
   scheduleId: string;
@@ -24,6 +26,8 @@ export interface ReportSchedule {
   nextRunAt?: string;
   /** The occurrence claimed and not yet requested. */
   pendingRunAt?: string;
+  /** What the pending occurrence requests, as the schedule was when it fell due (absent on claims made before). */
+  pendingRequest?: OccurrenceRequest;
   /**
    * Set while the pending occurrence waits for its type's 5-minute window: the window's end, before which the sweeper
    * does not read the schedule again.
@@ -34,6 +38,13 @@ export interface ReportSchedule {
   createdBy: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The report request of one occurrence. */
+export interface OccurrenceRequest {
+  filters: Record<string, unknown>;
+  format?: ReportFormat;
+  compression?: ReportCompression;
 }
 
 export const SCHEDULE_STATUSES = ['active', 'paused'] as const;
@@ -56,7 +67,7 @@ export function sweepAt(schedule: ReportSchedule): string | undefined {
 }
 
 export function scheduleView(schedule: ReportSchedule) {
-  const { pendingRunAt, retryAt, nextRunAt, createdBy, ...view } = schedule;
+  const { pendingRunAt, pendingRequest, retryAt, nextRunAt, createdBy, ...view } = schedule;
   return { ...view, nextRunAt: dueAt(schedule) ?? null };
 }
 
@@ -97,6 +108,15 @@ export const occurrenceFilters = (schedule: ReportSchedule, occurrence: Date) =>
   schedule.period === 'previous'
     ? { ...schedule.filters, ...periodFilters(schedule.reportType, schedule.schedule, occurrence) }
     : schedule.filters;
+
+/** The request an occurrence makes with the schedule's settings as they are now (recorded when it is claimed). */
+export function occurrenceRequest(schedule: ReportSchedule, occurrence: Date): OccurrenceRequest {
+  return {
+    filters: occurrenceFilters(schedule, occurrence),
+    ...(schedule.format ? { format: schedule.format } : {}),
+    ...(schedule.compression ? { compression: schedule.compression } : {}),
+  };
+}
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 

@@ -45,6 +45,10 @@ describe('problemResponse', () => {
 
     expect(response.headers?.['retry-after']).toBe('13');
     expect(parse(response.body).retryAfterSeconds).toBe(13);
+    const conflict = problemResponse(new DomainError('SCHEDULE_CONFLICT', 'changing', { retryAfterSeconds: 1 }), 'r');
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.headers?.['retry-after']).toBe('1');
+    expect(parse(conflict.body)).toMatchObject({ code: 'SCHEDULE_CONFLICT', title: 'Schedule conflict' });
   });
 
   it('carries Allow on 405', () => {
