@@ -270,7 +270,7 @@ describe('issueToken', () => {
     expect(deps.identity.attempts.get('client#cli_good')?.count ?? 0).toBe(0);
   });
 
-  it("refuses the credential of an organisation being erased with INVALID_CLIENT, as if it were gone (CONTRACT §17)", async () => {
+  it('refuses the credential of an organisation being erased with INVALID_CLIENT, as if it were gone (CONTRACT §17)', async () => {
     time = new Date(time.getTime() + 16 * 60 * 1000);
     const deleting = { ...deps, orgStatus: async () => 'deleting' as const };
 
