@@ -85,7 +85,14 @@ export async function warmOverheadBenchmark(calls = 10_000) {
     };
     provide(
       accessStatus,
-      new AccessStatusCache({ getCredential: async () => credential, getOrgStatus: async () => undefined }, 30_000),
+      new AccessStatusCache(
+        {
+          getCredential: async () => credential,
+          getOrgStatus: async () => 'active' as const,
+          getOrgRecord: async () => ({}),
+        },
+        30_000,
+      ),
     );
     const bareDeps = {
       config: config(),

@@ -214,6 +214,16 @@ export class OrgSuspendedError extends DomainError {
   }
 }
 
+/**
+ * The organisation is being erased or no longer exists (CONTRACT §17): its tokens answer 401, and a queued job of it
+ * is dropped, never put back.
+ */
+export class OrgGoneError extends UnauthorizedError {
+  constructor() {
+    super('the organisation no longer exists');
+  }
+}
+
 export class ChannelDisabledError extends DomainError {
   constructor(channelId: string) {
     super('CHANNEL_DISABLED', `channel ${channelId} is disabled`);

@@ -4,7 +4,7 @@ import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { S3OrgFiles } from '#shared/adapters/s3/org-files';
 import { S3Rest } from '#shared/adapters/s3/s3-rest';
-import { eraseOrg } from '#shared/domain/orgs/erase-org';
+import { DEFAULT_DRAIN_SECONDS, eraseOrg } from '#shared/domain/orgs/erase-org';
 import type { Channel } from '#shared/domain/orgs/model';
 import {
   listChannels,
@@ -93,34 +93,51 @@ const operateDeps = (target: Target): OperateDeps => ({
 
 const ORG = { value: '<orgId>', required: true } as const;
 
-/** What `org delete` erases through besides the table: the reports bucket, and on AWS the channels' token secrets. */
-function eraseDeps(target: Target) {
+/**
+ * Where `org delete` deletes channel token secrets: on AWS with the operator's credentials; under start:cdk through its
+ * AWS gateway with the operator session of this run (the template's ChannelTokensRole, IAM enforced); `npm start`
+ * keeps tokens on the channel items.
+ */
+function channelSecrets(target: Target) {
+  const client = () =>
+    target.kind === 'aws'
+      ? new SecretsManagerClient({ maxAttempts: 3 })
+      : new SecretsManagerClient({
+          maxAttempts: 3,
+          region: target.operator!.region,
+          endpoint: target.operator!.endpoint,
+          credentials: target.operator!.credentials,
+        });
+  if (target.kind !== 'aws' && !target.operator) return undefined;
+  return {
+    async delete(secretId: string) {
+      const secrets = client();
+      try {
+        await secrets.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
+      } catch (error) {
+        if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+      } finally {
+        secrets.destroy();
+      }
+    },
+  };
+}
+
+/** What `org delete` erases through besides the table: the reports bucket and the channels' token secrets. */
+function eraseDeps(target: Target, drainSeconds: number, io: { err(line: string): void }) {
   if (!target.reports) throw invalid('the target names no reports bucket (its ReportsBucketName output is missing)');
   const { credentials, ...location } = target.reports;
   const s3 = new S3Rest(location, {
     credentials: credentials ? async () => credentials : defaultProvider(),
     requestTimeoutMs: 10_000,
   });
-  const secrets =
-    target.kind === 'aws'
-      ? {
-          async delete(secretId: string) {
-            const client = new SecretsManagerClient({ maxAttempts: 3 });
-            try {
-              await client.send(new DeleteSecretCommand({ SecretId: secretId, ForceDeleteWithoutRecovery: true }));
-            } catch (error) {
-              if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-            } finally {
-              client.destroy();
-            }
-          },
-        }
-      : undefined;
   return {
     clock: systemClock,
     store: new DynamoOrgAdminStore(target.db, target.tableName),
     files: new S3OrgFiles(s3),
-    secrets,
+    secrets: channelSecrets(target),
+    drainSeconds,
+    progress: (event: Record<string, unknown>) => io.err(JSON.stringify({ progress: event })),
   };
 }
 
@@ -161,13 +178,14 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   }),
 
   'org delete': command({
-    summary:
-      'Erase an organisation and everything of it (records, chats, messages, groups, requests, reports and their files, subscriptions and their secrets, credentials, channels and their tokens). --confirm repeats the id. Run it again after an interruption: it goes on. Prints {"orgId","erased":{<kind>: n}}.',
-    flags: { org: ORG, confirm: { value: '<orgId>', required: true } },
-    run: async (flags, connect) => {
+    summary: `Erase an organisation and everything of it (records, chats, messages, groups, requests, reports and their files, subscriptions and their secrets, credentials, channels and their tokens). --confirm repeats the id. Its tokens and work are refused at once; it then waits --drain-seconds (default ${DEFAULT_DRAIN_SECONDS}, the longest a request or job that began just before can still write; counted from the first run) before it erases, and sweeps until nothing is left. Run it again after an interruption: it goes on; on an id with nothing left it erases nothing. Prints {"orgId","erased":{<kind>: n}}.`,
+    flags: { org: ORG, confirm: { value: '<orgId>', required: true }, 'drain-seconds': { value: '<n>' } },
+    run: async (flags, connect, io) => {
       const org = orgId(flags.org);
       if (flags.confirm !== org) throw invalid('--confirm must repeat the --org id exactly');
-      return eraseOrg(eraseDeps(await connect()), { orgId: org });
+      const drainSeconds =
+        flags['drain-seconds'] === undefined ? DEFAULT_DRAIN_SECONDS : seconds('drain-seconds', flags['drain-seconds']);
+      return eraseOrg(eraseDeps(await connect(), drainSeconds, io), { orgId: org });
     },
   }),
 

@@ -99,7 +99,9 @@ function positiveInt(flag: string, value: string | undefined, fallback?: number)
 }
 
 async function requireOrg(target: Target, org: string) {
-  if (!(await adminDeps(target).identity.getOrg(org))) throw invalid(`organisation ${org} does not exist`);
+  const found = await adminDeps(target).identity.getOrg(org);
+  if (!found) throw invalid(`organisation ${org} does not exist`);
+  if (found.deletingAt) throw invalid(`organisation ${org} is being deleted`);
 }
 
 const readLines = (file: string) => () =>

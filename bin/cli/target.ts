@@ -24,6 +24,11 @@ export interface Target {
   reports?: S3Location & { credentials?: { accessKeyId: string; secretAccessKey: string } };
   /** The local stack's key of this run (from its stack.json), for the commands that call its other endpoints. */
   credentials?: LocalCredentials;
+  /**
+   * start:cdk: the operator's session of this run at its AWS gateway (stack.json `operator`), as the template's
+   * ChannelTokensRole, for what lives only behind the gateway (the channels' token secrets).
+   */
+  operator?: { endpoint: string; region: string; credentials: LocalCredentials & { sessionToken: string } };
 }
 
 /** A stack's key of this run as stack.json holds it. */
@@ -34,10 +39,15 @@ export const LocalKeySchema = v.object({
 
 /** The part of `StackInfo` (infra/local/stack-info.ts) the command line needs. */
 const StackFile = v.object({
-  endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()), s3: v.optional(v.pipe(v.string(), v.url())) }),
+  endpoints: v.object({
+    dynamodb: v.pipe(v.string(), v.url()),
+    s3: v.optional(v.pipe(v.string(), v.url())),
+    aws: v.optional(v.pipe(v.string(), v.url())),
+  }),
   tableName: v.pipe(v.string(), v.minLength(1)),
   reportsBucket: v.optional(v.pipe(v.string(), v.minLength(1))),
   credentials: v.optional(LocalKeySchema),
+  operator: v.optional(v.object({ credentials: v.object({ ...LocalKeySchema.entries, sessionToken: v.string() }) })),
 });
 
 /**
@@ -66,7 +76,11 @@ export async function localTarget(config: Config, env: Record<string, string | u
     endpoint: (described?.endpoint === endpoint && described.s3) || `http://127.0.0.1:${config.local.s3Port}`,
     credentials,
   };
-  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports, credentials };
+  const operator =
+    described?.endpoint === endpoint && described.aws && described.operator
+      ? { endpoint: described.aws, region: config.aws.region, credentials: described.operator.credentials }
+      : undefined;
+  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports, credentials, operator };
 }
 
 function stackKey(
@@ -100,8 +114,16 @@ async function readStackFile(file: string) {
   });
   const parsed = v.safeParse(StackFile, parseJson(text));
   if (!parsed.success) throw stackNotRunning(`no local stack: ${file} is not a stack description`);
-  const { endpoints, tableName, reportsBucket, credentials } = parsed.output;
-  return { endpoint: endpoints.dynamodb, s3: endpoints.s3, tableName, reportsBucket, credentials };
+  const { endpoints, tableName, reportsBucket, credentials, operator } = parsed.output;
+  return {
+    endpoint: endpoints.dynamodb,
+    s3: endpoints.s3,
+    aws: endpoints.aws,
+    tableName,
+    reportsBucket,
+    credentials,
+    operator,
+  };
 }
 
 function parseJson(text: string): unknown {

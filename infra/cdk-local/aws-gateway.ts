@@ -42,6 +42,8 @@ export interface GatewayPrincipal {
   roleName: string;
   /** The assumed-role session name (the function name on Lambda). */
   sessionName: string;
+  /** A role of the template no function runs with, when the session is of one (the operator's: `operator:<id>`). */
+  roleId?: string;
 }
 
 export interface AuthorizationDecision {

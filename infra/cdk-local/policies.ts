@@ -129,8 +129,24 @@ export class TemplatePolicies implements CallAuthorizer {
     return principal;
   }
 
+  /**
+   * A session of a role of the template that no function runs with: the operator's (`wpcrm` under start:cdk acts as
+   * the role an operator assumes on AWS). Its calls are checked and reported under `operator:<role's logical id>`.
+   */
+  sessionForRole(roleId: string, accessKeyId: string, sessionName: string): GatewayPrincipal {
+    const role = this.#roles.get(roleId);
+    if (!role) throw new Error(`the template has no role ${roleId}`);
+    const principal = { id: `operator:${roleId}`, roleId, roleName: role.name, sessionName };
+    this.#sessions.set(accessKeyId, principal);
+    return principal;
+  }
+
   grantedPairs(functionId: string): string[] {
     return grantedActions(this.#role(functionId).documents);
+  }
+
+  grantedPairsOfRole(roleId: string): string[] {
+    return grantedActions(this.#roles.get(roleId)?.documents ?? []);
   }
 
   describe(http: {
@@ -143,7 +159,9 @@ export class TemplatePolicies implements CallAuthorizer {
   }
 
   authorize(principal: GatewayPrincipal, authorization: Authorization): AuthorizationDecision {
-    return this.#decide(this.#role(principal.id), authorization, this.#sessionArn(principal));
+    const role = principal.roleId === undefined ? this.#role(principal.id) : this.#roles.get(principal.roleId);
+    if (!role) throw new Error(`the template has no role ${principal.roleId}`);
+    return this.#decide(role, authorization, this.#sessionArn(principal));
   }
 
   /** Whether a function's role may invoke another function (the custom-resource framework does). */

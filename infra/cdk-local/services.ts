@@ -25,6 +25,8 @@ interface StoredSecret {
   description?: string;
   versions: SecretVersion[];
   createdAt: string;
+  /** Set by a DeleteSecret with a recovery window: the secret stays, unreadable, until this date. */
+  deletionDate?: string;
 }
 
 interface StoredParameter {
@@ -126,6 +128,8 @@ export class AwsServices {
         return this.#describeSecret(input);
       case 'secretsmanager.CreateSecret':
         return this.#createSecret(input);
+      case 'secretsmanager.DeleteSecret':
+        return this.#deleteSecret(input);
       case 'AmazonSSM.GetParameter':
         return { Parameter: this.#parameterView(this.#parameter(String(input.Name))) };
       case 'AmazonSSM.GetParameters': {
@@ -181,8 +185,20 @@ export class AwsServices {
     return secret;
   }
 
+  /** A secret whose value may be read or changed: not one scheduled for deletion (AWS: InvalidRequestException). */
+  #liveSecret(id: string): StoredSecret {
+    const secret = this.#secret(id);
+    if (secret.deletionDate) {
+      throw new AwsServiceError(
+        'InvalidRequestException',
+        "You can't perform this operation on the secret because it was marked for deletion.",
+      );
+    }
+    return secret;
+  }
+
   #getSecretValue(input: Input) {
-    const secret = this.#secret(String(input.SecretId));
+    const secret = this.#liveSecret(String(input.SecretId));
     const stage = input.VersionId ? undefined : String(input.VersionStage ?? 'AWSCURRENT');
     const version = secret.versions.find((item) =>
       stage ? item.stages.includes(stage) : item.versionId === input.VersionId,
@@ -204,7 +220,7 @@ export class AwsServices {
   }
 
   #putSecretValue(input: Input) {
-    const secret = this.#secret(String(input.SecretId));
+    const secret = this.#liveSecret(String(input.SecretId));
     if (typeof input.SecretString !== 'string') {
       throw new AwsServiceError('InvalidParameterException', 'SecretString is required locally');
     }
@@ -238,6 +254,7 @@ export class AwsServices {
       Name: secret.name,
       Description: secret.description,
       CreatedDate: Date.parse(secret.createdAt) / 1000,
+      ...(secret.deletionDate ? { DeletedDate: Date.parse(secret.deletionDate) / 1000 } : {}),
       VersionIdsToStages: Object.fromEntries(secret.versions.map((version) => [version.versionId, version.stages])),
     };
   }
@@ -247,7 +264,14 @@ export class AwsServices {
     if (!/^[A-Za-z0-9/_+=.@-]{1,512}$/.test(name)) {
       throw new AwsServiceError('InvalidParameterException', 'Invalid name');
     }
-    if (this.#state.secrets.some((secret) => secret.name === name)) {
+    const existing = this.#state.secrets.find((secret) => secret.name === name);
+    if (existing?.deletionDate) {
+      throw new AwsServiceError(
+        'InvalidRequestException',
+        "You can't create this secret because a secret with this name is already scheduled for deletion.",
+      );
+    }
+    if (existing) {
       throw new AwsServiceError(
         'ResourceExistsException',
         `The operation failed because the secret ${name} already exists.`,
@@ -257,6 +281,43 @@ export class AwsServices {
     this.ensureSecret(arn, String(input.SecretString ?? ''), input.Description as string | undefined);
     const secret = this.#secret(arn);
     return { ARN: arn, Name: name, VersionId: secret.versions[0]!.versionId };
+  }
+
+  /**
+   * DeleteSecret as AWS documents it: with ForceDeleteWithoutRecovery the secret and its versions go at once (and a
+   * secret that is not there is no error); otherwise it is scheduled for deletion after RecoveryWindowInDays (7–30,
+   * default 30) and unreadable until then. The two options exclude each other.
+   */
+  #deleteSecret(input: Input) {
+    const id = String(input.SecretId ?? '');
+    const force = input.ForceDeleteWithoutRecovery === true;
+    const window = input.RecoveryWindowInDays;
+    if (force && window !== undefined) {
+      throw new AwsServiceError(
+        'InvalidParameterException',
+        "You can't use ForceDeleteWithoutRecovery in conjunction with RecoveryWindowInDays.",
+      );
+    }
+    if (window !== undefined && (!Number.isInteger(window) || Number(window) < 7 || Number(window) > 30)) {
+      throw new AwsServiceError('InvalidParameterException', 'RecoveryWindowInDays must be between 7 and 30.');
+    }
+    const secret = this.#findSecret(id);
+    const now = Date.now();
+    if (!secret) {
+      if (force) return { Name: id, DeletionDate: now / 1000 };
+      throw new AwsServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    }
+    if (force) {
+      this.#state.secrets = this.#state.secrets.filter((stored) => stored !== secret);
+      this.#save();
+      return { ARN: secret.arn, Name: secret.name, DeletionDate: now / 1000 };
+    }
+    if (secret.deletionDate) {
+      throw new AwsServiceError('InvalidRequestException', 'The secret is already scheduled for deletion.');
+    }
+    secret.deletionDate = new Date(now + Number(window ?? 30) * 86_400_000).toISOString();
+    this.#save();
+    return { ARN: secret.arn, Name: secret.name, DeletionDate: Date.parse(secret.deletionDate) / 1000 };
   }
 
   #findParameter(name: string): StoredParameter | undefined {

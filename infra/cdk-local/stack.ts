@@ -361,6 +361,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     await Promise.all([...functions.values()].map((fn) => fn.close()));
   });
   const functionsCleanup = cleanups.length - 1;
+  const operator = operatorSession(template, policies, gateway, ledger);
 
   const deployment: Deployment = {
     template,
@@ -438,6 +439,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     stackName,
     emulatorUrl,
     localRoutesToken,
+    operator,
   );
   const removeStackFile = await writeStackFile(dataDir, info, inMemory);
   if (removeStackFile) cleanups.push(removeStackFile);
@@ -464,6 +466,23 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
       cleanups.length = 0;
     },
   };
+}
+
+/**
+ * The operator's session of this run (stack.json `operator`), as the role of the template an operator assumes on AWS
+ * for the channels' token secrets (output ChannelTokensRoleArn): `wpcrm` under start:cdk reaches the emulated
+ * Secrets Manager only through the gateway, with this session, its calls checked against that role's policy and
+ * reported (and, in enforce mode, refused) like a function's.
+ */
+function operatorSession(template: Template, policies: TemplatePolicies, gateway: AwsGateway, ledger: IamLedger) {
+  const arn = template.Outputs?.ChannelTokensRoleArn?.Value as { 'Fn::GetAtt'?: [string, string] } | undefined;
+  const roleId = arn?.['Fn::GetAtt']?.[0];
+  if (!roleId) return undefined;
+  const session = newSessionCredentials();
+  const principal = policies.sessionForRole(roleId, session.accessKeyId, 'wpcrm-operator');
+  gateway.addPrincipal(session.accessKeyId, principal, session);
+  ledger.register(principal.id, policies.grantedPairsOfRole(roleId));
+  return { credentials: session };
 }
 
 function parseMode(value: string | undefined): IamMode {

@@ -40,6 +40,11 @@ export interface CdkStackInfo extends StackInfoBase {
   endpoints: { dynamodb: string; s3: string; aws: string; graph: string; sqs: string };
   /** The bearer token of this run's diagnostic routes (`GET /_local/iam`), fresh at every start. */
   localRoutesToken: string;
+  /**
+   * The operator's session of this run at the AWS gateway (`endpoints.aws`), as the template's ChannelTokensRole: how
+   * `wpcrm` reaches the channels' token secrets (`org delete`), IAM enforced like a function's calls.
+   */
+  operator?: { credentials: LocalCredentials & { sessionToken: string } };
 }
 
 /** What a running stack writes to `<data dir>/stack.json` for the CLI, the tests and the benchmarks (docs/local-stacks.md). */
@@ -103,6 +108,7 @@ export function cdkStackInfo(
   stackName: string,
   sqsEndpoint: string,
   localRoutesToken: string,
+  operator?: CdkStackInfo['operator'],
 ): CdkStackInfo {
   const { ports, tableName, startedAt, reportsBucket, credentials } = base(servers);
   const { dynamo, s3, awsEndpoint, graphUrl } = servers;
@@ -118,6 +124,7 @@ export function cdkStackInfo(
     reportsBucket,
     credentials,
     localRoutesToken,
+    ...(operator ? { operator } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ export function accessStatusStore(): DynamoAccessStatusStore {
   return instance(accessStatusStore, () => new DynamoAccessStatusStore(documentClient(), config().aws.tableName));
 }
 
-/** The statuses that token checks and workers read, cached per process (CONTRACT §17). */
+/** What token checks and workers read (CONTRACT §17): credentials cached per process, organisation statuses never. */
 export function accessStatus(): AccessStatusCache {
   return instance(
     accessStatus,

@@ -66,7 +66,10 @@ const EnvSchema = v.object({
   /** First backoff of a retried network call; doubles per attempt, capped at 15 minutes, ±20 % jitter. */
   NETWORK_RETRY_BASE_SECONDS: int(5, 1),
   REPORT_WINDOW_SECONDS: int(300),
-  /** How long token verifiers and workers reuse an organisation's status and a credential's (CONTRACT §17: ≤ 60 s). */
+  /**
+   * How long token verifiers reuse a credential (CONTRACT §17: a revocation within 60 s). An organisation's status is
+   * never reused: it is read at every check (shared/domain/auth/access-status.ts).
+   */
   ACCESS_STATUS_CACHE_SECONDS: int(30, 0, 60),
   REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
   REPORT_RETENTION_SECONDS: int(604800, 1),

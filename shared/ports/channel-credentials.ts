@@ -8,8 +8,8 @@ import type { NetworkChannel } from './messaging-network.ts';
 export interface ChannelCredentials {
   /**
    * Throws ChannelDisabledError (422 CHANNEL_DISABLED) for a channel an operator disabled, OrgSuspendedError (403
-   * ORG_SUSPENDED; a queued job goes back to its queue) for a suspended organisation, and an Error when the channel
-   * has no phone-number id or no access token.
+   * ORG_SUSPENDED; a queued job goes back to its queue) for a suspended organisation, OrgGoneError (401; a queued job
+   * is dropped) for one being erased or gone, and an Error when the channel has no phone-number id or no access token.
    */
   forChannel(channel: Channel): Promise<NetworkChannel>;
 }

@@ -1,4 +1,4 @@
-import type { Channel, ClientCredential, Organisation, OrgStatus } from '#shared/domain/orgs/model';
+import type { Channel, ClientCredential, Organisation, OrgStatus, OrgStatusCopy } from '#shared/domain/orgs/model';
 
 /** How many of each thing an organisation holds (`org show`). */
 export interface OrgCounts {
@@ -23,10 +23,13 @@ export type ChannelPatch = { [K in keyof ChannelChanges]?: ChannelChanges[K] | n
  */
 export interface OrgAdminStore {
   listOrgs(): Promise<Organisation[]>;
-  /** Sets the status on the organisation, then its status copy; undefined when it does not exist. */
+  /**
+   * Sets the status on the organisation, then its status copy (never over an erasure's `deleting`); undefined when it
+   * does not exist or is being erased.
+   */
   setOrgStatus(orgId: string, status: OrgStatus, at: string): Promise<Organisation | undefined>;
-  /** The status copy that token checks read (absent: active, or no such organisation). */
-  getOrgStatus(orgId: string): Promise<OrgStatus | undefined>;
+  /** The status copy that token checks and workers read (absent: see AccessStatusStore.getOrgStatus). */
+  getOrgStatus(orgId: string): Promise<OrgStatusCopy | undefined>;
   countOrg(orgId: string): Promise<OrgCounts>;
   listCredentials(orgId: string): Promise<ClientCredential[]>;
   /** Revokes once; false when the credential does not exist. */
@@ -59,14 +62,21 @@ export interface OrgItem {
 /**
  * The organisation's items in the table, for `org delete`, found from its own keys (never a scan or a text search,
  * CONTRACT §17). `findItems` reports every item it owns but the defining ones (the organisation, its credentials and
- * channels, and the pointers to its credentials), which the erasure removes last so that an interrupted run can find
- * everything again; each page before the items that name it.
+ * channels, and the pointers to its credentials) and its status copy, which the erasure removes last so that an
+ * interrupted run can find everything again; each page before the items that name it.
  */
 export interface OrgEraseStore {
+  /**
+   * The erasure's first step: the status copy becomes `deleting` (every token check and worker reads it afresh, so
+   * from here on none lets anything of the organisation through), then the organisation item is marked. Returns
+   * when the organisation was first marked (a second run keeps that time), or undefined when neither the copy nor
+   * the organisation item exists (erased before, or never there: every check refuses it already).
+   */
+  markDeleting(orgId: string, at: string): Promise<string | undefined>;
   findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void>;
   /**
    * The defining items: the credentials with their client partitions (the attempt counters), the organisation's
-   * pointers to them (erased after them), its channels, the status copy and the organisation.
+   * pointers to them (erased after them), its channels and the organisation item.
    */
   definingItems(orgId: string): Promise<{
     credentials: OrgItem[];
@@ -75,8 +85,8 @@ export interface OrgEraseStore {
     org: OrgItem[];
   }>;
   deleteItems(keys: Record<string, unknown>[]): Promise<void>;
-  /** Marks the organisation as being erased (tokens refused, work skipped); false when it does not exist. */
-  markDeleting(orgId: string, at: string): Promise<boolean>;
+  /** The erasure's last step: the status copy goes, once nothing else of the organisation is left. */
+  deleteStatusCopy(orgId: string): Promise<void>;
 }
 
 /** The organisation's files (report CSVs, under one prefix). */

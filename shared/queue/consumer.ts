@@ -5,7 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { accessStatus } from '#shared/config/access';
 import { jobQueue } from '#shared/config/sqs';
-import { OrgSuspendedError } from '#shared/errors';
+import { OrgGoneError, OrgSuspendedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import { backoffSeconds, RetryLater } from './retry.ts';
 
@@ -54,13 +54,21 @@ export function sqsConsumer<S extends v.GenericSchema>(
       await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
       logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
     };
+    // Erased means erased (CONTRACT §17): the job of an organisation being erased, or no longer there, is dropped —
+    // never worked on (it would write the organisation's items again) nor put back.
+    const drop = (orgId: string | undefined) =>
+      logger.info('organisation erased: job dropped', { queue, messageId: record.messageId, orgId });
     const orgId = orgOf(body.output);
     try {
-      if (orgId && (await accessStatus().isSuspended(orgId))) return await putBack(orgId);
+      // Read afresh for every job (shared/domain/auth/access-status.ts): no cache lets work start once erasure began.
+      const status = orgId ? await accessStatus().workStatus(orgId) : 'active';
+      if (status === 'gone') return drop(orgId);
+      if (status === 'suspended') return await putBack(orgId);
       await work(body.output, receiveCount);
     } catch (error) {
-      // The network gate refused a suspended organisation the job's use case reached (a suspension newer than the
-      // check above): the job waits the same way.
+      // The network gate refused an organisation the job's use case reached (a suspension or an erasure newer than the
+      // check above): the job waits, or is dropped, the same way.
+      if (error instanceof OrgGoneError) return drop(orgId);
       if (error instanceof OrgSuspendedError) return await putBack(orgId);
       if (error instanceof RetryLater) {
         logger.info('record retried later', {

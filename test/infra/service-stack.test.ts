@@ -10,6 +10,7 @@ import { authorize, type PolicyDocument } from '#infra/cdk-local/iam/policy';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
+import { DEFAULT_DRAIN_SECONDS } from '#shared/domain/orgs/erase-org';
 import { QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
 import { routeKey, takesCursor } from '#shared/routes/route';
@@ -645,6 +646,30 @@ describe('ServiceStack (dev)', () => {
     expect(wildcards.map(({ statement }) => statement.Action)).toEqual([]);
   });
 
+  it("lets only the operators' ChannelTokensRole delete secrets, and only the channels' token secrets", () => {
+    const roleId = refId((template.toJSON().Outputs.ChannelTokensRoleArn as { Value: unknown }).Value);
+    const role = template.toJSON().Resources[roleId].Properties;
+    const deleting = statements(template).filter(({ statement }) =>
+      asArray(statement.Action).some((action) => action === 'secretsmanager:DeleteSecret' || action === '*'),
+    );
+
+    expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain(':root');
+    expect(deleting.map(({ roles }) => roles)).toEqual([[roleId]]);
+    expect(asArray(deleting[0]!.statement.Action).sort()).toEqual([
+      'secretsmanager:CreateSecret',
+      'secretsmanager:DeleteSecret',
+      'secretsmanager:PutSecretValue',
+    ]);
+    expect(JSON.stringify(deleting[0]!.statement.Resource)).toMatch(/:secret:wp-crm\/dev\/channels\/\*"/);
+  });
+
+  it("stops every function before org delete's default drain ends, so the drain outlasts any request or job", () => {
+    const timeouts = resources(template, 'AWS::Lambda::Function').map(([, fn]) => Number(fn.Properties.Timeout ?? 3));
+
+    // The drain leaves a minute after the longest timeout for a write sent just before its function was stopped.
+    expect(Math.max(...timeouts)).toBeLessThanOrEqual(DEFAULT_DRAIN_SECONDS - 60);
+  });
+
   it('uses standard queues only, so the FIFO ordering rules do not apply (F-7)', () => {
     const fifo = resources(template, 'AWS::SQS::Queue').filter(([, queue]) => queue.Properties.FifoQueue === true);
 
@@ -663,6 +688,7 @@ describe('ServiceStack (dev)', () => {
       'JwtKeysFunctionName',
       'JwtSigningSecretArn',
       'AlarmTopicArn',
+      'ChannelTokensRoleArn',
     ]) {
       expect(outputs[name]?.Description, name).toBeTruthy();
     }

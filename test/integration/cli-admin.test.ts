@@ -28,6 +28,8 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
     if (result.status !== 0) throw new Error(`wpcrm ${args.join(' ')}: ${result.status} ${result.stderr}`);
     return result.json as Json;
   };
+  /** `org delete` with no drain: nothing of the organisation is in flight in these tests. */
+  const deleteOrg = (orgId: string) => ok('org', 'delete', '--org', orgId, '--confirm', orgId, '--drain-seconds', '0');
   const error = (stderr: string) => (JSON.parse(stderr) as { error: { code: string; message: string } }).error;
 
   async function newOrg(name: string) {
@@ -330,7 +332,7 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
       ];
       expect((await traces(doomedIds)).files).toHaveLength(1);
 
-      const deleted = await ok('org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId);
+      const deleted = await deleteOrg(doomed.orgId);
 
       expect(deleted).toEqual({
         orgId: doomed.orgId,
@@ -378,7 +380,7 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
       const isKept = (item: string) => item.includes(kept.orgId) || item.includes(kept.clientId);
       const before = (await everyItem()).filter(isKept).sort();
 
-      await ok('org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId);
+      await deleteOrg(doomed.orgId);
 
       const after = (await everyItem()).filter(isKept).sort();
       const quoted = after.filter((item) => item.includes(quote));
@@ -411,12 +413,16 @@ describe('wpcrm operator commands (CONTRACT §17)', () => {
           if (deletes === 2) throw new Error('interrupted');
           return store.deleteItems(keys);
         },
+        deleteStatusCopy: (orgId) => store.deleteStatusCopy(orgId),
       };
 
-      const interrupted = eraseOrg({ clock: systemClock, store: failing, files: files() }, { orgId: doomed.orgId });
+      const interrupted = eraseOrg(
+        { clock: systemClock, store: failing, files: files(), drainSeconds: 0 },
+        { orgId: doomed.orgId },
+      );
       await expect(interrupted).rejects.toThrow('interrupted');
       const midway = await traces([doomed.orgId]);
-      const resumed = await ok('org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId);
+      const resumed = await deleteOrg(doomed.orgId);
       db.destroy();
 
       expect(midway.items.length).toBeGreaterThan(0);

@@ -69,7 +69,9 @@ describe('wpcrm report-schedule (CONTRACT §23) and the erasure of schedules (§
 
   it('erases an organisation’s schedules, their slot counter and their due-index entries with it', async () => {
     const { orgId, schedules } = await orgWithSchedules(3);
-    const deleted = await ok<{ erased: Record<string, number> }>('org', 'delete', '--org', orgId, '--confirm', orgId);
+    const deleted = await ok<{ erased: Record<string, number> }>(
+      ...['org', 'delete', '--org', orgId, '--confirm', orgId, '--drain-seconds', '0'],
+    );
     expect(deleted.erased).toMatchObject({ reportSchedules: 3 });
     for (const { scheduleId } of schedules) {
       expect(await reportScheduleStore().get(orgId, scheduleId)).toBeUndefined();

@@ -270,7 +270,7 @@ describe('the events feed (CONTRACT §20)', () => {
 
     let stdout = '';
     const status = await main(
-      ['org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId],
+      ['org', 'delete', '--org', doomed.orgId, '--confirm', doomed.orgId, '--drain-seconds', '0'],
       { out: (line) => (stdout += line), err: () => undefined },
       { WPCRM_DATA_DIR: api.stack.dataDir },
     );

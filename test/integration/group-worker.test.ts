@@ -31,7 +31,9 @@ function harness() {
   const queued: unknown[] = [];
   const suspended = new Set<string>();
   const identity = new DynamoIdentityStore(table.db, table.tableName);
-  const access = { isSuspended: async (orgId: string) => suspended.has(orgId) };
+  const access = {
+    workStatus: async (orgId: string) => (suspended.has(orgId) ? ('suspended' as const) : ('active' as const)),
+  };
   const deps = {
     access,
     config: loadConfig({ GROUP_RECONCILE_SETTLE_SECONDS: '30', NETWORK_RETRY_BASE_SECONDS: '1' }),

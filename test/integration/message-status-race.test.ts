@@ -38,7 +38,7 @@ describe('statuses that arrive before the sender links the message id', () => {
         () => {
           throw new Error('no secrets in tests');
         },
-        { isSuspended: async () => false },
+        { workStatus: async () => 'active' as const },
       ),
     };
     network.sendText = async () => {

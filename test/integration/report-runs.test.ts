@@ -25,7 +25,9 @@ function harness() {
   const uploadGate = { hold: undefined as Promise<void> | undefined, fail: 0 };
   const suspended = new Set<string>();
   const deps = {
-    access: { isSuspended: async (orgId: string) => suspended.has(orgId) },
+    access: {
+      workStatus: async (orgId: string) => (suspended.has(orgId) ? ('suspended' as const) : ('active' as const)),
+    },
     config: loadConfig({ REPORT_PROCESSING_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS) }),
     clock: { now: () => time.now },
     ids: ulidIds(),

@@ -34,7 +34,7 @@ function harness() {
     },
     retryAfter: async () => undefined,
   };
-  const access = { isSuspended: async () => false };
+  const access = { workStatus: async () => 'active' as const };
   const deps = {
     access,
     config: loadConfig({}),

@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, NestedStack, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
@@ -277,6 +278,8 @@ export class ServiceStack extends Stack {
     });
     for (const construct of this.node.findAll()) if (construct instanceof Alarm) this.alarms.notify(construct);
 
+    const channelTokens = this.channelTokensRole(props.stage);
+
     const output = (id: string, value: string, description: string, exported = false) =>
       new CfnOutput(this, id, { value, description, exportName: exported ? `${this.stackName}-${id}` : undefined });
     output('ApiUrl', this.api.url, 'Base URL of the API, including /api/wp-crm');
@@ -309,5 +312,35 @@ export class ServiceStack extends Stack {
       this.dashboard.url,
       'CloudWatch dashboard: API, functions, queues, DLQs, DynamoDB, business counts',
     );
+    output(
+      'ChannelTokensRoleArn',
+      channelTokens.roleArn,
+      "Assume for the channels' token secrets: create one, put a new token, delete them (wpcrm org delete)",
+    );
+  }
+
+  /**
+   * The operator's rights over the channels' token secrets (README, Runbook), and nothing else: create a channel's
+   * secret under the stage's prefix, put a new token into it (`channel update`), delete it with its organisation
+   * (`org delete`, at once, without a recovery window). No function may delete a secret; an operator assumes this role
+   * rather than holding Secrets Manager rights over the account, and start:cdk's `wpcrm` acts as it (IAM enforced).
+   */
+  private channelTokensRole(stage: Stage): iam.Role {
+    const role = new iam.Role(this, 'ChannelTokensRole', {
+      assumedBy: new iam.AccountRootPrincipal(),
+      description: `Operators: the channels' token secrets under wp-crm/${stage}/channels/ (create, put, delete)`,
+    });
+    const prefix = `wp-crm/${stage}/channels/`;
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret'],
+        resources: [`arn:${this.partition}:secretsmanager:${this.region}:${this.account}:secret:${prefix}*`],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*]`,
+      reason: 'Channel token secrets are created per channel at run time under this prefix.',
+    });
+    return role;
   }
 }

@@ -27,8 +27,21 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
     private readonly tableName: string,
   ) {}
 
+  /**
+   * The organisation, then its status copy (what token checks and workers read, CONTRACT §17). Interrupted in
+   * between, it is one without a copy, as those created before copies existed: its own item is read instead.
+   */
   async createOrg(org: Organisation): Promise<void> {
     await this.#putNew({ ...keys.org(org.orgId), entity: 'ORG', ...org });
+    await applied(
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.orgStatus(org.orgId), status: org.status ?? 'active', statusChangedAt: org.createdAt },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
   }
 
   async getOrg(orgId: string): Promise<Organisation | undefined> {

@@ -1,5 +1,6 @@
 import {
   BatchWriteCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -9,7 +10,7 @@ import {
   type ScanCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Channel, ClientCredential, Organisation, OrgStatus } from '#shared/domain/orgs/model';
+import type { Channel, ClientCredential, Organisation, OrgStatus, OrgStatusCopy } from '#shared/domain/orgs/model';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
 import type { ChannelPatch, OrgAdminStore, OrgCounts, OrgEraseStore, OrgItem } from '#shared/ports/org-admin-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
@@ -68,7 +69,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      await this.#putStatus(orgId, status, at);
+      if (!(await this.#putStatus(orgId, status, at))) return undefined;
       return withoutKeys<Organisation>(result.Attributes ?? {});
     } catch (error) {
       if (isConditionalCheckFailed(error)) return undefined;
@@ -76,14 +77,23 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     }
   }
 
-  async #putStatus(orgId: string, status: OrgStatus, at: string): Promise<void> {
-    await this.db.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...keys.orgStatus(orgId), status, statusChangedAt: at } }),
+  /** Never over `deleting`: an erasure that began after the organisation item was read is not undone. */
+  #putStatus(orgId: string, status: OrgStatus, at: string): Promise<boolean> {
+    return applied(
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.orgStatus(orgId), status, statusChangedAt: at },
+          ConditionExpression: 'attribute_not_exists(PK) OR #status <> :deleting',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':deleting': 'deleting' },
+        }),
+      ),
     );
   }
 
-  async getOrgStatus(orgId: string): Promise<OrgStatus | undefined> {
-    return (await this.#get<{ status: OrgStatus }>(keys.orgStatus(orgId)))?.status;
+  async getOrgStatus(orgId: string): Promise<OrgStatusCopy | undefined> {
+    return (await this.#get<{ status: OrgStatusCopy }>(keys.orgStatus(orgId)))?.status;
   }
 
   async countOrg(orgId: string): Promise<OrgCounts> {
@@ -239,21 +249,41 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     }
   }
 
-  async markDeleting(orgId: string, at: string): Promise<boolean> {
-    const marked = await applied(
+  async markDeleting(orgId: string, at: string): Promise<string | undefined> {
+    const [copy, org] = await Promise.all([
+      this.#get<{ status: OrgStatusCopy }>(keys.orgStatus(orgId)),
+      this.#get<Organisation>(keys.org(orgId)),
+    ]);
+    if (!copy && !org) return undefined;
+    // The copy first: it is what every token check and worker reads (afresh), so the refusal starts with this write.
+    const marked = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.orgStatus(orgId),
+        UpdateExpression: 'SET #status = :deleting, deletingAt = if_not_exists(deletingAt, :at), statusChangedAt = :at',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':deleting': 'deleting', ':at': at },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const since = String(marked.Attributes?.deletingAt ?? at);
+    // Then the organisation item, for `org list` and `org show` (absent once an earlier run erased it).
+    await applied(
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.org(orgId),
           UpdateExpression: 'SET deletingAt = if_not_exists(deletingAt, :at)',
           ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':at': at },
+          ExpressionAttributeValues: { ':at': since },
         }),
       ),
     );
-    // Its tokens are refused and its work waits while the erasure runs.
-    if (marked) await this.#putStatus(orgId, 'suspended', at);
-    return marked;
+    return since;
+  }
+
+  async deleteStatusCopy(orgId: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: keys.orgStatus(orgId) }));
   }
 
   /**
@@ -333,7 +363,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
 
   /**
    * The defining items, erased last: its channels; its credentials with everything in their client partitions (the
-   * attempt counters), and then the pointers its partition keeps to them; its status copy and itself.
+   * attempt counters), and then the pointers its partition keeps to them; itself (its status copy goes after it).
    */
   async definingItems(orgId: string): Promise<{
     credentials: OrgItem[];
@@ -362,10 +392,9 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
       id: channel.channelId,
       secretId: channel.accessTokenSecretId,
     }));
-    const org = [
-      { key: keys.orgStatus(orgId), kind: 'orgStatus' },
-      { key: keys.org(orgId), kind: 'organisation' },
-    ];
+    const org = (await this.#get<Organisation>(keys.org(orgId)))
+      ? [{ key: keys.org(orgId), kind: 'organisation' }]
+      : [];
     return { credentials, credentialPointers, channels, org };
   }
 

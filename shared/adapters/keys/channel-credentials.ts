@@ -2,15 +2,16 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import type { Channel } from '#shared/domain/orgs/model';
-import { ChannelDisabledError, OrgSuspendedError } from '#shared/errors';
+import { ChannelDisabledError, OrgGoneError, OrgSuspendedError } from '#shared/errors';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { NetworkChannel } from '#shared/ports/messaging-network';
 import { SECRET_MAX_AGE_SECONDS } from './max-age.ts';
 
 /**
  * A channel's network credentials, and the one gate to Meta (CONTRACT §17, §21): every call to Meta needs the
- * token this returns, and it is refused for a disabled channel (ChannelDisabledError) or a suspended organisation
- * (OrgSuspendedError, read through the access-status cache) before any token is read, whoever asks.
+ * token this returns, and it is refused for a disabled channel (ChannelDisabledError), a suspended organisation
+ * (OrgSuspendedError) or one being erased or gone (OrgGoneError), its status read afresh, before any token is read,
+ * whoever asks.
  *
  * The access token is in the record locally, and a Secrets Manager reference on AWS, reused for
  * SECRET_MAX_AGE_SECONDS (an operator's new token reaches warm functions within 5 minutes; a failed read is not
@@ -21,12 +22,14 @@ export class SecretsManagerChannelCredentials implements ChannelCredentials {
 
   constructor(
     private readonly secrets: () => SecretsManagerClient,
-    private readonly access: Pick<AccessStatusCache, 'isSuspended'>,
+    private readonly access: Pick<AccessStatusCache, 'workStatus'>,
   ) {}
 
   async forChannel(channel: Channel): Promise<NetworkChannel> {
     if (channel.disabledAt) throw new ChannelDisabledError(channel.channelId);
-    if (await this.access.isSuspended(channel.orgId)) throw new OrgSuspendedError();
+    const status = await this.access.workStatus(channel.orgId);
+    if (status === 'gone') throw new OrgGoneError();
+    if (status === 'suspended') throw new OrgSuspendedError();
     if (!channel.phoneNumberId) throw new Error(`channel ${channel.channelId} has no phone-number id`);
     if (channel.accessToken) return { phoneNumberId: channel.phoneNumberId, accessToken: channel.accessToken };
     const secretId = channel.accessTokenSecretId;

@@ -1,7 +1,7 @@
 import { signAccessToken } from '#shared/auth/access-token';
 import { DECOY_HASH, verifyClientSecret } from '#shared/auth/client-secret';
 import type { Config } from '#shared/config/env';
-import type { OrgStatus } from '#shared/domain/orgs/model';
+import type { OrgStatusCopy } from '#shared/domain/orgs/model';
 import { InvalidClientError, OrgSuspendedError, TooManyAttemptsError } from '#shared/errors';
 import type { Clock } from '#shared/ports/clock';
 import type { AttemptCounter, CredentialStore, LoginAttemptStore } from '#shared/ports/identity-store';
@@ -23,8 +23,8 @@ export interface IssueTokenDeps {
   clock: Clock;
   identity: CredentialStore & LoginAttemptStore;
   keys: KeyStore;
-  /** The organisation's status (CONTRACT §17); absent in deployments without suspension. */
-  orgStatus?: (orgId: string) => Promise<OrgStatus | undefined>;
+  /** The organisation's status copy, read afresh (CONTRACT §17); absent in deployments without suspension. */
+  orgStatus?: (orgId: string) => Promise<OrgStatusCopy | undefined>;
 }
 
 export interface IssuedToken {
@@ -46,7 +46,8 @@ export interface IssuedToken {
  *    cases take the same time and give the same 401).
  *    A revoked credential never matches; after a rotation the previous secret matches until its overlap ends.
  * 3. A failure stays counted and answers INVALID_CLIENT; a success takes its attempts back and, unless the
- *    organisation is suspended (403 ORG_SUSPENDED), signs an access token.
+ *    organisation is suspended (403 ORG_SUSPENDED) or being erased (401 INVALID_CLIENT, as if the credential were
+ *    already gone), signs an access token.
  * The source address is the connection's (API Gateway's `sourceIp`, shared/http/edge.ts), never `X-Forwarded-For`.
  */
 export async function issueToken(
@@ -81,7 +82,9 @@ export async function issueToken(
   if (!credential || !valid || !matched) throw new InvalidClientError();
 
   await refund(deps, claimed);
-  if ((await deps.orgStatus?.(credential.orgId)) === 'suspended') throw new OrgSuspendedError();
+  const status = await deps.orgStatus?.(credential.orgId);
+  if (status === 'deleting') throw new InvalidClientError();
+  if (status === 'suspended') throw new OrgSuspendedError();
   const accessToken = await signAccessToken(
     deps.keys,
     deps.config.jwt,

@@ -1,7 +1,7 @@
 import type { Config } from '#shared/config/env';
 import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { republishRecordedEvents } from '#shared/domain/events/publish-once';
-import { ChannelDisabledError, OrgSuspendedError } from '#shared/errors';
+import { ChannelDisabledError, OrgGoneError, OrgSuspendedError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ChannelCredentials } from '#shared/ports/channel-credentials';
 import type { EventOutbox } from '#shared/ports/event-outbox';
@@ -51,9 +51,11 @@ export async function sweepGroupRequests(deps: SweepGroupRequestsDeps) {
   let found = 0;
   let waiting = 0;
   for (const request of await deps.groups.listOpen(BATCH)) {
-    // A suspended organisation's requests wait untouched (CONTRACT §17): neither timed out nor queued again.
-    if (await deps.access.isSuspended(request.orgId)) {
-      waiting += 1;
+    // A suspended organisation's requests wait untouched (CONTRACT §17): neither timed out nor queued again; an erased
+    // one's are left to its erasure.
+    const status = await deps.access.workStatus(request.orgId);
+    if (status !== 'active') {
+      if (status === 'suspended') waiting += 1;
       continue;
     }
     const age = now - Date.parse(request.createdAt);
@@ -105,7 +107,7 @@ export type SweepGroupRequestsDeps = OutcomeDeps & {
   channelCredentials: ChannelCredentials;
   queue: JobQueue;
   outbox: EventOutbox;
-  access: Pick<AccessStatusCache, 'isSuspended'>;
+  access: Pick<AccessStatusCache, 'workStatus'>;
 };
 
 type NetworkAnswer = 'completed' | 'absent' | 'unknown' | 'disabled';
@@ -129,7 +131,7 @@ async function askNetwork(deps: SweepGroupRequestsDeps, request: GroupRequest, n
     try {
       network = await deps.channelCredentials.forChannel(channel);
     } catch (error) {
-      if (error instanceof OrgSuspendedError) return 'unknown';
+      if (error instanceof OrgSuspendedError || error instanceof OrgGoneError) return 'unknown';
       if (!(error instanceof ChannelDisabledError)) throw error;
       const confirmed = request.networkRequestId && (await deps.groups.heldConfirmation(request.networkRequestId));
       return confirmed ? 'unknown' : 'disabled';

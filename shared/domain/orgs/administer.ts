@@ -19,6 +19,20 @@ export class OrgNotFoundError extends DomainError {
   }
 }
 
+export class OrgBeingErasedError extends DomainError {
+  constructor(orgId: string) {
+    super('VALIDATION_FAILED', `organisation ${orgId} is being deleted`);
+  }
+}
+
+/** The organisation, to add something to: it exists and no erasure has begun (CONTRACT §17). */
+async function liveOrg(deps: AdminDeps, orgId: string) {
+  const org = await deps.identity.getOrg(orgId);
+  if (!org) throw new OrgNotFoundError(orgId);
+  if (org.deletingAt) throw new OrgBeingErasedError(orgId);
+  return org;
+}
+
 /** Creates an organisation with a fresh lowercase UUID. */
 export async function createOrg(deps: AdminDeps, input: { name: string; orgId?: string }) {
   const orgId = input.orgId ?? randomUUID();
@@ -28,12 +42,12 @@ export async function createOrg(deps: AdminDeps, input: { name: string; orgId?: 
 
 /**
  * Creates client credentials for an organisation.
- * 1. Check the organisation exists.
+ * 1. Check the organisation exists and is not being deleted.
  * 2. Generate a client id and a 256-bit secret; store only the secret's scrypt hash.
  * 3. Return the secret: this is the only time it is shown.
  */
 export async function createCredential(deps: AdminDeps, input: { orgId: string; roles: Role[] }) {
-  if (!(await deps.identity.getOrg(input.orgId))) throw new OrgNotFoundError(input.orgId);
+  await liveOrg(deps, input.orgId);
   const clientId = deps.ids.next('cli');
   const clientSecret = generateClientSecret();
   await deps.identity.createCredential({
@@ -65,7 +79,7 @@ export interface NewChannel {
 
 /** Creates a channel of an existing organisation. */
 export async function createChannel(deps: AdminDeps, input: NewChannel) {
-  if (!(await deps.identity.getOrg(input.orgId))) throw new OrgNotFoundError(input.orgId);
+  await liveOrg(deps, input.orgId);
   const officialBusinessAccount = input.officialBusinessAccount ?? false;
   const channel: Channel = {
     channelId: input.channelId ?? deps.ids.next('ch'),

@@ -13,6 +13,19 @@ export interface Organisation {
 export const ORG_STATUSES = ['active', 'suspended'] as const;
 export type OrgStatus = (typeof ORG_STATUSES)[number];
 
+/**
+ * The status copy (its own item, `keys.orgStatus`) that every token check and every worker reads afresh: the
+ * organisation's status, or `deleting` from the first step of `org delete` until its last (CONTRACT §17). Written
+ * with the organisation since status copies exist; an organisation created before has none until its status changes.
+ */
+export type OrgStatusCopy = OrgStatus | 'deleting';
+
+/**
+ * What a worker may do for an organisation: work (`active`), let the work wait (`suspended`), or drop it (`gone`: the
+ * organisation is being erased, or no longer exists — a missing status copy is not "active" by itself).
+ */
+export type OrgWorkStatus = 'active' | 'suspended' | 'gone';
+
 export interface ClientCredential {
   clientId: string;
   /**

@@ -11,7 +11,7 @@ const CONCURRENCY = 8;
 
 export type RunScheduleDeps = RequestReportDeps & {
   schedules: ReportScheduleStore;
-  access: Pick<AccessStatusCache, 'isSuspended'>;
+  access: Pick<AccessStatusCache, 'workStatus'>;
 };
 
 export type OccurrenceOutcome = 'requested' | 'waiting' | 'taken' | 'skipped';
@@ -65,7 +65,7 @@ export async function runOccurrence(
   read: ReportSchedule,
   now: Date,
 ): Promise<OccurrenceOutcome> {
-  if (await deps.access.isSuspended(read.organisationId)) return 'skipped';
+  if ((await deps.access.workStatus(read.organisationId)) !== 'active') return 'skipped';
   let schedule = read;
   if (!schedule.pendingRunAt) {
     const occurrence = schedule.nextRunAt;

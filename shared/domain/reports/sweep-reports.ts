@@ -30,7 +30,7 @@ export async function sweepReports(
   deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & {
     queue: JobQueue;
     files: ReportFiles;
-    access: Pick<AccessStatusCache, 'isSuspended'>;
+    access: Pick<AccessStatusCache, 'workStatus'>;
   },
 ) {
   const now = deps.clock.now();
@@ -38,8 +38,9 @@ export async function sweepReports(
   let timedOut = 0;
   let requeued = 0;
   for (const report of await deps.reports.listOpen(BATCH)) {
-    // A suspended organisation's reports wait untouched (CONTRACT §17): neither timed out nor queued again.
-    if (await deps.access.isSuspended(report.organisationId)) continue;
+    // A suspended organisation's reports wait untouched (CONTRACT §17): neither timed out nor queued again; an erased
+    // one's are left to its erasure.
+    if ((await deps.access.workStatus(report.organisationId)) !== 'active') continue;
     if (report.status === 'PROCESSING') {
       const running = now.getTime() - Date.parse(report.startedAt ?? report.requestedAt);
       if (running >= timeoutMs) {

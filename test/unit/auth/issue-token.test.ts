@@ -269,4 +269,13 @@ describe('issueToken', () => {
     await expect(attempt).rejects.toBeInstanceOf(OrgSuspendedError);
     expect(deps.identity.attempts.get('client#cli_good')?.count ?? 0).toBe(0);
   });
+
+  it('refuses the credential of an organisation being erased with INVALID_CLIENT, as if it were gone (CONTRACT §17)', async () => {
+    time = new Date(time.getTime() + 16 * 60 * 1000);
+    const deleting = { ...deps, orgStatus: async () => 'deleting' as const };
+
+    const attempt = issueToken(deleting, { clientId: 'cli_good', clientSecret: 'right', sourceIp: '192.0.2.10' });
+
+    await expect(attempt).rejects.toBeInstanceOf(InvalidClientError);
+  });
 });

@@ -219,6 +219,65 @@ describe('AwsServices Secrets Manager', () => {
   });
 });
 
+describe('AwsServices DeleteSecret (org delete of a channel token)', () => {
+  it('deletes a secret and its versions at once with ForceDeleteWithoutRecovery; again is no error', () => {
+    const services = servicesWithSecret();
+    services.handle('secretsmanager.PutSecretValue', { SecretId: SECRET_ARN, SecretString: 'v2' });
+
+    const deleted = services.handle('secretsmanager.DeleteSecret', {
+      SecretId: 'wp-crm/dev/whatsapp',
+      ForceDeleteWithoutRecovery: true,
+    });
+    const again = services.handle('secretsmanager.DeleteSecret', {
+      SecretId: SECRET_ARN,
+      ForceDeleteWithoutRecovery: true,
+    });
+
+    expect(deleted).toMatchObject({ ARN: SECRET_ARN, Name: 'wp-crm/dev/whatsapp', DeletionDate: expect.any(Number) });
+    expect(again).toMatchObject({ DeletionDate: expect.any(Number) });
+    expect(services.secretArn(SECRET_ARN)).toBeUndefined();
+    expect(failure(() => services.handle('secretsmanager.GetSecretValue', { SecretId: SECRET_ARN }))).toMatchObject({
+      code: 'ResourceNotFoundException',
+    });
+  });
+
+  it('schedules a secret for deletion after its recovery window: unreadable, not re-creatable, still described', () => {
+    const services = servicesWithSecret();
+
+    const scheduled = services.handle('secretsmanager.DeleteSecret', {
+      SecretId: SECRET_ARN,
+      RecoveryWindowInDays: 7,
+    }) as { DeletionDate: number };
+
+    expect(scheduled.DeletionDate * 1000 - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
+    expect(failure(() => services.handle('secretsmanager.GetSecretValue', { SecretId: SECRET_ARN }))).toMatchObject({
+      code: 'InvalidRequestException',
+    });
+    expect(
+      failure(() => services.handle('secretsmanager.CreateSecret', { Name: 'wp-crm/dev/whatsapp', SecretString: 'x' })),
+    ).toMatchObject({ code: 'InvalidRequestException' });
+    expect(services.handle('secretsmanager.DescribeSecret', { SecretId: SECRET_ARN })).toMatchObject({
+      DeletedDate: scheduled.DeletionDate,
+    });
+    // Forced afterwards, it goes at once.
+    services.handle('secretsmanager.DeleteSecret', { SecretId: SECRET_ARN, ForceDeleteWithoutRecovery: true });
+    expect(services.secretArn(SECRET_ARN)).toBeUndefined();
+  });
+
+  it('refuses both options together, a window outside 7–30 days, and an unknown secret without force', () => {
+    const services = servicesWithSecret();
+    const remove = (input: Record<string, unknown>) => () =>
+      services.handle('secretsmanager.DeleteSecret', { SecretId: SECRET_ARN, ...input });
+
+    expect(failure(remove({ ForceDeleteWithoutRecovery: true, RecoveryWindowInDays: 7 }))).toMatchObject({
+      code: 'InvalidParameterException',
+    });
+    expect(failure(remove({ RecoveryWindowInDays: 6 }))).toMatchObject({ code: 'InvalidParameterException' });
+    expect(failure(remove({ SecretId: 'wp-crm/dev/nothing' }))).toMatchObject({ code: 'ResourceNotFoundException' });
+    expect(services.secretArn(SECRET_ARN)).toBe(SECRET_ARN);
+  });
+});
+
 describe('AwsServices SSM Parameter Store', () => {
   const withParameter = () => {
     const services = new AwsServices(undefined, REGION, ACCOUNT);

@@ -7,8 +7,8 @@ import { provide, resetDeps } from '#shared/config/instances';
 import { verificationKeyStore } from '#shared/config/keys';
 import { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { secretFingerprint } from '#shared/domain/auth/secret-fingerprint';
-import type { ClientCredential, OrgStatus } from '#shared/domain/orgs/model';
-import { OrgSuspendedError, UnauthorizedError } from '#shared/errors';
+import type { ClientCredential, Organisation, OrgStatusCopy } from '#shared/domain/orgs/model';
+import { OrgGoneError, OrgSuspendedError, UnauthorizedError } from '#shared/errors';
 import { authenticateBearer } from '#shared/http/bearer-auth';
 import { MemoryKeyStore } from '#test/support/memory-key-store';
 
@@ -18,7 +18,8 @@ const subject = { clientId: 'cli_1', orgId: ORG, roles: ['CRM_ADMIN' as const] }
 describe('authenticateBearer', () => {
   let keys: MemoryKeyStore;
   let credential: ClientCredential | undefined;
-  let orgStatus: OrgStatus | undefined;
+  let orgStatus: OrgStatusCopy | undefined;
+  let orgRecord: Pick<Organisation, 'status' | 'deletingAt'> | undefined;
   const time = { now: new Date('2026-11-22T10:00:00Z') };
   const advance = (seconds: number) => {
     time.now = new Date(time.now.getTime() + seconds * 1000);
@@ -30,8 +31,13 @@ describe('authenticateBearer', () => {
     provide(verificationKeyStore, keys);
     provide(clock, { now: () => time.now });
     credential = { ...subject, secretHash: 'scrypt$x', createdAt: '2026-11-01T00:00:00Z' };
-    orgStatus = undefined;
-    const store = { getCredential: async () => credential, getOrgStatus: async () => orgStatus };
+    orgStatus = 'active';
+    orgRecord = {};
+    const store = {
+      getCredential: async () => credential,
+      getOrgStatus: async () => orgStatus,
+      getOrgRecord: async () => orgRecord,
+    };
     provide(accessStatus, new AccessStatusCache(store, 30_000, () => time.now.getTime()));
   });
 
@@ -134,16 +140,39 @@ describe('authenticateBearer', () => {
     await expect(authenticateBearer('Basic abc')).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
-  it('refuses a token of a suspended organisation with ORG_SUSPENDED once the status cache has expired', async () => {
+  it('refuses a token of a suspended organisation with ORG_SUSPENDED at once: the status is never cached', async () => {
     const token = await signAccessToken(keys, config().jwt, subject, time.now);
     await authenticateBearer(`Bearer ${token}`);
     orgStatus = 'suspended';
 
-    const cached = await authenticateBearer(`Bearer ${token}`);
-    advance(31);
-
-    expect(cached).toMatchObject({ orgId: ORG });
     await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(OrgSuspendedError);
+  });
+
+  it("refuses a token with 401 from an erasure's first step, whatever the credential cache holds (CONTRACT §17)", async () => {
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+    await authenticateBearer(`Bearer ${token}`);
+    orgStatus = 'deleting';
+
+    const refusal = authenticateBearer(`Bearer ${token}`);
+
+    await expect(refusal).rejects.toBeInstanceOf(OrgGoneError);
+    await expect(refusal).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+  });
+
+  it('refuses a token at once once the erasure finished: no status copy and the credential gone, though cached', async () => {
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+    await authenticateBearer(`Bearer ${token}`);
+    credential = undefined;
+    orgStatus = undefined;
+
+    await expect(authenticateBearer(`Bearer ${token}`)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it('accepts a token of an organisation created before status copies existed (no copy, its credential there)', async () => {
+    orgStatus = undefined;
+    const token = await signAccessToken(keys, config().jwt, subject, time.now);
+
+    expect(await authenticateBearer(`Bearer ${token}`)).toMatchObject({ orgId: ORG });
   });
 
   it('refuses a token of a revoked or deleted credential with 401 within the minute', async () => {

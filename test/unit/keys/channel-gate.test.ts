@@ -4,12 +4,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { AccessStatusCache } from '#shared/domain/auth/access-status';
 import type { Channel } from '#shared/domain/orgs/model';
-import { ChannelDisabledError, OrgSuspendedError } from '#shared/errors';
+import { ChannelDisabledError, OrgGoneError, OrgSuspendedError } from '#shared/errors';
 
 // CONTRACT §17, §21: the credentials adapter is the one gate to Meta; it refuses before reading any token.
 const secrets = mockClient(SecretsManagerClient);
 const ACTIVE_ORG = '1c9d7a52-6f0e-4b0a-8a55-3d2b1e0f9a77';
 const SUSPENDED_ORG = '0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55';
+const ERASED_ORG = '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
 
 const channel = (changes: Partial<Channel> = {}) =>
   ({
@@ -25,9 +26,11 @@ function gate() {
   const store = {
     getOrgStatus: async (orgId: string) => {
       statusReads.push(orgId);
-      return orgId === SUSPENDED_ORG ? ('suspended' as const) : undefined;
+      return orgId === SUSPENDED_ORG ? ('suspended' as const) : orgId === ERASED_ORG ? undefined : ('active' as const);
     },
     getCredential: async () => undefined,
+    // No status copy and no organisation: erased.
+    getOrgRecord: async () => undefined,
   };
   const credentials = new SecretsManagerChannelCredentials(
     () => new SecretsManagerClient({}),
@@ -60,6 +63,15 @@ describe('SecretsManagerChannelCredentials, the network gate', () => {
     await expect(refusal).rejects.toBeInstanceOf(OrgSuspendedError);
     await expect(refusal).rejects.toMatchObject({ code: 'ORG_SUSPENDED' });
     expect(statusReads).toEqual([SUSPENDED_ORG]);
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(0);
+  });
+
+  it('refuses a channel of an erased organisation with OrgGoneError (its job is dropped), reading no token', async () => {
+    const { credentials } = gate();
+
+    const refusal = credentials.forChannel(channel({ orgId: ERASED_ORG }));
+
+    await expect(refusal).rejects.toBeInstanceOf(OrgGoneError);
     expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(0);
   });
 

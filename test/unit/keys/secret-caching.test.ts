@@ -23,7 +23,7 @@ const channel = {
   accessTokenSecretId: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:channel-ch_1',
 } as Channel;
 
-const active = { isSuspended: async () => false };
+const active = { workStatus: async () => 'active' as const };
 
 const keySet = (activeKid: string) =>
   JSON.stringify({

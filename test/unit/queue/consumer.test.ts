@@ -5,7 +5,7 @@ import { accessStatus } from '#shared/config/access';
 import { provide, resetDeps } from '#shared/config/instances';
 import { jobQueue } from '#shared/config/sqs';
 import { AccessStatusCache } from '#shared/domain/auth/access-status';
-import { OrgSuspendedError } from '#shared/errors';
+import { OrgGoneError, OrgSuspendedError } from '#shared/errors';
 import type { JobQueue } from '#shared/ports/job-queue';
 import { sqsConsumer } from '#shared/queue/consumer';
 import { RetryLater } from '#shared/queue/retry';
@@ -87,8 +87,9 @@ describe('sqsConsumer', () => {
       retryAfter: async () => undefined,
     });
     const store = {
-      getOrgStatus: async (orgId: string) => (orgId === SUSPENDED ? ('suspended' as const) : undefined),
+      getOrgStatus: async (orgId: string) => (orgId === SUSPENDED ? ('suspended' as const) : ('active' as const)),
       getCredential: async () => undefined,
+      getOrgRecord: async () => undefined,
     };
     provide(accessStatus, new AccessStatusCache(store, 30_000));
     const handler = sqsConsumer('jobs', v.looseObject({}), async (body) => void worked.push(body));
@@ -118,7 +119,10 @@ describe('sqsConsumer', () => {
     });
     provide(
       accessStatus,
-      new AccessStatusCache({ getOrgStatus: async () => undefined, getCredential: async () => undefined }, 0),
+      new AccessStatusCache(
+        { getOrgStatus: async () => 'active', getCredential: async () => undefined, getOrgRecord: async () => ({}) },
+        0,
+      ),
     );
     const handler = sqsConsumer('jobs', v.looseObject({}), async () => {
       throw new OrgSuspendedError();
@@ -132,6 +136,63 @@ describe('sqsConsumer', () => {
 
     expect(result.batchItemFailures).toEqual([]);
     expect(sent).toEqual([{ queue: 'jobs', body: job, delaySeconds: 300 }]);
+    expect(delays).toEqual([]);
+  });
+
+  it('drops the jobs of an organisation being erased or gone, and works for one created before status copies', async () => {
+    const DELETING = '0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55';
+    const ERASED = '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+    const OLDER = '1c9d7a52-6f0e-4b0a-8a55-3d2b1e0f9a77';
+    const worked: unknown[] = [];
+    const sent: unknown[] = [];
+    provide(jobQueue, { send: async (_queue, body) => void sent.push(body), retryAfter: async () => undefined });
+    const store = {
+      getOrgStatus: async (orgId: string) => (orgId === DELETING ? ('deleting' as const) : undefined),
+      getCredential: async () => undefined,
+      // An organisation created before status copies has its item (and no copy); an erased one has neither.
+      getOrgRecord: async (orgId: string) => (orgId === OLDER ? {} : undefined),
+    };
+    provide(accessStatus, new AccessStatusCache(store, 30_000));
+    const handler = sqsConsumer('jobs', v.looseObject({}), async (body) => void worked.push(body));
+    const deletingJob = { orgId: DELETING, reportId: 'rpt_1' };
+    const erasedEvent = { 'detail-type': 'report.completed', detail: { organisation_id: ERASED } };
+    const olderJob = { orgId: OLDER, reportId: 'rpt_2' };
+
+    const result = await handler(
+      { Records: [record('m1', deletingJob), record('m2', erasedEvent), record('m3', olderJob)] } as SQSEvent,
+      { functionName: 'test', awsRequestId: 'r' } as Context,
+    );
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(worked).toEqual([olderJob]);
+    expect(sent).toEqual([]);
+  });
+
+  it('drops a job when the network gate finds its organisation erased mid-way', async () => {
+    const sent: unknown[] = [];
+    const delays: number[] = [];
+    provide(jobQueue, {
+      send: async (_queue, body) => void sent.push(body),
+      retryAfter: async (_queue, _handle, seconds) => void delays.push(seconds),
+    });
+    provide(
+      accessStatus,
+      new AccessStatusCache(
+        { getOrgStatus: async () => 'active', getCredential: async () => undefined, getOrgRecord: async () => ({}) },
+        0,
+      ),
+    );
+    const handler = sqsConsumer('jobs', v.looseObject({}), async () => {
+      throw new OrgGoneError();
+    });
+
+    const result = await handler(
+      { Records: [record('m1', { orgId: '1c9d7a52-6f0e-4b0a-8a55-3d2b1e0f9a77' })] } as SQSEvent,
+      { functionName: 'test', awsRequestId: 'r' } as Context,
+    );
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sent).toEqual([]);
     expect(delays).toEqual([]);
   });
 });
