@@ -2637,6 +2637,8 @@ export interface operations {
                                 /** @description The report schedule that requested it (rsc_…); null when requested by hand */
                                 schedule_id: string | null;
                                 row_count: number;
+                                /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL */
+                                truncated_cells: number;
                             } | {
                                 /** @constant */
                                 type: "report.failed";
@@ -11761,6 +11763,7 @@ export interface operations {
                      *           "completedAt": "2026-11-24T09:30:03.870Z",
                      *           "rowCount": 1284,
                      *           "sizeBytes": 402311,
+                     *           "truncatedCells": 0,
                      *           "format": "text/csv",
                      *           "expiresAt": "2026-12-01T09:30:03.870Z"
                      *         }
@@ -11796,6 +11799,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -11870,6 +11875,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -11924,6 +11931,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -11978,6 +11987,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12041,6 +12052,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12092,6 +12105,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12144,6 +12159,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12195,6 +12212,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12247,6 +12266,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12738,6 +12759,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12812,6 +12835,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12866,6 +12891,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12920,6 +12947,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12983,6 +13012,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13034,6 +13065,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13086,6 +13119,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13137,6 +13172,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13189,6 +13226,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13494,6 +13533,7 @@ export interface operations {
                      *       "completedAt": "2026-11-24T09:30:03.870Z",
                      *       "rowCount": 1284,
                      *       "sizeBytes": 402311,
+                     *       "truncatedCells": 0,
                      *       "format": "text/csv",
                      *       "expiresAt": "2026-12-01T09:30:03.870Z"
                      *     }
@@ -13525,6 +13565,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13599,6 +13641,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13653,6 +13697,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13707,6 +13753,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13770,6 +13818,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13821,6 +13871,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13873,6 +13925,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13924,6 +13978,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13976,6 +14032,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -16987,7 +17045,8 @@ export interface operations {
                  *       "report_id": "rpt_01M80K2A3JX9E7F0QH4C2Y6V8T",
                  *       "report_type": "CHAT",
                  *       "schedule_id": null,
-                 *       "row_count": 1284
+                 *       "row_count": 1284,
+                 *       "truncated_cells": 0
                  *     }
                  */
                 "application/json": {
@@ -17004,6 +17063,8 @@ export interface operations {
                     /** @description The report schedule that requested it (rsc_…); null when requested by hand */
                     schedule_id: string | null;
                     row_count: number;
+                    /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL */
+                    truncated_cells: number;
                 };
             };
         };

@@ -202,9 +202,19 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     ]);
     for (const shape of report.oneOf) {
       expect(Object.keys(shape.properties)).toEqual(
-        expect.arrayContaining(['startedAt', 'completedAt', 'rowCount', 'sizeBytes', 'expiresAt', 'filters', 'error']),
+        expect.arrayContaining([
+          'startedAt',
+          'completedAt',
+          'rowCount',
+          'sizeBytes',
+          'truncatedCells',
+          'expiresAt',
+          'filters',
+          'error',
+        ]),
       );
       expect(shape.properties.rowCount).toMatchObject({ type: 'integer' });
+      expect(shape.properties.truncatedCells).toMatchObject({ type: 'integer', minimum: 0 });
     }
     const chatFilters = report.oneOf[0]!.properties.filters as { properties: Json };
     expect(Object.keys(chatFilters.properties)).toContain('isResolved');
