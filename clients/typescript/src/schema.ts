@@ -2603,6 +2603,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 request_id: string;
                                 chat_id: string;
                                 channel_id: string;
@@ -2617,6 +2619,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 request_id: string;
                                 channel_id: string;
                                 error: {
@@ -2632,6 +2636,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 report_id: string;
                                 report_type: string;
                                 /** @description The report schedule that requested it (rsc_…); null when requested by hand */
@@ -2648,6 +2654,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 report_id: string;
                                 report_type: string;
                                 /** @description The report schedule that requested it (rsc_…); null when requested by hand */
@@ -2665,6 +2673,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 message_id: string;
                                 /** @description Meta's wamid */
@@ -2689,6 +2699,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 message_id: string;
                                 /** @enum {string} */
@@ -2712,6 +2724,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 /** @enum {string} */
                                 change: "joined" | "left" | "removed" | "join_requested" | "join_request_revoked";
@@ -2735,6 +2749,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 subject: string;
                                 description: string | null;
@@ -2756,6 +2772,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                             };
                         }[];
@@ -16918,6 +16936,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     request_id: string;
                     chat_id: string;
                     channel_id: string;
@@ -16988,6 +17008,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     request_id: string;
                     channel_id: string;
                     error: {
@@ -17058,6 +17080,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     report_id: string;
                     report_type: string;
                     /** @description The report schedule that requested it (rsc_…); null when requested by hand */
@@ -17131,6 +17155,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     report_id: string;
                     report_type: string;
                     /** @description The report schedule that requested it (rsc_…); null when requested by hand */
@@ -17205,6 +17231,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     message_id: string;
                     /** @description Meta's wamid */
@@ -17287,6 +17315,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     message_id: string;
                     /** @enum {string} */
@@ -17370,6 +17400,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     /** @enum {string} */
                     change: "joined" | "left" | "removed" | "join_requested" | "join_request_revoked";
@@ -17448,6 +17480,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     subject: string;
                     description: string | null;
@@ -17520,6 +17554,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                 };
             };
