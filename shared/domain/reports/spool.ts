@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Bytes kept in memory before they go to the file. */
-const MEMORY_BYTES = 4 * 1024 * 1024;
+const MEMORY_BYTES = 1024 * 1024;
 /** Bytes read back from the file at a time. */
-const READ_BYTES = 1024 * 1024;
+const READ_BYTES = 256 * 1024;
 
 /**
  * Bytes held back until they can be sent (xlsx.ts: a sheet's deflated rows, until its dimension is known): in memory
- * up to a few MiB, so that a small report never touches the disk, then in a temporary file. The file is unlinked as
+ * up to 1 MiB, so that a small report never touches the disk, then in a temporary file. The file is unlinked as
  * soon as it is opened, so it is gone with its handle whatever ends the process (a Lambda timeout included), and
  * its blocks are freed at each drain: the disk holds one sheet's deflated rows at most.
  */
