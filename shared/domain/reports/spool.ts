@@ -5,8 +5,12 @@ import { join } from 'node:path';
 
 /** Bytes kept in memory before they go to the file. */
 const MEMORY_BYTES = 1024 * 1024;
-/** Bytes read back from the file at a time. */
-const READ_BYTES = 256 * 1024;
+/**
+ * Bytes read back from the file at a time, each into a fresh buffer. Small on purpose: reading back the 77 MiB sheet
+ * of a 1,000,000-row report, 16 KiB reads peaked at 12 MiB of RSS growth, 64 KiB at 28 MiB and 256 KiB at 34 MiB
+ * (the large buffers, dead once the upload copied them, waited longer to be collected).
+ */
+const READ_BYTES = 16 * 1024;
 
 /**
  * Bytes held back until they can be sent (xlsx.ts: a sheet's deflated rows, until its dimension is known): in memory
