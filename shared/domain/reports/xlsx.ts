@@ -53,6 +53,8 @@ export interface XlsxOptions {
   level?: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
   /** Deflated sheet bytes the spool keeps in memory before it uses a file (tests inject a small one). */
   spoolMemoryBytes?: number;
+  /** Deflated rows a sheet holds back at most before a further sheet starts (tests inject a small one). */
+  maxSpoolBytes?: number;
 }
 
 /** What the writer did to the data, for the report record (CONTRACT §23). */
@@ -179,6 +181,7 @@ export async function* xlsxFile<T extends ReportType>(
   const rowsPerSheet = options.rowsPerSheet ?? XLSX_MAX_ROWS;
   if (rowsPerSheet < 2) throw new RangeError('a sheet holds the header and at least one row');
   const level = options.level ?? 6;
+  const maxSpoolBytes = options.maxSpoolBytes ?? MAX_SPOOL_BYTES;
   const { columns, isTime } = LAYOUTS[reportType];
   const names = columns.map((_, index) => columnName(index));
   const lastColumn = names[names.length - 1]!;
@@ -261,7 +264,7 @@ export async function* xlsxFile<T extends ReportType>(
         if (
           rows === rowsPerSheet ||
           sheetBytes + pending.length * 3 >= MAX_SHEET_BYTES ||
-          spool.size + pending.length * 3 >= MAX_SPOOL_BYTES
+          spool.size + pending.length * 3 >= maxSpoolBytes
         ) {
           yield* closeSheet();
         }

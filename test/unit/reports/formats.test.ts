@@ -307,6 +307,20 @@ describe('xlsxFile', () => {
     expect(readXlsxSheetParts(empty.bytes).map((part) => part.dimension)).toEqual(['A1:G1']);
   });
 
+  it('starts a further sheet once a sheet holds back its most deflated rows (the disk it may use)', async () => {
+    const records = chats(3);
+    const csv = parseCsv(csvHeader('CHAT') + records.map((chat) => csvRow('CHAT', chat)).join(''));
+
+    const bytes = await bytesOf(
+      encodeReport('CHAT', 'xlsx', 'none', inBatches(records), { xlsx: { maxSpoolBytes: 1 } }),
+    );
+    const sheets = await readXlsx(bytes, RECORD_KINDS.CHAT.columns.length);
+
+    expect(sheets.map((sheet) => sheet.name)).toEqual(['CHAT', 'CHAT 2', 'CHAT 3']);
+    expect(sheets.flatMap((sheet) => sheet.rows.slice(1)).map((row) => row.map(csvTextOf))).toEqual(csv.slice(1));
+    expect(readXlsxSheetParts(bytes).map((part) => part.dimension)).toEqual(['A1:U2', 'A1:U2', 'A1:U2']);
+  });
+
   it('writes the same file whether a sheet waited for its dimension in memory or in a temporary file', async () => {
     const records = chats(2_500);
     const encode = (spoolMemoryBytes?: number) =>
