@@ -75,6 +75,7 @@ const report = {
   completedAt: '2026-11-24T09:30:03.870Z',
   rowCount: 1284,
   sizeBytes: 402311,
+  truncatedCells: 0,
   format: 'text/csv',
   expiresAt: '2026-12-01T09:30:03.870Z',
 };
@@ -506,6 +507,7 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
     report_type: 'CHAT',
     schedule_id: null,
     row_count: 1284,
+    truncated_cells: 0,
   },
   'report.failed': {
     ...event('report.failed'),

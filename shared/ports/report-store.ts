@@ -36,7 +36,10 @@ export interface ReportStore {
     from: StoredReportStatus[],
     to: StoredReportStatus,
     changes: Partial<
-      Pick<Report, 'startedAt' | 'completedAt' | 'rowCount' | 'sizeBytes' | 'expiresAt' | 'error' | 'objectKey'>
+      Pick<
+        Report,
+        'startedAt' | 'completedAt' | 'rowCount' | 'sizeBytes' | 'truncatedCells' | 'expiresAt' | 'error' | 'objectKey'
+      >
     > & { now: string },
   ): Promise<Report | undefined>;
   /**

@@ -8,10 +8,23 @@ import { Timestamp } from './common.ts';
 
 const ErrorBody = schema(() => v.object({ code: v.string(), message: v.string() }));
 
+/** Present (true) only on a test delivery (CONTRACT §20): the type's example body, not an event that happened. */
+const TestFlag = schema(() =>
+  v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise',
+      ),
+    ),
+  ),
+);
+
 const envelope = <T extends EventType>(type: T) => ({
   type: v.literal(type),
   timestamp: v.pipe(Timestamp, v.description('When it happened')),
   organisation_id: v.string(),
+  test: TestFlag,
 });
 
 /** A group member: by phone number, by business-scoped user id, or both. */
@@ -62,6 +75,14 @@ export const EVENT_BODIES = schema(() =>
         report_type: v.string(),
         schedule_id: ScheduleId,
         row_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
+        truncated_cells: v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(0),
+          v.description(
+            'Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL',
+          ),
+        ),
       }),
     'report.failed': () =>
       v.object({

@@ -368,6 +368,14 @@ const reportFields = () => ({
   completedAt: v.optional(v.pipe(Timestamp, v.description('When it completed or failed'))),
   rowCount: v.optional(v.pipe(Count, v.description('Data rows in the file (COMPLETED)'))),
   sizeBytes: v.optional(v.pipe(Count, v.description('Size of the file (COMPLETED)'))),
+  truncatedCells: v.optional(
+    v.pipe(
+      Count,
+      v.description(
+        'Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL',
+      ),
+    ),
+  ),
   format: v.pipe(
     v.picklist(REPORT_MEDIA_TYPES),
     v.description(

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '#shared/openapi/document';
 import { eventually } from '#test/support/eventually';
+import { OpenApiValidator } from '#test/support/openapi-validator';
 import { useReceiver } from '#test/support/receiver';
 import { client, localDeployment } from './target.ts';
 
@@ -117,6 +119,9 @@ describe('webhook subscriptions and deliveries', () => {
       { timeoutMs: 20_000 },
     );
     expect(JSON.parse(request.body)).toMatchObject({ type: 'report.failed', organisation_id: orgId, test: true });
+    // Every delivery so far (the report's and the test's) is what the document declares, to a strict validator.
+    const validator = new OpenApiValidator(openApiDocument());
+    for (const delivery of receiver.requestsTo('/reports')) expect(validator.validateDelivery(delivery)).toEqual([]);
     const { data } = await admin.GET('/api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries', { params: subscription() });
     expect(data!.deliveries.map((delivery) => delivery.deliveryId)).toContain(deliveryId);
   });

@@ -101,6 +101,43 @@ describe('wpcrm data', () => {
     expect(await countRecords(orgId, 'TICKET')).toBe(0);
   });
 
+  it('refuses a string holding an unpaired surrogate with its line and pointer, and writes nothing (CONTRACT §23)', async () => {
+    const { orgId } = await createOrg(deps(), { name: 'Surrogates' });
+    const file = join(work, 'surrogates.jsonl');
+    const contact = {
+      recordType: 'CONTACT',
+      contactId: 'c1',
+      name: 'Ada 😀',
+      channelIds: [],
+      customFields: {},
+      createdAt: '2026-03-01T10:00:00Z',
+    };
+    // JSON.stringify writes a lone surrogate as its \\u escape: the only way one reaches a UTF-8 file.
+    await writeFile(
+      file,
+      [
+        JSON.stringify(contact),
+        JSON.stringify({ ...contact, contactId: 'c2', name: 'Ada \uD83D' }),
+        JSON.stringify({ ...contact, contactId: 'c3', customFields: { notes: ['fine', 'x\uDC00'] } }),
+      ].join('\n'),
+    );
+    expect(await readFile(file, 'utf8')).toContain('"Ada \\ud83d"');
+
+    const result = await wpcrm(['data', 'import', '--org', orgId, '--file', file], api.stack.dataDir);
+
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    const errors = result.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; pointer: string; message: string });
+    expect(errors).toEqual([
+      { line: 2, pointer: '/name', message: expect.stringContaining('unpaired surrogate (U+D83D') },
+      { line: 3, pointer: '/customFields/notes/1', message: expect.stringContaining('unpaired surrogate (U+DC00') },
+    ]);
+    expect(await deps().crm.getContacts(orgId, ['c1', 'c2', 'c3'])).toEqual([]);
+  });
+
   it('generates the same data for the same seed, with every kind and linked records', async () => {
     const { orgId } = await createOrg(deps(), { name: 'Generated' });
     const [a, b] = [join(work, 'a.jsonl'), join(work, 'b.jsonl')];

@@ -36,7 +36,14 @@ function reportEvent(orgId: string, type: 'report.completed' | 'report.failed' =
     occurredAt: new Date().toISOString(),
     data:
       type === 'report.completed'
-        ? { organisation_id: orgId, report_id: reportId, report_type: 'CHAT', schedule_id: null, row_count: serial }
+        ? {
+            organisation_id: orgId,
+            report_id: reportId,
+            report_type: 'CHAT',
+            schedule_id: null,
+            row_count: serial,
+            truncated_cells: 0,
+          }
         : {
             organisation_id: orgId,
             report_id: reportId,

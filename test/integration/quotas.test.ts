@@ -101,7 +101,14 @@ describe('webhook redelivery limit (CONTRACT §18)', () => {
         type: 'report.completed',
         organisationId: api.orgId,
         occurredAt: new Date().toISOString(),
-        data: { report_id: reportId, report_type: 'CHAT', organisation_id: api.orgId, schedule_id: null, row_count: 1 },
+        data: {
+          report_id: reportId,
+          report_type: 'CHAT',
+          organisation_id: api.orgId,
+          schedule_id: null,
+          row_count: 1,
+          truncated_cells: 0,
+        },
       },
     ]);
     const deliveryId = await eventually(async () => {

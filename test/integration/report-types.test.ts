@@ -5,8 +5,19 @@ import { createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { csvHeader, csvRow } from '#shared/domain/reports/csv';
 import { type ReportCompression, type ReportFormat, reportMediaType } from '#shared/domain/reports/formats';
 import { RECORD_KINDS, type ReportType } from '#shared/domain/reports/records';
+import { columnWidths, XLSX_MAX_CELL_CHARS, XLSX_TRUNCATION_MARK } from '#shared/domain/reports/xlsx';
+import { openApiDocument } from '#shared/openapi/document';
 import { eventually, useLocalStack } from '#test/support/local-stack';
-import { csvTextOf, decompressed, expectedCellType, parseCsv, readXlsx } from '#test/support/report-files';
+import { OpenApiValidator } from '#test/support/openapi-validator';
+import { useReceiver } from '#test/support/receiver';
+import {
+  csvTextOf,
+  decompressed,
+  expectedCellType,
+  parseCsv,
+  readXlsx,
+  readXlsxSheetParts,
+} from '#test/support/report-files';
 
 type Row = Record<string, unknown>;
 
@@ -30,6 +41,7 @@ interface ReportView {
   format: string;
   rowCount?: number;
   sizeBytes?: number;
+  truncatedCells?: number;
   expiresAt?: string;
 }
 
@@ -853,6 +865,7 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
     expect(produced.report).toMatchObject({
       format: reportMediaType(format, compression),
       sizeBytes: produced.bytes.length,
+      truncatedCells: 0,
     });
     expect(produced.disposition).toMatch(
       new RegExp(`^attachment; filename="[\\w.-]+\\.${extension.replace('.', '\\.')}"$`),
@@ -891,6 +904,10 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
     expect(types).toEqual(
       records.map((record) => columns.map((column) => expectedCellType(record[column], timeColumns.includes(column)))),
     );
+    // Every column as wide as its type and header (a time never shows ###), and the used range declared.
+    expect(sheet!.widths).toEqual(columnWidths(type));
+    const [part] = readXlsxSheetParts(bytes);
+    expect(part!.dimension).toBe(`A1:${String.fromCharCode(64 + columns.length)}${rows.length}`);
   }
 
   it.each(CASES)('$name', async ({ imports, body, storedFilters, rows }) => {
@@ -908,6 +925,7 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
       format: 'text/csv',
       rowCount: rows.length - 1,
       sizeBytes: bytes.length,
+      truncatedCells: 0,
     });
     expect(Date.parse(report.expiresAt!)).toBeGreaterThan(Date.now());
     expect(disposition).toMatch(/^attachment; filename="[\w.-]+\.csv"$/);
@@ -931,4 +949,67 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
       else await expectXlsx(type, gzipped.plain, rows, records);
     },
   );
+
+  describe('a text longer than an XLSX cell holds (CONTRACT §23)', () => {
+    const receiver = useReceiver();
+
+    it('is cut in the XLSX with a visible mark, counted on the record and in report.completed; whole in CSV and JSONL', async () => {
+      // 40 names of 1,000 characters: 40,039 characters once joined with `;`, over the cell's 32,767.
+      const names = Array.from({ length: 40 }, (_, n) => `${n}`.padEnd(1_000, 'n'));
+      const ticket = {
+        recordType: 'TICKET',
+        ticketId: 't-long',
+        number: 1,
+        isResolved: false,
+        priority: 'LOW',
+        assignedUserIds: [],
+        issueNames: names,
+        createdAt: '2026-03-02T10:00:00Z',
+      };
+      const short = { ...ticket, ticketId: 't-short', issueNames: ['one'], createdAt: '2026-03-01T10:00:00Z' };
+      const { orgId, token } = await freshOrganisation('long text');
+      await importBatch(orgId, [ticket, short]);
+      const subscribed = await api.call(`/webhooks/${orgId}`, {
+        method: 'POST',
+        token,
+        json: { url: `${receiver.url}/long-text`, events: ['report.completed'] },
+      });
+      expect(subscribed.status).toBe(201);
+
+      const xlsx = await produceReport(orgId, token, { reportType: 'TICKET', format: 'xlsx' });
+
+      expect(xlsx.report).toMatchObject({ status: 'COMPLETED', rowCount: 2, truncatedCells: 1 });
+      const [sheet] = await readXlsx(xlsx.bytes, RECORD_KINDS.TICKET.columns.length);
+      const issueNames = RECORD_KINDS.TICKET.columns.indexOf('issueNames');
+      const cut = (sheet!.rows[1]![issueNames] as { value: string }).value;
+      expect(cut).toHaveLength(XLSX_MAX_CELL_CHARS);
+      expect(cut).toBe(names.join(';').slice(0, XLSX_MAX_CELL_CHARS - XLSX_TRUNCATION_MARK.length) + '…[truncated]');
+      expect(sheet!.rows[2]![issueNames]).toEqual({ type: 'string', value: 'one' });
+      const event = await eventually(() => {
+        const found = api.stack.bus.published.find(
+          (candidate) =>
+            candidate['detail-type'] === 'report.completed' && candidate.detail.report_id === xlsx.accepted.reportId,
+        );
+        expect(found).toBeDefined();
+        return found!;
+      });
+      expect(event.detail).toMatchObject({ row_count: 2, truncated_cells: 1 });
+      // The delivery is what the document declares, to a strict validator.
+      const [delivery] = await eventually(() => {
+        const got = receiver.requestsTo('/long-text');
+        expect(got).toHaveLength(1);
+        return got;
+      });
+      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'report.completed', truncated_cells: 1 });
+      expect(new OpenApiValidator(openApiDocument()).validateDelivery(delivery!)).toEqual([]);
+
+      for (const format of ['csv', 'jsonl'] as const) {
+        const other = await freshOrganisation(`long text ${format}`);
+        await importBatch(other.orgId, [ticket, short]);
+        const produced = await produceReport(other.orgId, other.token, { reportType: 'TICKET', format });
+        expect(produced.report, format).toMatchObject({ status: 'COMPLETED', truncatedCells: 0 });
+        expect(produced.text, format).toContain(format === 'csv' ? names.join(';') : JSON.stringify(names));
+      }
+    });
+  });
 });

@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '#shared/openapi/document';
 import { eventually, useLocalStack } from '#test/support/local-stack';
+import { OpenApiValidator } from '#test/support/openapi-validator';
 import { useReceiver } from '#test/support/receiver';
 
 describe('test deliveries (CONTRACT §20)', () => {
@@ -17,7 +19,7 @@ describe('test deliveries (CONTRACT §20)', () => {
     return (await response.json()) as { webhookId: string; secret: string };
   }
 
-  it("delivers the type's documented example, signed, with this organisation, a fresh event id and test: true, listed among the deliveries and never published", async () => {
+  it("delivers the type's documented example, signed, with this organisation, a fresh event id and test: true (declared by the document), listed among the deliveries and never published", async () => {
     const token = await api.token('CRM_ADMIN');
     const tested = await subscribe('/tested', ['report.failed', 'report.completed']);
     await subscribe('/bystander');
@@ -45,6 +47,9 @@ describe('test deliveries (CONTRACT §20)', () => {
       expect(got).toHaveLength(2);
       return got;
     });
+    // What the document declares, to a strict validator (an undeclared property would be a violation).
+    const validator = new OpenApiValidator(openApiDocument());
+    for (const request of requests) expect(validator.validateDelivery(request)).toEqual([]);
     const bodies = requests.map((request) => {
       const payload = new Webhook(tested.secret).verify(request.body, request.headers as Record<string, string>);
       return { id: request.headers['webhook-id'], payload: payload as Record<string, unknown> };

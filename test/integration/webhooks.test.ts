@@ -18,7 +18,14 @@ async function publishEvent(orgId: string) {
       type: 'report.completed',
       organisationId: orgId,
       occurredAt: new Date().toISOString(),
-      data: { report_id: reportId, report_type: 'CHAT', organisation_id: orgId, schedule_id: null, row_count: 3 },
+      data: {
+        report_id: reportId,
+        report_type: 'CHAT',
+        organisation_id: orgId,
+        schedule_id: null,
+        row_count: 3,
+        truncated_cells: 0,
+      },
     },
   ]);
   return eventId;

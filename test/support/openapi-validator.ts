@@ -82,11 +82,14 @@ export class OpenApiValidator {
   readonly #compiled = new WeakMap<object, ValidateFunction>();
   readonly #closed = new Map<string, Json>();
   readonly #routes: { method: string; template: string; pattern: RegExp; params: number; operation: Operation }[] = [];
+  /** The document's `webhooks`: the requests the service sends to subscribed URLs, by event type. */
+  readonly #webhooks: Record<string, { post: Operation }>;
   /** The operations and the statuses the document declares, `operationId → statuses`. */
   readonly declared = new Map<string, string[]>();
 
   constructor(document: Json) {
     addFormats(this.#ajv);
+    this.#webhooks = strict(document.webhooks ?? {}, document) as Record<string, { post: Operation }>;
     const paths = strict(document.paths, document) as Record<string, Record<string, Operation>>;
     for (const [template, item] of Object.entries(paths)) {
       for (const method of METHODS) {
@@ -261,6 +264,38 @@ export class OpenApiValidator {
     const parsed = parseJson(exchange.responseBody);
     if (!parsed.ok) return [...problems, 'the body is not JSON'];
     return [...problems, ...this.#check(mediaType.schema, parsed.value, 'body')];
+  }
+
+  /**
+   * Checks a webhook delivery the service sent (CONTRACT §7, §20) against the document's `webhooks` entry of its
+   * body's `type`: the delivery headers and the body, strictly (an undeclared property is a violation), as an
+   * integrator's validator would.
+   */
+  validateDelivery(delivery: { headers: Record<string, string | string[] | undefined>; body: string }): string[] {
+    const parsed = parseJson(delivery.body);
+    if (!parsed.ok) return ['the delivery body is not JSON'];
+    const type = (parsed.value as { type?: unknown }).type;
+    const operation = typeof type === 'string' ? this.#webhooks[type]?.post : undefined;
+    if (!operation) return [`the document declares no webhook for type ${String(type)}`];
+    const headers = lowerCase(
+      Object.fromEntries(
+        Object.entries(delivery.headers).flatMap(([name, value]) =>
+          value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]],
+        ),
+      ),
+    );
+    const problems: string[] = [];
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.in !== 'header') continue;
+      const raw = headers[parameter.name.toLowerCase()];
+      if (raw === undefined) {
+        if (parameter.required) problems.push(`header ${parameter.name} is required`);
+        continue;
+      }
+      problems.push(...this.#check(parameter.schema, raw, `header ${parameter.name}`));
+    }
+    const schema = operation.requestBody?.content['application/json']?.schema;
+    return [...problems, ...this.#check(schema, parsed.value, `${type} body`)];
   }
 
   /** Validates a value against a schema of the document, closed as the exchanges are (for examples). */

@@ -2605,6 +2605,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 request_id: string;
                                 chat_id: string;
                                 channel_id: string;
@@ -2619,6 +2621,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 request_id: string;
                                 channel_id: string;
                                 error: {
@@ -2634,11 +2638,15 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 report_id: string;
                                 report_type: string;
                                 /** @description The report schedule that requested it (rsc_…); null when requested by hand */
                                 schedule_id: string | null;
                                 row_count: number;
+                                /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL */
+                                truncated_cells: number;
                             } | {
                                 /** @constant */
                                 type: "report.failed";
@@ -2648,6 +2656,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 report_id: string;
                                 report_type: string;
                                 /** @description The report schedule that requested it (rsc_…); null when requested by hand */
@@ -2665,6 +2675,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 message_id: string;
                                 /** @description Meta's wamid */
@@ -2689,6 +2701,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 message_id: string;
                                 /** @enum {string} */
@@ -2712,6 +2726,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 /** @enum {string} */
                                 change: "joined" | "left" | "removed" | "join_requested" | "join_request_revoked";
@@ -2735,6 +2751,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                                 subject: string;
                                 description: string | null;
@@ -2756,6 +2774,8 @@ export interface operations {
                                  */
                                 timestamp: string;
                                 organisation_id: string;
+                                /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                                test?: boolean;
                                 chat_id: string;
                             };
                         }[];
@@ -11814,6 +11834,7 @@ export interface operations {
                      *           "completedAt": "2026-11-24T09:30:03.870Z",
                      *           "rowCount": 1284,
                      *           "sizeBytes": 402311,
+                     *           "truncatedCells": 0,
                      *           "format": "text/csv",
                      *           "expiresAt": "2026-12-01T09:30:03.870Z"
                      *         }
@@ -11849,6 +11870,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -11923,6 +11946,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -11977,6 +12002,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12031,6 +12058,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12094,6 +12123,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12145,6 +12176,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12197,6 +12230,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12248,6 +12283,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12300,6 +12337,8 @@ export interface operations {
                             rowCount?: number;
                             /** @description Size of the file (COMPLETED) */
                             sizeBytes?: number;
+                            /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                            truncatedCells?: number;
                             /**
                              * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                              * @enum {string}
@@ -12791,6 +12830,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12865,6 +12906,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12919,6 +12962,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -12973,6 +13018,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13036,6 +13083,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13087,6 +13136,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13139,6 +13190,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13190,6 +13243,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13242,6 +13297,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13547,6 +13604,7 @@ export interface operations {
                      *       "completedAt": "2026-11-24T09:30:03.870Z",
                      *       "rowCount": 1284,
                      *       "sizeBytes": 402311,
+                     *       "truncatedCells": 0,
                      *       "format": "text/csv",
                      *       "expiresAt": "2026-12-01T09:30:03.870Z"
                      *     }
@@ -13578,6 +13636,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13652,6 +13712,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13706,6 +13768,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13760,6 +13824,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13823,6 +13889,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13874,6 +13942,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13926,6 +13996,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -13977,6 +14049,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -14029,6 +14103,8 @@ export interface operations {
                         rowCount?: number;
                         /** @description Size of the file (COMPLETED) */
                         sizeBytes?: number;
+                        /** @description Cells cut to fit (COMPLETED): an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; always 0 for CSV and JSONL */
+                        truncatedCells?: number;
                         /**
                          * @description The stored file's media type: the requested format's (text/csv by default), or application/gzip when compressed
                          * @enum {string}
@@ -16913,6 +16989,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     request_id: string;
                     chat_id: string;
                     channel_id: string;
@@ -16983,6 +17061,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     request_id: string;
                     channel_id: string;
                     error: {
@@ -17040,7 +17120,8 @@ export interface operations {
                  *       "report_id": "rpt_01M80K2A3JX9E7F0QH4C2Y6V8T",
                  *       "report_type": "CHAT",
                  *       "schedule_id": null,
-                 *       "row_count": 1284
+                 *       "row_count": 1284,
+                 *       "truncated_cells": 0
                  *     }
                  */
                 "application/json": {
@@ -17052,11 +17133,15 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     report_id: string;
                     report_type: string;
                     /** @description The report schedule that requested it (rsc_…); null when requested by hand */
                     schedule_id: string | null;
                     row_count: number;
+                    /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL */
+                    truncated_cells: number;
                 };
             };
         };
@@ -17123,6 +17208,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     report_id: string;
                     report_type: string;
                     /** @description The report schedule that requested it (rsc_…); null when requested by hand */
@@ -17197,6 +17284,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     message_id: string;
                     /** @description Meta's wamid */
@@ -17279,6 +17368,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     message_id: string;
                     /** @enum {string} */
@@ -17362,6 +17453,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     /** @enum {string} */
                     change: "joined" | "left" | "removed" | "join_requested" | "join_request_revoked";
@@ -17440,6 +17533,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                     subject: string;
                     description: string | null;
@@ -17512,6 +17607,8 @@ export interface operations {
                      */
                     timestamp: string;
                     organisation_id: string;
+                    /** @description true only on a test delivery (POST …/webhooks/{orgId}/{webhookId}/test): an example body, not an event that happened; absent otherwise */
+                    test?: boolean;
                     chat_id: string;
                 };
             };

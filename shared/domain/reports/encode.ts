@@ -5,7 +5,7 @@ import { csvHeader, csvRow } from './csv.ts';
 import type { ReportCompression, ReportFormat } from './formats.ts';
 import { jsonlLine } from './jsonl.ts';
 import type { RecordOf, ReportType } from './records.ts';
-import { type XlsxOptions, xlsxFile } from './xlsx.ts';
+import { type FileTally, type XlsxOptions, xlsxFile } from './xlsx.ts';
 
 /** Characters of text handed to the upload at a time. */
 const CHUNK_CHARS = 16 * 1024;
@@ -16,17 +16,19 @@ export type RecordBatches<T extends ReportType = ReportType> = AsyncIterable<rea
 /**
  * A report file as a stream (CONTRACT §6, §23): the row source → the format's encoder → gzip when asked. Each stage
  * pulls from the one before only as fast as the next takes its output, so memory stays flat in the row count.
+ * `options.tally` counts, once the stream has ended, the cells the format had to cut (XLSX only; CSV and JSONL cut
+ * nothing).
  */
 export function encodeReport<T extends ReportType>(
   reportType: T,
   format: ReportFormat,
   compression: ReportCompression,
   batches: RecordBatches<T>,
-  options: { xlsx?: XlsxOptions } = {},
+  options: { xlsx?: XlsxOptions; tally?: FileTally } = {},
 ): AsyncIterable<string | Uint8Array> {
   const encoded =
     format === 'xlsx'
-      ? xlsxFile(reportType, batches, options.xlsx)
+      ? xlsxFile(reportType, batches, options.xlsx, options.tally)
       : textFile(batches, format === 'csv' ? csvHeader(reportType) : '', (record) =>
           format === 'csv' ? csvRow(reportType, record) : jsonlLine(reportType, record),
         );

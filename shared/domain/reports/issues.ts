@@ -2,9 +2,12 @@ import type * as v from 'valibot';
 
 const escapePointer = (key: unknown) => String(key).replaceAll('~', '~0').replaceAll('/', '~1');
 
+/** The JSON Pointer of a path of keys and indices ('' for the value itself). */
+export const pointerOf = (path: readonly unknown[]): string => path.map((key) => `/${escapePointer(key)}`).join('');
+
 /** The JSON Pointer of a valibot issue, relative to the parsed value ('' for the value itself). */
 export const issuePointer = (issue: v.BaseIssue<unknown>): string =>
-  (issue.path ?? []).map((item) => `/${escapePointer(item.key)}`).join('');
+  pointerOf((issue.path ?? []).map((item) => item.key));
 
 /** A valibot issue's message, with strict-object key issues told apart (missing vs unknown). */
 export function issueMessage(issue: v.BaseIssue<unknown>): string {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { FieldError } from '#shared/errors';
 import { lazily } from '#shared/lazily';
-import { issueMessage, issuePointer } from './issues.ts';
+import { issueMessage, issuePointer, pointerOf } from './issues.ts';
 import { normaliseDateTime } from './time.ts';
 
 /**
@@ -265,15 +265,64 @@ export const recordTime = <T extends ReportType>(type: T, record: RecordOf<T>): 
 
 export type RecordLineResult = { ok: true; record: CrmRecord } | { ok: false; errors: FieldError[] };
 
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The text of an error for a string (or key) that holds an unpaired surrogate. */
+function unpairedSurrogateMessage(what: string, text: string): string {
+  const at = text.search(UNPAIRED_SURROGATE);
+  const unit = text.charCodeAt(at).toString(16).toUpperCase();
+  return `must not be ${what} that holds an unpaired surrogate (U+${unit} at character ${at + 1})`;
+}
+
+/**
+ * Every string of a parsed line (keys too, at any depth) that holds an unpaired surrogate, in document order: JSON's
+ * `\uD800` escapes allow one, but no UTF-8 file can hold it, so each report format would write something else
+ * (CONTRACT §23). Walked with a stack of its own, so that no nesting depth can overflow the call stack.
+ */
+function unpairedSurrogates(root: unknown): FieldError[] {
+  interface Node {
+    value: unknown;
+    key?: string | number;
+    parent?: Node;
+  }
+  const pathOf = (node: Node) => {
+    const path: (string | number)[] = [];
+    for (let at: Node | undefined = node; at?.parent; at = at.parent) path.push(at.key!);
+    return path.reverse();
+  };
+  const errors: FieldError[] = [];
+  const stack: Node[] = [{ value: root }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const { value, key } = node;
+    if (typeof key === 'string' && UNPAIRED_SURROGATE.test(key))
+      errors.push({ pointer: pointerOf(pathOf(node)), message: unpairedSurrogateMessage('a key', key) });
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value))
+        errors.push({ pointer: pointerOf(pathOf(node)), message: unpairedSurrogateMessage('text', value) });
+    } else if (typeof value === 'object' && value !== null) {
+      const entries: [string | number, unknown][] = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
+      for (let at = entries.length - 1; at >= 0; at--)
+        stack.push({ value: entries[at]![1], key: entries[at]![0], parent: node });
+    }
+  }
+  return errors;
+}
+
 /**
  * Validates one parsed import line. Errors carry JSON Pointers into the line (`/customFields`,
- * `/assignedUserIds/2`); the record has its time fields normalised with `toISOString()`.
+ * `/assignedUserIds/2`); the record has its time fields normalised with `toISOString()`. A string (or an object's
+ * key) holding an unpaired surrogate is refused wherever it is.
  */
 export function parseRecordLine(value: unknown): RecordLineResult {
+  const surrogates = unpairedSurrogates(value);
   const result = v.safeParse(CrmRecordLine, value);
-  if (result.success) return { ok: true, record: result.output as CrmRecord };
+  if (result.success && surrogates.length === 0) return { ok: true, record: result.output as CrmRecord };
   return {
     ok: false,
-    errors: result.issues.map((issue) => ({ pointer: issuePointer(issue), message: issueMessage(issue) })),
+    errors: [
+      ...surrogates,
+      ...(result.issues ?? []).map((issue) => ({ pointer: issuePointer(issue), message: issueMessage(issue) })),
+    ],
   };
 }

@@ -28,6 +28,8 @@ export interface Report {
   completedAt?: string;
   rowCount?: number;
   sizeBytes?: number;
+  /** Cells cut to the format's limit, each with a visible mark (CONTRACT §23: XLSX's 32,767 characters; 0 otherwise). */
+  truncatedCells?: number;
   /** The stored file's media type (CONTRACT §23): the format's, or application/gzip. */
   format: ReportMediaType;
   expiresAt?: string;

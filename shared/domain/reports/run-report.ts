@@ -49,7 +49,7 @@ const RUN_LEASE_SECONDS = 60;
  *    prefetch each page's joins in batches; keep the records that pass the filters.
  * 3. Stream the file into a multipart upload: the kept records → the format's encoder (CSV, JSONL, XLSX) → gzip
  *    when asked (memory flat in the row count, whatever S3's speed).
- * 4. COMPLETED with rowCount, sizeBytes and expiresAt; free the (organisation, type) window's active flag;
+ * 4. COMPLETED with rowCount, sizeBytes, truncatedCells (XLSX cells cut to Excel's limit) and expiresAt; free the (organisation, type) window's active flag;
  *    publish `report.completed` after the record is final, then stamp it.
  * A run that fails ends its lease at once, so that its retry may claim the report.
  */
@@ -126,7 +126,8 @@ async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId
   const { format, compression } = fileOf(report);
   const objectKey = reportObjectKey(job.orgId, job.reportId, format, compression);
   // The upload pulls the file as it sends it: producing waits while its part buffers are all on their way.
-  const file = encodeReport(type, format, compression, batches());
+  const tally = { truncatedCells: 0 };
+  const file = encodeReport(type, format, compression, batches(), { tally });
   const { sizeBytes } = await deps.files.upload(objectKey, file, reportContentType(format, compression));
 
   const completedAt = deps.clock.now();
@@ -135,12 +136,19 @@ async function produceReport(deps: RunReportDeps, job: { orgId: string; reportId
     completedAt: completedAt.toISOString(),
     rowCount,
     sizeBytes,
+    truncatedCells: tally.truncatedCells,
     objectKey,
     expiresAt: new Date(completedAt.getTime() + deps.config.reports.retentionSeconds * 1000).toISOString(),
   });
   if (!completed) return;
   countBusiness('reportsCompleted');
-  logger.info('report completed', { reportId: job.reportId, reportType: type, rowCount, sizeBytes });
+  logger.info('report completed', {
+    reportId: job.reportId,
+    reportType: type,
+    rowCount,
+    sizeBytes,
+    truncatedCells: tally.truncatedCells,
+  });
   await deps.reports.settleWindow(job.orgId, type, job.reportId);
   await announceReport(deps, completed);
 }
@@ -178,7 +186,9 @@ export async function announceReport(deps: Pick<RunReportDeps, 'clock' | 'report
         report_type: report.reportType,
         organisation_id: report.organisationId,
         schedule_id: report.scheduleId ?? null,
-        ...(completed ? { row_count: report.rowCount } : { error: report.error }),
+        ...(completed
+          ? { row_count: report.rowCount, truncated_cells: report.truncatedCells ?? 0 }
+          : { error: report.error }),
       },
     },
   ]);

@@ -47,6 +47,28 @@ export class ZipStream {
     entry.compressed += deflated.length;
     this.#emit(deflated);
     if (!final) return;
+    this.#close(entry);
+  }
+
+  /**
+   * Data of the open entry deflated apart (a DeflateRun) and sent by the caller itself, right after the bytes that
+   * take() handed out last: the entry counts its sizes, its CRC-32 takes the run's, and the archive's offsets move
+   * past it. This is how a part whose first bytes are known only at its end (a sheet's dimension, xlsx.ts) is
+   * written without holding its data in memory: the data is deflated first and kept aside, then the entry begins
+   * with its head, the kept data follows, then its end.
+   */
+  splice(run: DeflateRun): void {
+    const entry = this.#open;
+    if (!entry) throw new Error('no zip entry is open');
+    if (this.#chunks.length > 0) throw new Error('take() the bytes before the spliced data first');
+    entry.crc = crc32Combine(entry.crc, run.crc, run.size);
+    entry.size += run.size;
+    entry.compressed += run.compressed;
+    this.#offset += run.compressed;
+    if (this.#offset > MAX_32) throw new RangeError('the zip archive is over 4 GiB');
+  }
+
+  #close(entry: { name: Buffer; crc: number; compressed: number; size: number; offset: number }) {
     if (entry.size > MAX_32 || entry.compressed > MAX_32) throw new RangeError(`zip entry ${entry.name} is over 4 GiB`);
     const descriptor = Buffer.alloc(16);
     descriptor.writeUInt32LE(0x08074b50, 0);
@@ -106,6 +128,57 @@ export class ZipStream {
     this.#offset += bytes.length;
     if (this.#offset > MAX_32) throw new RangeError('the zip archive is over 4 GiB');
   }
+}
+
+/**
+ * A run of an entry's data deflated apart from the archive (ZipStream.splice): each chunk is its own raw deflate
+ * stream ended by a sync flush, as ZipStream writes them, so the runs and the entry's own chunks join into one
+ * deflate stream. Keeps the run's CRC-32 and sizes.
+ */
+export class DeflateRun {
+  crc = 0;
+  size = 0;
+  compressed = 0;
+
+  constructor(private readonly level: number) {}
+
+  /** The chunk deflated (byte-aligned, not final). */
+  deflate(data: Uint8Array): Uint8Array {
+    this.crc = crc32(data, this.crc);
+    this.size += data.length;
+    const deflated = deflateRawSync(data, { level: this.level, finishFlush: constants.Z_SYNC_FLUSH });
+    this.compressed += deflated.length;
+    return deflated;
+  }
+}
+
+/** CRC-32's polynomial, bit-reversed (bit 31 is x⁰). */
+const POLY = 0xedb88320;
+
+/** a·b modulo the CRC-32 polynomial, both bit-reversed (GF(2) polynomials of degree < 32). */
+function multiplyModP(a: number, b: number): number {
+  let product = 0;
+  let factor = b;
+  for (let bit = 0x8000_0000; bit !== 0; bit >>>= 1) {
+    if (a & bit) product ^= factor;
+    factor = factor & 1 ? (factor >>> 1) ^ POLY : factor >>> 1;
+  }
+  return product >>> 0;
+}
+
+/**
+ * The CRC-32 of A followed by B from the CRC-32s of A and B and B's length. CRC-32 is affine: appending B to A
+ * multiplies A's remainder by x^(8·|B|) modulo the polynomial and adds B's own CRC, whose pre- and post-inversion
+ * cancel out in the sum. x^(8n) is found by squaring (log n multiplications).
+ */
+export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  let power = 0x8000_0000; // x⁰
+  let square = 0x0080_0000; // x⁸: one byte
+  for (let n = lengthB; n > 0; n = Math.floor(n / 2)) {
+    if (n % 2 === 1) power = multiplyModP(power, square);
+    square = multiplyModP(square, square);
+  }
+  return (multiplyModP(power, crcA) ^ crcB) >>> 0;
 }
 
 const MAX_32 = 0xffff_ffff;

@@ -47,13 +47,7 @@ export async function sendTestDelivery(
   }
   const now = deps.clock.now().toISOString();
   const eventId = deps.ids.next('evt');
-  const body = {
-    ...(EVENT_EXAMPLES[type] as Record<string, unknown>),
-    type,
-    timestamp: now,
-    organisation_id: input.orgId,
-    test: true,
-  };
+  const body = testDeliveryBody(type, input.orgId, now);
   const { delivery } = await deps.webhooks.createDelivery({
     deliveryId: deps.ids.next('dlv'),
     webhookId: input.webhookId,
@@ -76,6 +70,20 @@ export async function sendTestDelivery(
     deliveryId: delivery.deliveryId,
   });
   return { deliveryId: delivery.deliveryId, eventId };
+}
+
+/**
+ * The body of a test delivery of `type`: the type's documented example with this organisation, the time of the test
+ * and `"test": true`, which every event's schema declares (optional; absent on events that happened).
+ */
+export function testDeliveryBody(type: EventType, orgId: string, now: string): Record<string, unknown> {
+  return {
+    ...(EVENT_EXAMPLES[type] as Record<string, unknown>),
+    type,
+    timestamp: now,
+    organisation_id: orgId,
+    test: true,
+  };
 }
 
 /** The first type of the catalog among a subscription's events (`*`: the catalog's first). */

@@ -11,7 +11,14 @@ const event = (n: number): DomainEvent => ({
   type: 'report.completed',
   organisationId: 'org-1',
   occurredAt: '2026-11-23T10:00:00.000Z',
-  data: { report_id: `rpt_${n}`, report_type: 'CHAT', organisation_id: 'org-1', schedule_id: null, row_count: n },
+  data: {
+    report_id: `rpt_${n}`,
+    report_type: 'CHAT',
+    organisation_id: 'org-1',
+    schedule_id: null,
+    row_count: n,
+    truncated_cells: 0,
+  },
 });
 
 describe('EventBridgePublisher', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testDeliveryBody } from '#shared/domain/webhooks/test-delivery';
 import { EVENT_TYPES } from '#shared/events/catalog';
 import { forPrism, openApiDocument } from '#shared/openapi/document';
 import { ROUTES } from '#shared/routes/index';
@@ -75,6 +76,33 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
         expect.stringContaining('yet was answered 200'),
       ]),
     );
+  });
+
+  it('declares test (optional) on every event, so that a strict validator takes every test delivery (CONTRACT §20)', () => {
+    const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': '1764496800', 'webhook-signature': 'v1,x' };
+    for (const type of EVENT_TYPES) {
+      const body = testDeliveryBody(type, 'org_1', '2026-11-30T10:00:00.000Z');
+      const { test: _, ...real } = body;
+
+      expect(body.test, type).toBe(true);
+      expect(validator.validateDelivery({ headers, body: JSON.stringify(body) }), type).toEqual([]);
+      expect(validator.validateDelivery({ headers, body: JSON.stringify(real) }), type).toEqual([]);
+      expect(document.webhooks[type]!.post.requestBody!.content['application/json']!.schema).toMatchObject({
+        properties: { test: { type: 'boolean' } },
+      });
+      expect(
+        (document.webhooks[type]!.post.requestBody!.content['application/json']!.schema as { required: string[] })
+          .required,
+      ).not.toContain('test');
+    }
+    // The validator is strict: an undeclared property (what test was before it was declared) is a violation.
+    const body = { ...testDeliveryBody('report.failed', 'org_1', '2026-11-30T10:00:00.000Z'), tested: true };
+    expect(validator.validateDelivery({ headers, body: JSON.stringify(body) })).toEqual([
+      'report.failed body must NOT have additional properties (tested)',
+    ]);
+    expect(validator.validateDelivery({ headers: {}, body: '{"type":"report.sent"}' })).toEqual([
+      'the document declares no webhook for type report.sent',
+    ]);
   });
 
   it('declares content for every answer with a body: only 204 and 303 have none, and no error is content-less', () => {
@@ -202,9 +230,19 @@ describe('openapi.json is complete (CONTRACT §19)', () => {
     ]);
     for (const shape of report.oneOf) {
       expect(Object.keys(shape.properties)).toEqual(
-        expect.arrayContaining(['startedAt', 'completedAt', 'rowCount', 'sizeBytes', 'expiresAt', 'filters', 'error']),
+        expect.arrayContaining([
+          'startedAt',
+          'completedAt',
+          'rowCount',
+          'sizeBytes',
+          'truncatedCells',
+          'expiresAt',
+          'filters',
+          'error',
+        ]),
       );
       expect(shape.properties.rowCount).toMatchObject({ type: 'integer' });
+      expect(shape.properties.truncatedCells).toMatchObject({ type: 'integer', minimum: 0 });
     }
     const chatFilters = report.oneOf[0]!.properties.filters as { properties: Json };
     expect(Object.keys(chatFilters.properties)).toContain('isResolved');

@@ -7,8 +7,15 @@ import { reportFileExtension, reportMediaType } from '#shared/domain/reports/for
 import { jsonlLine } from '#shared/domain/reports/jsonl';
 import { RECORD_KINDS, type RecordOf, type ReportType } from '#shared/domain/reports/records';
 import { reportContentType, reportObjectKey } from '#shared/domain/reports/report';
-import { XLSX_MAX_ROWS, xmlCellText } from '#shared/domain/reports/xlsx';
-import { csvTextOf, parseCsv, readXlsx } from '#test/support/report-files';
+import {
+  columnWidths,
+  type FileTally,
+  XLSX_MAX_CELL_CHARS,
+  XLSX_MAX_ROWS,
+  XLSX_TRUNCATION_MARK,
+  xmlCellText,
+} from '#shared/domain/reports/xlsx';
+import { csvTextOf, parseCsv, readXlsx, readXlsxSheetParts } from '#test/support/report-files';
 import { build } from './builders.ts';
 
 async function bytesOf(stream: AsyncIterable<string | Uint8Array>): Promise<Buffer> {
@@ -97,6 +104,32 @@ describe('jsonlLine', () => {
 
     expect(jsonlLine('GOAL', goal)).toContain('"trackerValues":{"a":{"c":[true],"d":2},"b":1}');
   });
+
+  it('writes U+2028, U+2029 and U+0085 as \\u escapes, in text, arrays and object keys and values, so no line reader splits a record', async () => {
+    const breaking = 'a\u2028b\u2029c\u0085d';
+    const records = Array.from({ length: 50 }, (_, n) =>
+      build('CONTACT', {
+        contactId: `c${n}`,
+        name: breaking,
+        channelIds: [breaking],
+        customFields: { [breaking]: breaking },
+      }),
+    );
+
+    const file = (await bytesOf(encodeReport('CONTACT', 'jsonl', 'none', inBatches(records, 7)))).toString('utf8');
+
+    expect(file).not.toMatch(/[\u0085\u2028\u2029]/);
+    expect(file).toContain('"name":"a\\u2028b\\u2029c\\u0085d"');
+    // Python's str.splitlines() breaks at these (and at \v, \f, \x1c–\x1e); every line must be a whole record.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the line ends Python's splitlines() knows
+    const lines = file.split(/\r\n|[\n\r\v\f\x1c-\x1e\u0085\u2028\u2029]/).filter((line) => line !== '');
+    expect(lines).toHaveLength(50);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(
+      records.map(() =>
+        expect.objectContaining({ name: breaking, channelIds: [breaking], customFields: { [breaking]: breaking } }),
+      ),
+    );
+  });
 });
 
 describe('xlsxFile', () => {
@@ -159,16 +192,151 @@ describe('xlsxFile', () => {
     expect(sheetXml).not.toContain('<f>');
   });
 
-  it('removes characters XML cannot hold and keeps CR, LF, tab, markup and astral characters', async () => {
-    const name = 'a\u0000b\u0001\u0008c\u000B\u001F\uFFFE\uD800d\te\r\nf <g> & "h" 😀';
+  it("keeps the characters XML cannot hold as Excel's _xHHHH_, and CR, LF, tab, markup and astral characters as they are", async () => {
+    const name = 'a\u0000b\u0001\u0008c\u000B\u001F\uFFFE\uFFFFd\te\r\nf <g> & "h" 😀';
+
+    const { bytes, sheets } = await xlsxOf('CHAT', [build('CHAT', { name })]);
+
+    expect(sheets[0]!.rows[1]![1]).toEqual({ type: 'string', value: name });
+    const sheetXml = new TextDecoder().decode(unzipSync(bytes)['xl/worksheets/sheet1.xml']);
+    expect(sheetXml).toContain(
+      '<t>a_x0000_b_x0001__x0008_c_x000B__x001F__xFFFE__xFFFF_d\te&#13;\nf &lt;g&gt; &amp; "h" 😀</t>',
+    );
+  });
+
+  it("escapes text that looks like Excel's _xHHHH_ escape, so that it reads as written", async () => {
+    const name = 'a_x000D_b_x005F_c_xffff_ _x12_ _x0041';
 
     const { sheets } = await xlsxOf('CHAT', [build('CHAT', { name })]);
 
-    expect(sheets[0]!.rows[1]![1]).toEqual({ type: 'string', value: 'abcd\te\r\nf <g> & "h" 😀' });
+    expect(xmlCellText('a_x000D_b')).toBe('a_x005F_x000D_b');
+    expect(xmlCellText('\u0001_x0001_')).toBe('_x0001__x005F_x0001_');
+    expect(sheets[0]!.rows[1]![1]).toEqual({ type: 'string', value: name });
   });
 
-  it("escapes text that looks like Excel's _xHHHH_ escape", () => {
-    expect(xmlCellText('a_x000D_b')).toBe('a_x005F_x000D_b');
+  it('writes an unpaired surrogate (a record imported before the import refused them) as U+FFFD, as the CSV does', async () => {
+    const name = 'a\uD800b\uDC00c😀';
+
+    const { sheets } = await xlsxOf('CHAT', [build('CHAT', { name })]);
+    const csv = Buffer.from(csvRow('CHAT', build('CHAT', { name })), 'utf8').toString('utf8');
+
+    expect(sheets[0]!.rows[1]![1]).toEqual({ type: 'string', value: 'a\uFFFDb\uFFFDc😀' });
+    expect(csv).toContain('a\uFFFDb\uFFFDc😀');
+  });
+
+  it('cuts a text over 32,767 characters with a visible mark inside the limit, counts it, and cuts nothing else', async () => {
+    const long = 'x'.repeat(XLSX_MAX_CELL_CHARS - 1);
+    const keep = XLSX_MAX_CELL_CHARS - XLSX_TRUNCATION_MARK.length;
+    const records = [
+      // Over the limit once joined: two names of the list.
+      build('TICKET', { ticketId: 't-cut', issueNames: [long, 'tail'] }),
+      // Exactly at the limit: kept whole.
+      build('TICKET', { ticketId: 't-whole', issueNames: [long.slice(2), 'ab'] }),
+      // A surrogate pair across the cut: neither half is left alone.
+      build('TICKET', { ticketId: 't-pair', issueNames: [`${'y'.repeat(keep - 1)}😀${'z'.repeat(40)}`] }),
+    ];
+    const tally: FileTally = { truncatedCells: 0 };
+
+    const bytes = await bytesOf(encodeReport('TICKET', 'xlsx', 'none', inBatches(records), { tally }));
+    const [sheet] = await readXlsx(bytes, RECORD_KINDS.TICKET.columns.length);
+
+    const issueNames = RECORD_KINDS.TICKET.columns.indexOf('issueNames');
+    const [cut, whole, pair] = sheet!.rows.slice(1).map((row) => (row[issueNames] as { value: string }).value);
+    expect(cut).toHaveLength(XLSX_MAX_CELL_CHARS);
+    expect(cut).toBe(`${long.slice(0, keep)}…[truncated]`);
+    expect(whole).toBe(`${long.slice(2)};ab`);
+    expect(whole).toHaveLength(XLSX_MAX_CELL_CHARS);
+    expect(pair).toBe(`${'y'.repeat(keep - 1)}…[truncated]`);
+    expect(tally).toEqual({ truncatedCells: 2 });
+  });
+
+  it.each(['csv', 'jsonl'] as const)(
+    'cuts nothing in %s: the long text is whole and the tally stays 0',
+    async (format) => {
+      const long = 'x'.repeat(XLSX_MAX_CELL_CHARS * 2);
+      const tally: FileTally = { truncatedCells: 0 };
+
+      const file = await bytesOf(
+        encodeReport('TICKET', format, 'none', inBatches([build('TICKET', { issueNames: [long] })]), { tally }),
+      );
+
+      expect(file.toString('utf8')).toContain(long);
+      expect(tally).toEqual({ truncatedCells: 0 });
+    },
+  );
+
+  it('sizes every column for its type and its header: a time fits its format, long text is capped', async () => {
+    const { bytes, sheets } = await xlsxOf('CHAT', chats(2));
+    const [part] = readXlsxSheetParts(bytes);
+    const widths = columnWidths('CHAT');
+    const width = (type: ReportType, column: string) =>
+      columnWidths(type)[(RECORD_KINDS[type].columns as readonly string[]).indexOf(column)]!;
+
+    // The third-party reader and the part agree: one <col> per column, each with a custom width.
+    expect(sheets[0]!.widths).toEqual(widths);
+    expect(part!.cols).toEqual(widths.map((w, at) => ({ min: at + 1, max: at + 1, width: w, customWidth: true })));
+    // A time's format (yyyy-mm-dd hh:mm:ss.000) is 23 characters: a tenth more and the padding.
+    expect(width('CHAT', 'updatedAt')).toBe(28);
+    expect(width('CHAT', 'createdAt')).toBe(28);
+    // A boolean's FALSE fits; its header is wider (bold, with the filter button).
+    expect(width('CHAT', 'isHighPriority')).toBe(Math.ceil('isHighPriority'.length * 1.2) + 3);
+    // An enum fits its longest value; a number the 11 characters of Excel's General format.
+    expect(width('CHAT', 'botJourneyStatus')).toBeGreaterThanOrEqual('AGENT_TRANSFERRED'.length + 2);
+    expect(width('CALL_LOG', 'talkDurationSeconds')).toBeGreaterThanOrEqual(11 + 2);
+    // Text by its bound, capped.
+    expect(width('TICKET', 'remarks')).toBeGreaterThan(width('TICKET', 'ticketId'));
+    for (const type of Object.keys(RECORD_KINDS) as ReportType[]) {
+      for (const [at, column] of RECORD_KINDS[type].columns.entries()) {
+        expect(columnWidths(type)[at], column).toBeGreaterThanOrEqual(column.length + 3);
+        expect(columnWidths(type)[at], column).toBeLessThanOrEqual(60);
+      }
+    }
+  });
+
+  it("declares each sheet's used range in <dimension>, before its views and columns, in ECMA-376's order", async () => {
+    const { bytes } = await xlsxOf('CHAT', chats(7), 4);
+    const empty = await xlsxOf('BOOKING', []);
+
+    const parts = readXlsxSheetParts(bytes);
+
+    expect(parts.map((part) => part.dimension)).toEqual(['A1:U4', 'A1:U4', 'A1:U2']);
+    for (const part of parts) {
+      expect(part.dimension).toBe(`A1:${part.lastColumn}${part.lastRow}`);
+      expect(part.elements).toEqual(['dimension', 'sheetViews', 'sheetFormatPr', 'cols', 'sheetData', 'autoFilter']);
+    }
+    expect(readXlsxSheetParts(empty.bytes).map((part) => part.dimension)).toEqual(['A1:G1']);
+  });
+
+  it('starts a further sheet once a sheet holds back its most deflated rows (the disk it may use)', async () => {
+    const records = chats(3);
+    const csv = parseCsv(csvHeader('CHAT') + records.map((chat) => csvRow('CHAT', chat)).join(''));
+
+    const bytes = await bytesOf(
+      encodeReport('CHAT', 'xlsx', 'none', inBatches(records), { xlsx: { maxSpoolBytes: 1 } }),
+    );
+    const sheets = await readXlsx(bytes, RECORD_KINDS.CHAT.columns.length);
+
+    expect(sheets.map((sheet) => sheet.name)).toEqual(['CHAT', 'CHAT 2', 'CHAT 3']);
+    expect(sheets.flatMap((sheet) => sheet.rows.slice(1)).map((row) => row.map(csvTextOf))).toEqual(csv.slice(1));
+    expect(readXlsxSheetParts(bytes).map((part) => part.dimension)).toEqual(['A1:U2', 'A1:U2', 'A1:U2']);
+  });
+
+  it('writes the same file whether a sheet waited for its dimension in memory or in a temporary file', async () => {
+    const records = chats(2_500);
+    const encode = (spoolMemoryBytes?: number) =>
+      bytesOf(
+        encodeReport('CHAT', 'xlsx', 'none', inBatches(records, 500), {
+          xlsx: { rowsPerSheet: 2_000, spoolMemoryBytes },
+        }),
+      );
+
+    const inMemory = await encode();
+    const onDisk = await encode(1);
+
+    expect(onDisk).toEqual(inMemory);
+    const sheets = await readXlsx(onDisk, RECORD_KINDS.CHAT.columns.length);
+    expect(sheets.map((sheet) => sheet.rows.length)).toEqual([2_000, 502]);
+    expect(readXlsxSheetParts(onDisk).map((part) => part.dimension)).toEqual(['A1:U2000', 'A1:U502']);
   });
 
   it('is a header-only sheet for an empty result', async () => {

@@ -128,6 +128,53 @@ describe('parseRecordLine', () => {
     ]);
   });
 
+  it('refuses a string holding an unpaired surrogate wherever it is, keys of objects included, in document order', () => {
+    // As an import line arrives: JSON text with \\u escapes.
+    const value = JSON.parse(
+      JSON.stringify({
+        ...line('CONTACT', build('CONTACT')),
+        name: 'Ada \uD83D',
+        channelIds: ['ch-1', '\uDE00x'],
+        customFields: { tier: { 'a/\uDBFF': 'gold', ok: '😀', tail: 'z\uDC00' } },
+      }),
+    );
+
+    expect(errorsOf(value)).toEqual([
+      { pointer: '/name', message: 'must not be text that holds an unpaired surrogate (U+D83D at character 5)' },
+      {
+        pointer: '/channelIds/1',
+        message: 'must not be text that holds an unpaired surrogate (U+DE00 at character 1)',
+      },
+      {
+        pointer: '/customFields/tier/a~1\uDBFF',
+        message: 'must not be a key that holds an unpaired surrogate (U+DBFF at character 3)',
+      },
+      {
+        pointer: '/customFields/tier/tail',
+        message: 'must not be text that holds an unpaired surrogate (U+DC00 at character 2)',
+      },
+    ]);
+  });
+
+  it('accepts surrogate pairs (astral characters) and reports an unpaired surrogate beside the schema errors', () => {
+    expect(errorsOf(line('CHAT', { ...build('CHAT'), name: '😀 𝄞 \uD83D\uDE00' }))).toEqual([]);
+    expect(errorsOf(line('TICKET', { ...build('TICKET'), remarks: '\uD800', priority: 'SOMEDAY' }))).toEqual([
+      { pointer: '/remarks', message: expect.stringContaining('unpaired surrogate') },
+      { pointer: '/priority', message: expect.stringContaining('must be one of') },
+    ]);
+  });
+
+  it('walks a deeply nested object without overflowing the stack', () => {
+    let nested: unknown = '\uD800';
+    for (let depth = 0; depth < 100_000; depth++) nested = [nested];
+
+    const errors = errorsOf(line('GOAL', { ...build('GOAL'), trackerValues: { deep: nested } }));
+
+    expect(errors).toEqual([
+      { pointer: `/trackerValues/deep${'/0'.repeat(100_000)}`, message: expect.stringContaining('unpaired surrogate') },
+    ]);
+  });
+
   it('lists every problem of a line', () => {
     const errors = errorsOf(line('TICKET', { ...build('TICKET'), number: -1, priority: 'CRITICAL', issueNames: [1] }));
 

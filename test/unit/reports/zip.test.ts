@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { ZipStream } from '#shared/domain/reports/zip';
+import { crc32Combine, DeflateRun, ZipStream } from '#shared/domain/reports/zip';
 
 /** The central directory's entries: name, CRC-32 and sizes, as a reader finds them from the end record. */
 function centralDirectory(zip: Buffer) {
@@ -83,5 +83,69 @@ describe('ZipStream', () => {
 
     expect(() => zip.begin('b.xml')).toThrow('still open');
     expect(() => zip.finish()).toThrow('still open');
+  });
+
+  it('splices data deflated apart between the head and the end of an entry: one deflate stream, one CRC-32', () => {
+    const head = Buffer.from('<worksheet><dimension ref="A1:C3"/><sheetData>');
+    const rows = Array.from({ length: 4 }, (_, n) =>
+      Buffer.from(`<row r="${n + 2}">${'Müller ✓ '.repeat(3_000)}</row>`),
+    );
+    const end = Buffer.from('</sheetData></worksheet>');
+    const whole = Buffer.concat([head, ...rows, end]);
+    const run = new DeflateRun(6);
+    const held = rows.map((row) => run.deflate(row));
+
+    const zip = new ZipStream(6);
+    zip.file('first.xml', '<a/>');
+    zip.begin('xl/worksheets/sheet1.xml');
+    zip.write(head);
+    const bytes = [...zip.take(), ...held];
+    zip.splice(run);
+    zip.write(end, true);
+    zip.file('last.xml', '<b/>');
+    zip.finish();
+    const archive = Buffer.concat([...bytes, ...zip.take()]);
+
+    expect(unzipSync(archive)).toEqual({
+      'first.xml': new Uint8Array(Buffer.from('<a/>')),
+      'xl/worksheets/sheet1.xml': new Uint8Array(whole),
+      'last.xml': new Uint8Array(Buffer.from('<b/>')),
+    });
+    const entries = centralDirectory(archive);
+    expect(entries[1]).toMatchObject({ crc: crc32(whole), size: whole.length });
+    // The entry after the spliced one starts where the directory says.
+    expect(archive.readUInt32LE(entries[2]!.offset)).toBe(0x04034b50);
+  });
+
+  it('refuses to splice before the bytes ahead of the spliced data were taken', () => {
+    const zip = new ZipStream(6);
+    zip.begin('a.xml');
+    zip.write(Buffer.from('<a>'));
+
+    expect(() => zip.splice(new DeflateRun(6))).toThrow('take()');
+  });
+});
+
+describe('crc32Combine', () => {
+  it('gives the CRC-32 of A followed by B from their CRC-32s and B’s length, whatever the lengths', () => {
+    const data = Buffer.from(Array.from({ length: 70_000 }, (_, n) => (n * 7919 + (n >> 3)) & 0xff));
+
+    for (const split of [0, 1, 2, 7, 8, 255, 1_024, 33_333, 69_999, 70_000]) {
+      const a = data.subarray(0, split);
+      const b = data.subarray(split);
+      expect(crc32Combine(crc32(a), crc32(b), b.length), `split at ${split}`).toBe(crc32(data));
+    }
+    // A long run (16 MiB of zeros, as node computes it).
+    const zeros = Buffer.alloc(16 * 1024 * 1024);
+    expect(crc32Combine(crc32('head'), crc32(zeros), zeros.length)).toBe(crc32(zeros, crc32('head')));
+  });
+
+  it('combines runs past 2³¹ bytes as it combines short ones (associative: no 32-bit overflow in the length)', () => {
+    const [a, b, c] = [0x1234_5678, 0x9abc_def0, 0x0f0f_f0f0];
+    const [lengthB, lengthC] = [3 * 2 ** 30 + 17, 2 ** 31 + 5];
+
+    expect(crc32Combine(crc32Combine(a, b, lengthB), c, lengthC)).toBe(
+      crc32Combine(a, crc32Combine(b, c, lengthC), lengthB + lengthC),
+    );
   });
 });
