@@ -507,7 +507,7 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
     report_type: 'CHAT',
     schedule_id: null,
     row_count: 1284,
-    truncated_cells: 0,
+    truncatedCells: 0,
   },
   'report.failed': {
     ...event('report.failed'),

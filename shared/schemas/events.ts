@@ -75,12 +75,12 @@ export const EVENT_BODIES = schema(() =>
         report_type: v.string(),
         schedule_id: ScheduleId,
         row_count: v.pipe(v.number(), v.integer(), v.minValue(0)),
-        truncated_cells: v.pipe(
+        truncatedCells: v.pipe(
           v.number(),
           v.integer(),
           v.minValue(0),
           v.description(
-            'Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL',
+            'Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL. Named as CONTRACT §23 names it, in camelCase like the report record (the other body fields are snake_case)',
           ),
         ),
       }),

@@ -42,7 +42,7 @@ function reportEvent(orgId: string, type: 'report.completed' | 'report.failed' =
             report_type: 'CHAT',
             schedule_id: null,
             row_count: serial,
-            truncated_cells: 0,
+            truncatedCells: 0,
           }
         : {
             organisation_id: orgId,

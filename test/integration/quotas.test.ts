@@ -107,7 +107,7 @@ describe('webhook redelivery limit (CONTRACT §18)', () => {
           organisation_id: api.orgId,
           schedule_id: null,
           row_count: 1,
-          truncated_cells: 0,
+          truncatedCells: 0,
         },
       },
     ]);

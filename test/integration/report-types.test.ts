@@ -993,14 +993,14 @@ describe('report files of the nine report types (CONTRACT §6 "The file", §8, �
         expect(found).toBeDefined();
         return found!;
       });
-      expect(event.detail).toMatchObject({ row_count: 2, truncated_cells: 1 });
+      expect(event.detail).toMatchObject({ row_count: 2, truncatedCells: 1 });
       // The delivery is what the document declares, to a strict validator.
       const [delivery] = await eventually(() => {
         const got = receiver.requestsTo('/long-text');
         expect(got).toHaveLength(1);
         return got;
       });
-      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'report.completed', truncated_cells: 1 });
+      expect(JSON.parse(delivery!.body)).toMatchObject({ type: 'report.completed', truncatedCells: 1 });
       expect(new OpenApiValidator(openApiDocument()).validateDelivery(delivery!)).toEqual([]);
 
       for (const format of ['csv', 'jsonl'] as const) {

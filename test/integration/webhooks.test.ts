@@ -24,7 +24,7 @@ async function publishEvent(orgId: string) {
         organisation_id: orgId,
         schedule_id: null,
         row_count: 3,
-        truncated_cells: 0,
+        truncatedCells: 0,
       },
     },
   ]);

@@ -2645,8 +2645,8 @@ export interface operations {
                                 /** @description The report schedule that requested it (rsc_…); null when requested by hand */
                                 schedule_id: string | null;
                                 row_count: number;
-                                /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL */
-                                truncated_cells: number;
+                                /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL. Named as CONTRACT §23 names it, in camelCase like the report record (the other body fields are snake_case) */
+                                truncatedCells: number;
                             } | {
                                 /** @constant */
                                 type: "report.failed";
@@ -17121,7 +17121,7 @@ export interface operations {
                  *       "report_type": "CHAT",
                  *       "schedule_id": null,
                  *       "row_count": 1284,
-                 *       "truncated_cells": 0
+                 *       "truncatedCells": 0
                  *     }
                  */
                 "application/json": {
@@ -17140,8 +17140,8 @@ export interface operations {
                     /** @description The report schedule that requested it (rsc_…); null when requested by hand */
                     schedule_id: string | null;
                     row_count: number;
-                    /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL */
-                    truncated_cells: number;
+                    /** @description Cells cut to fit: an XLSX text over 32,767 characters is cut and ends with "…[truncated]"; 0 for CSV and JSONL. Named as CONTRACT §23 names it, in camelCase like the report record (the other body fields are snake_case) */
+                    truncatedCells: number;
                 };
             };
         };

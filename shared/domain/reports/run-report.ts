@@ -187,7 +187,7 @@ export async function announceReport(deps: Pick<RunReportDeps, 'clock' | 'report
         organisation_id: report.organisationId,
         schedule_id: report.scheduleId ?? null,
         ...(completed
-          ? { row_count: report.rowCount, truncated_cells: report.truncatedCells ?? 0 }
+          ? { row_count: report.rowCount, truncatedCells: report.truncatedCells ?? 0 }
           : { error: report.error }),
       },
     },

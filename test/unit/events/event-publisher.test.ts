@@ -17,7 +17,7 @@ const event = (n: number): DomainEvent => ({
     organisation_id: 'org-1',
     schedule_id: null,
     row_count: n,
-    truncated_cells: 0,
+    truncatedCells: 0,
   },
 });
 
