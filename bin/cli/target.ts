@@ -18,6 +18,8 @@ export interface Target {
   tableName: string;
   /** The local stack's data dir (its stack.json, logs and metrics). */
   dataDir?: string;
+  /** The API's base URL (…/api/wp-crm): the local stack's from its stack.json, a deployed one's ApiUrl output. */
+  apiUrl?: string;
   /** The deployed stack's name and region (`--stack`). */
   stack?: { name: string; region: string };
   /** The reports bucket, for the commands that touch files (`org delete`). */
@@ -36,6 +38,7 @@ export const LocalKeySchema = v.object({
 const StackFile = v.object({
   endpoints: v.object({ dynamodb: v.pipe(v.string(), v.url()), s3: v.optional(v.pipe(v.string(), v.url())) }),
   tableName: v.pipe(v.string(), v.minLength(1)),
+  apiUrl: v.optional(v.pipe(v.string(), v.url())),
   reportsBucket: v.optional(v.pipe(v.string(), v.minLength(1))),
   credentials: v.optional(LocalKeySchema),
 });
@@ -66,7 +69,8 @@ export async function localTarget(config: Config, env: Record<string, string | u
     endpoint: (described?.endpoint === endpoint && described.s3) || `http://127.0.0.1:${config.local.s3Port}`,
     credentials,
   };
-  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports, credentials };
+  const apiUrl = described?.endpoint === endpoint ? described.apiUrl : undefined;
+  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports, credentials, apiUrl };
 }
 
 function stackKey(
@@ -100,8 +104,8 @@ async function readStackFile(file: string) {
   });
   const parsed = v.safeParse(StackFile, parseJson(text));
   if (!parsed.success) throw stackNotRunning(`no local stack: ${file} is not a stack description`);
-  const { endpoints, tableName, reportsBucket, credentials } = parsed.output;
-  return { endpoint: endpoints.dynamodb, s3: endpoints.s3, tableName, reportsBucket, credentials };
+  const { endpoints, tableName, reportsBucket, credentials, apiUrl } = parsed.output;
+  return { endpoint: endpoints.dynamodb, s3: endpoints.s3, tableName, reportsBucket, credentials, apiUrl };
 }
 
 function parseJson(text: string): unknown {
@@ -149,11 +153,13 @@ export async function deployedTarget(
     const tableName = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'TableName')?.OutputValue;
     if (!tableName) throw stackNotRunning(`stack ${stackName} in ${region} has no TableName output`);
     const bucket = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'ReportsBucketName')?.OutputValue;
+    const apiUrl = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'ApiUrl')?.OutputValue;
     return {
       kind: 'aws',
       db: createDocumentClient({ region }),
       tableName,
       stack: { name: stackName, region },
+      ...(apiUrl ? { apiUrl } : {}),
       reports: bucket ? { bucket, region } : undefined,
     };
   } finally {

@@ -1,3 +1,4 @@
+import * as consoleRoutes from './console.ts';
 import * as events from './events.ts';
 import * as foundation from './foundation.ts';
 import * as groups from './groups.ts';
@@ -23,4 +24,5 @@ export const ROUTES: RouteDef[] = [
   reports.getReport,
   reports.downloadReport,
   ...Object.values(reportSchedules),
+  ...Object.values(consoleRoutes),
 ];

@@ -1,3 +1,4 @@
+import type { ConsoleSession } from '#shared/domain/console/model';
 import type { ClientCredential, OrgStatus } from '#shared/domain/orgs/model';
 import { OrgSuspendedError, UnauthorizedError } from '#shared/errors';
 import type { Principal } from './roles.ts';
@@ -8,6 +9,8 @@ export interface AccessStatusStore {
   /** Absent: active (or an organisation that no longer exists; its credentials are gone then). */
   getOrgStatus(orgId: string): Promise<OrgStatus | undefined>;
   getCredential(clientId: string): Promise<ClientCredential | undefined>;
+  /** A console session (CONTRACT §24); a store without sessions refuses every session's token. */
+  getConsoleSession?(sessionId: string): Promise<ConsoleSession | undefined>;
 }
 
 const MAX_ENTRIES = 5_000;
@@ -19,6 +22,7 @@ const MAX_ENTRIES = 5_000;
 export class AccessStatusCache {
   readonly #orgs = new Map<string, { value: OrgStatus | undefined; untilMs: number }>();
   readonly #credentials = new Map<string, { value: ClientCredential | undefined; untilMs: number }>();
+  readonly #sessions = new Map<string, { value: ConsoleSession | undefined; untilMs: number }>();
 
   constructor(
     private readonly store: AccessStatusStore,
@@ -32,6 +36,11 @@ export class AccessStatusCache {
 
   credential(clientId: string): Promise<ClientCredential | undefined> {
     return this.#cached(this.#credentials, clientId, () => this.store.getCredential(clientId));
+  }
+
+  consoleSession(sessionId: string): Promise<ConsoleSession | undefined> {
+    const read = this.store.getConsoleSession?.bind(this.store);
+    return this.#cached(this.#sessions, sessionId, async () => (read ? read(sessionId) : undefined));
   }
 
   /** True when the organisation's work must wait (suspended, or being deleted). */
@@ -54,13 +63,18 @@ export class AccessStatusCache {
  * A verified token grants access only while its credential exists, is not revoked and belongs to the token's
  * organisation (else 401 UNAUTHORIZED: a deleted organisation's tokens too), was issued with a secret the credential
  * still accepts (after `credential rotate`, the previous secret's tokens only until the overlap ends), and its
- * organisation is not suspended (403 ORG_SUSPENDED).
+ * organisation is not suspended (403 ORG_SUSPENDED). A console session's token also needs its session: not signed
+ * out, not past its end, of the same organisation and credential (CONTRACT §24).
  */
 export async function checkAccess(cache: AccessStatusCache, principal: Principal, now = new Date()): Promise<void> {
-  const [credential, status] = await Promise.all([
+  const [credential, status, session] = await Promise.all([
     cache.credential(principal.clientId),
     cache.orgStatus(principal.orgId),
+    principal.sessionId ? cache.consoleSession(principal.sessionId) : undefined,
   ]);
+  if (principal.sessionId && !sessionGrants(session, principal, now)) {
+    throw new UnauthorizedError('the console session has ended');
+  }
   if (!credential || credential.revokedAt || credential.orgId !== principal.orgId) {
     throw new UnauthorizedError('the token was issued to a credential that is no longer valid');
   }
@@ -83,5 +97,15 @@ function issuedWithAcceptedSecret(credential: ClientCredential, fingerprint: str
   return (
     fingerprint === undefined ||
     (credential.previousSecretHash !== undefined && fingerprint === secretFingerprint(credential.previousSecretHash))
+  );
+}
+
+function sessionGrants(session: ConsoleSession | undefined, principal: Principal, now: Date): boolean {
+  return (
+    session !== undefined &&
+    session.endedAt === undefined &&
+    now.toISOString() < session.expiresAt &&
+    session.orgId === principal.orgId &&
+    session.clientId === principal.clientId
   );
 }
