@@ -24,7 +24,7 @@ const MEDIA_TYPES: Record<string, string> = {
 
 /**
  * Builds the console with esbuild (already the functions' bundler): one minified ES module and one style sheet, each
- * named by its content hash, and the HTML page that loads them from `assetBase`. Synchronous, so a synth can call it
+ * named by its content hash, and the HTML page that loads them from `assetBase`/scripts and /styles. Synchronous, so a synth can call it
  * where it lists a function's files; about 0.2 s.
  */
 export function buildConsole(assetBase: string): ConsoleBuild {
@@ -66,8 +66,8 @@ const page = (base: string, script: string, styles: string) => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>wp-crm console</title>
-<link rel="stylesheet" href="${base}/${styles}">
-<script type="module" src="${base}/${script}"></script>
+<link rel="stylesheet" href="${base}/styles/${styles}">
+<script type="module" src="${base}/scripts/${script}"></script>
 </head>
 <body>
 <div id="app"><p class="loading">Loading the console…</p></div>

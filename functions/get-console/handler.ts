@@ -3,7 +3,7 @@ import { serveConsole } from '#shared/console/serve';
 import { publicApi } from '#shared/http/public-api';
 import { getConsole as route } from '#shared/routes/console';
 
-// Also behind getConsolePage, getConsolePageItem and getConsoleAsset: public routes without input, one check list.
+// Also behind getConsolePage, getConsolePageItem, getConsoleScript and getConsoleStyles: public routes without input, one check list.
 export const handler = publicApi(route).handler(async (event) =>
   serveConsole(event, {
     file: new URL('console-build.json', import.meta.url),

@@ -7,7 +7,10 @@ import { BASE_PATH } from '#shared/routes/route';
 import { CONSOLE_ITEM_PAGES, CONSOLE_PAGES } from '#shared/schemas/console';
 
 /** Where the page loads its assets from: absolute, so every page URL below /console finds them. */
-export const CONSOLE_ASSET_BASE = `${BASE_PATH}/console/assets`;
+export const CONSOLE_ASSET_BASE = `${BASE_PATH}/console`;
+
+/** Scripts are served below `/console/scripts/`, style sheets below `/console/styles/` (each route one media type). */
+const ASSET_FOLDERS: Record<string, string> = { js: 'scripts', css: 'styles' };
 
 interface Build {
   html: string;
@@ -68,7 +71,7 @@ function acceptsGzip(header: string | undefined): boolean {
 
 /**
  * `GET /console`, `/console/{page}`, `/console/{page}/{id}`: the page (one document; the script draws the page its
- * address names). `GET /console/assets/{asset}`: a script or style sheet. Anything else → 404 ROUTE_NOT_FOUND.
+ * address names). `GET /console/scripts/{asset}`, `/console/styles/{asset}`: its script and style sheet. Anything else → 404 ROUTE_NOT_FOUND.
  */
 export async function serveConsole(
   event: Pick<APIGatewayProxyEventV2, 'pathParameters' | 'headers' | 'rawPath'>,
@@ -78,7 +81,10 @@ export async function serveConsole(
   const { asset, page, id } = event.pathParameters ?? {};
   if (asset !== undefined) {
     const found = Object.hasOwn(built.assets, asset) ? built.assets[asset] : undefined;
-    if (!found) throw new RouteNotFoundError('GET', event.rawPath);
+    const folder = ASSET_FOLDERS[asset.slice(asset.lastIndexOf('.') + 1)];
+    if (!found || !event.rawPath.endsWith(`/console/${folder}/${asset}`)) {
+      throw new RouteNotFoundError('GET', event.rawPath);
+    }
     const headers = {
       'content-type': found.contentType,
       'cache-control': 'public, max-age=31536000, immutable',

@@ -134,21 +134,39 @@ export const getConsole = /* @__PURE__ */ defineRoute({
   },
 });
 
-export const getConsoleAsset = /* @__PURE__ */ defineRoute({
-  operationId: 'getConsoleAsset',
+export const getConsoleScript = /* @__PURE__ */ defineRoute({
+  operationId: 'getConsoleScript',
   method: 'GET',
-  path: '/console/assets/{asset}',
+  path: '/console/scripts/{asset}',
   fn: 'get-console',
-  summary: "The console's script and style sheet",
+  summary: "The console's script",
   tag: 'console',
   auth: 'public',
   responses: {
     200: {
-      description: 'JavaScript or CSS, gzip-encoded when accepted; named by content, immutable',
+      description: 'JavaScript, gzip-encoded when accepted; named by its content, immutable',
       contentType: 'text/javascript',
       headers: ['Cache-Control (cacheable)'],
     },
-    404: { description: 'ROUTE_NOT_FOUND: no such asset (names change with every build)' },
+    404: { description: 'ROUTE_NOT_FOUND: no such script (names change with every build)' },
+  },
+});
+
+export const getConsoleStyles = /* @__PURE__ */ defineRoute({
+  operationId: 'getConsoleStyles',
+  method: 'GET',
+  path: '/console/styles/{asset}',
+  fn: 'get-console',
+  summary: "The console's style sheet",
+  tag: 'console',
+  auth: 'public',
+  responses: {
+    200: {
+      description: 'CSS, gzip-encoded when accepted; named by its content, immutable',
+      contentType: 'text/css',
+      headers: ['Cache-Control (cacheable)'],
+    },
+    404: { description: 'ROUTE_NOT_FOUND: no such style sheet (names change with every build)' },
   },
 });
 
