@@ -119,7 +119,9 @@ export function Time({ value }: { value: string | null | undefined }) {
 
 export function Table(props: { label: string; head: string[]; children: ComponentChildren }) {
   return (
-    <div class="table-wrap">
+    // A region that may scroll sideways on a narrow screen: focusable, so the keyboard can scroll it.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1)
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.label}>
       <table>
         <caption class="visually-hidden">{props.label}</caption>
         <thead>
