@@ -229,15 +229,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/wp-crm/console/assets/{asset}": {
+    "/api/wp-crm/console/scripts/{asset}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The console's script and style sheet */
-        get: operations["getConsoleAsset"];
+        /** The console's script */
+        get: operations["getConsoleScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console/styles/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's style sheet */
+        get: operations["getConsoleStyles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2527,6 +2544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html> */
                     "text/html": string;
                 };
             };
@@ -2602,6 +2620,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "access": "read",
+                 *       "sessionSeconds": 28800
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description `manage` (the default) may change things; `read` sees every page and changes nothing
@@ -2628,6 +2652,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://crm.example.com/api/wp-crm/console#code=q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw",
+                     *       "expiresAt": "2026-11-24T09:40:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The console's address with a one-time code in its fragment: good for one use within 10 minutes */
                         url: string;
@@ -2854,6 +2884,426 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-23T10:00:00.000Z",
+                     *       "to": "2026-11-24T09:30:00.000Z",
+                     *       "hours": [
+                     *         {
+                     *           "hour": "2026-11-23T10:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T11:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T12:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T13:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T14:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T15:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T16:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T17:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T18:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 1,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T19:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T20:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T21:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T22:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T23:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T00:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T01:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T02:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T03:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T04:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T05:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T06:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 2,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T07:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T08:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T09:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 1
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "deliveries": {
+                     *           "succeeded": 40,
+                     *           "failed": 2,
+                     *           "pending": 1
+                     *         },
+                     *         "groups": {
+                     *           "created": 4,
+                     *           "failed": 0
+                     *         },
+                     *         "reports": {
+                     *           "completed": 1,
+                     *           "failed": 0
+                     *         }
+                     *       },
+                     *       "latestEvents": [
+                     *         {
+                     *           "eventId": "evt_01M80K2E5G9J2L6N0Q4T7W1Y3A",
+                     *           "type": "group.created",
+                     *           "timestamp": "2026-11-24T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "eventId": "evt_01M80K2D4F8H1K5M9P2S6V0X3Z",
+                     *           "type": "report.completed",
+                     *           "timestamp": "2026-11-24T09:12:00.000Z"
+                     *         }
+                     *       ],
+                     *       "complete": true
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: date-time
@@ -3042,6 +3492,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The code from the link's fragment */
                     code: string;
@@ -3061,6 +3516,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImtfMDFNODBLMEYifQ.eyJvcmciOiJlNGM0Iiwic2lkIjoiY3NfMDEifQ.c2ln",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 600,
+                     *       "org": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "roles": [
+                     *         "CRM_ADMIN"
+                     *       ],
+                     *       "access": "manage",
+                     *       "sessionExpiresAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description An access token of the session: keep it in memory only */
                         accessToken: string;
@@ -3265,6 +3733,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -3279,6 +3748,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImtfMDFNODBLMEYifQ.eyJvcmciOiJlNGM0Iiwic2lkIjoiY3NfMDEifQ.c2ln",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 600,
+                     *       "org": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "roles": [
+                     *         "CRM_ADMIN"
+                     *       ],
+                     *       "access": "manage",
+                     *       "sessionExpiresAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description An access token of the session: keep it in memory only */
                         accessToken: string;
@@ -3483,6 +3965,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -3499,6 +3982,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "signedOut": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         signedOut: true;
@@ -3637,7 +4125,7 @@ export interface operations {
             };
         };
     };
-    getConsoleAsset: {
+    getConsoleScript: {
         parameters: {
             query?: never;
             header?: never;
@@ -3649,7 +4137,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JavaScript or CSS, gzip-encoded when accepted; named by content, immutable */
+            /** @description JavaScript, gzip-encoded when accepted; named by its content, immutable */
             200: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -3659,10 +4147,115 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example const e=document.getElementById("app");… */
                     "text/javascript": string;
                 };
             };
-            /** @description ROUTE_NOT_FOUND: no such asset (names change with every build) */
+            /** @description ROUTE_NOT_FOUND: no such script (names change with every build) */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/route-not-found",
+                     *       "title": "Route not found",
+                     *       "status": 404,
+                     *       "detail": "route not found",
+                     *       "code": "ROUTE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsoleStyles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example redoc.4f2a9c1e.js */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSS, gzip-encoded when accepted; named by its content, immutable */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example :root{--bg:#f6f7f9;--accent:#0b5cad}… */
+                    "text/css": string;
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: no such style sheet (names change with every build) */
             404: {
                 headers: {
                     /** @description The request id, also the problem document's `instance` and in the logs */
@@ -3745,6 +4338,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example groups */
                 page: string;
             };
             cookie?: never;
@@ -3763,6 +4357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html> */
                     "text/html": string;
                 };
             };
@@ -3849,7 +4444,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example groups */
                 page: string;
+                /** @example cht_01M80K1R10W8DAZKGWSRRYPVK7 */
                 id: string;
             };
             cookie?: never;
@@ -3868,6 +4465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html> */
                     "text/html": string;
                 };
             };

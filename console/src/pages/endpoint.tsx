@@ -229,17 +229,19 @@ function Attempts(props: { orgId: string; webhookId: string; deliveryId: string;
   );
 }
 
-function AttemptList(props: { orgId: string; webhookId: string; deliveryId: string }) {
+function AttemptList(props: { orgId: string; webhookId: string; deliveryId: string; count: number }) {
+  const { orgId, webhookId, deliveryId } = props;
+  // Read again when the log shows a new attempt (a retry, a replay).
   const attempts = useLoad(
     () =>
       call(
         api.GET('/api/wp-crm/webhooks/{orgId}/{webhookId}/deliveries/{deliveryId}/attempts', {
-          params: { path: props },
+          params: { path: { orgId, webhookId, deliveryId } },
         }),
       ),
-    [props.deliveryId],
+    [deliveryId, props.count],
   );
-  if (attempts.loading) return <Loading what="attempts" />;
+  if (attempts.loading && !attempts.value) return <Loading what="attempts" />;
   if (attempts.error) return <ErrorNotice error={attempts.error} />;
   if (!attempts.value?.attempts.length) return <Empty>Not attempted yet.</Empty>;
   return (

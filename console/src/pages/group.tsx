@@ -290,6 +290,7 @@ function Conversation({ orgId, chatId }: { orgId: string; chatId: string }) {
               <div class="meta">
                 <span class="mono">{message.from}</span> · <Time value={message.createdAt} /> ·{' '}
                 <Badge value={message.status} />
+                {message.error ? ` ${message.error.message}` : ''}
               </div>
               <p class="prewrap">{message.text}</p>
             </li>
