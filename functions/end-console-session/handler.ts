@@ -1,4 +1,4 @@
-import { consoleSessionDeps } from '#shared/config/console';
+import { endSessionDeps } from '#shared/config/console';
 import { config } from '#shared/config/core';
 import { endConsoleSession } from '#shared/domain/console/sessions';
 import { consoleCookie, readConsoleCookie, withCookie } from '#shared/http/console';
@@ -7,6 +7,6 @@ import { NO_STORE, ok } from '#shared/http/responses';
 import { endConsoleSession as route } from '#shared/routes/console';
 
 export const handler = publicApi(route).handler(async (event) => {
-  await endConsoleSession(consoleSessionDeps(), { cookie: readConsoleCookie(event) });
+  await endConsoleSession(endSessionDeps(), { cookie: readConsoleCookie(event) });
   return withCookie(ok({ signedOut: true }, NO_STORE), consoleCookie(event, config().edgeOrigin, '', 0));
 });

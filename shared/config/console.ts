@@ -27,6 +27,11 @@ function overviewSource(): DynamoConsoleOverview {
   return instance(overviewSource, () => new DynamoConsoleOverview(documentClient(), config().aws.tableName));
 }
 
+/** Signing out reads and ends the session: no keys, no statuses. */
+export function endSessionDeps(): Pick<SessionDeps, 'store' | 'clock'> {
+  return instance(endSessionDeps, () => lazyDeps({ store: consoleStore, clock }));
+}
+
 export function overviewDeps(): DepsOf<typeof readOverview> {
   return instance(overviewDeps, () => lazyDeps({ clock, source: overviewSource }));
 }
