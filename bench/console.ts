@@ -63,7 +63,12 @@ export async function consoleBenchmark(runs: number): Promise<ConsoleFigures> {
       });
       const started = performance.now();
       await page.goto(url);
-      await page.getByRole('img', { name: /^Webhook deliveries in the last 24 hours/ }).waitFor({ timeout: 30_000 });
+      await page
+        .getByRole('img', { name: /^Webhook deliveries in the last 24 hours/ })
+        .waitFor({ timeout: 30_000 })
+        .catch(async (error: unknown) => {
+          throw new Error(`${(error as Error).message}\n${await page.locator('body').innerText()}`);
+        });
       times.push(performance.now() - started);
       bytes = { script: 0, styles: 0 };
       for (const size of await Promise.all(sizes)) bytes[size.kind] += size.bytes;

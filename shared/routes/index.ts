@@ -24,5 +24,15 @@ export const ROUTES: RouteDef[] = [
   reports.getReport,
   reports.downloadReport,
   ...Object.values(reportSchedules),
-  ...Object.values(consoleRoutes),
+  consoleRoutes.createConsoleLink,
+  consoleRoutes.startConsoleSession,
+  consoleRoutes.refreshConsoleSession,
+  consoleRoutes.endConsoleSession,
+  consoleRoutes.getConsoleOverview,
+  consoleRoutes.getConsole,
+  // Before `/console/{page}/{id}`: the local front takes the first route that matches (API Gateway the most specific).
+  consoleRoutes.getConsoleScript,
+  consoleRoutes.getConsoleStyles,
+  consoleRoutes.getConsolePage,
+  consoleRoutes.getConsolePageItem,
 ];
