@@ -18,8 +18,8 @@ const OPERATORS = ['eq', 'neq', 'contains', 'gt', 'gte', 'lt', 'lte', 'exists', 
 export const humanize = (name: string) =>
   name
     .replace(/([A-Z])/g, ' $1')
+    .toLowerCase()
     .replace(/^./, (first) => first.toUpperCase())
-    .replace(/ Ids\b/, ' ids')
     .trim();
 
 const isDate = (schema: PropertySchema) => (schema.description ?? '').includes('RFC 3339');

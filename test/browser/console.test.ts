@@ -135,6 +135,7 @@ describe('the console in a browser (CONTRACT §24)', () => {
     await form.getByLabel('Format').selectOption('xlsx');
     await form.getByLabel('Compression').selectOption('none');
     await form.getByLabel('Updated after').fill('2020-01-01T00:00');
+    await page.screenshot({ path: join(SHOTS, 'request-report-1280.png'), fullPage: true });
 
     await form.getByRole('button', { name: 'Request report' }).click();
     const download = page.getByRole('button', { name: 'Download' }).first();
