@@ -34,6 +34,8 @@ import {
  * `npm run bench -- --feed`: the events feed alone (latency, the long read), printed as bench/RESULTS.md's rows and
  * paragraph.
  * `npm run bench -- --p5`: P5 per route class through the HTTP stack alone, printed as bench/RESULTS.md's table.
+ * `npm run bench -- --console`: the console's first-page bytes and the time from a sign-in link to the Overview, printed
+ * as bench/RESULTS.md's rows and section.
  * `npm run bench -- --p1`: P1 alone (every function beside the baselines, three runs), printed as bench/RESULTS.md's P1
  * summary rows and section; writes nothing.
  */
@@ -140,6 +142,14 @@ if (process.argv.includes('--p1')) {
   });
   const { summary, section } = renderColdStart(runs, P1_NOTES, machine().cores);
   console.log(`${summary}\n\n${section}`);
+  process.exit(0);
+}
+
+if (process.argv.includes('--console')) {
+  // `npm run bench -- --console`: in a child process (it runs a local stack and Chromium), printed.
+  const { renderConsole } = await import('./console.ts');
+  const figures = await inChildProcess<import('./console.ts').ConsoleFigures>('./console.ts', 'consoleBenchmark', 5);
+  console.log(renderConsole(figures));
   process.exit(0);
 }
 

@@ -98,6 +98,23 @@ export class UnauthorizedError extends DomainError {
   }
 }
 
+/**
+ * A console sign-in refused (CONTRACT §24): a link's code that was `used`, has `expired` or is `unknown`, or a
+ * session that is `signed-out` (or never was) or has `expired`. The `reason` tells the sign-in page what to say.
+ */
+export class ConsoleSignInRefusedError extends DomainError {
+  constructor(reason: 'used' | 'expired' | 'unknown' | 'signed-out') {
+    super('UNAUTHORIZED', CONSOLE_REFUSALS[reason], { extensions: { reason } });
+  }
+}
+
+const CONSOLE_REFUSALS = {
+  used: 'this sign-in link was already used; ask for a new one',
+  expired: 'this sign-in link or session has expired; ask for a new link',
+  unknown: 'this sign-in link is not valid; ask for a new one',
+  'signed-out': 'there is no console session here (signed out, or never signed in)',
+} as const;
+
 export class OrgMismatchError extends DomainError {
   constructor() {
     super('ORG_MISMATCH', 'the organisation in the path does not match the token');

@@ -26,6 +26,8 @@ import type { Target } from './target.ts';
 export interface Flag {
   value: string;
   required?: true;
+  /** A switch that takes no value (`--read-only`); it reaches `run` as 'true'. */
+  boolean?: true;
 }
 
 /**

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '#shared/config/env';
 import { DomainError } from '#shared/errors';
 import { COMMANDS as CORE_COMMANDS, type Command } from './commands.ts';
+import { CONSOLE_COMMANDS } from './console.ts';
 import { CliError, invalid } from './errors.ts';
 import { OPS_COMMANDS } from './ops.ts';
 import { SCHEDULE_COMMANDS } from './schedules.ts';
@@ -12,7 +13,12 @@ export interface Io {
   err(line: string): void;
 }
 
-const COMMANDS: Record<string, Command> = { ...CORE_COMMANDS, ...OPS_COMMANDS, ...SCHEDULE_COMMANDS };
+const COMMANDS: Record<string, Command> = {
+  ...CORE_COMMANDS,
+  ...OPS_COMMANDS,
+  ...SCHEDULE_COMMANDS,
+  ...CONSOLE_COMMANDS,
+};
 
 const stdio: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -59,7 +65,12 @@ export async function main(argv: string[], io: Io = stdio, env = process.env): P
 }
 
 function parseFlags(command: Command, args: string[]): Record<string, string | undefined> {
-  const options = Object.fromEntries(Object.keys(command.flags).map((flag) => [flag, { type: 'string' as const }]));
+  const options = Object.fromEntries(
+    Object.entries(command.flags).map(([flag, spec]) => [
+      flag,
+      { type: spec.boolean ? ('boolean' as const) : ('string' as const) },
+    ]),
+  );
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args, options: { ...options, stack: { type: 'string' } }, strict: true }));
@@ -73,7 +84,10 @@ function parseFlags(command: Command, args: string[]): Record<string, string | u
   for (const [flag, spec] of Object.entries(command.flags)) {
     if (spec.required && values[flag] === undefined) throw invalid(`--${flag} is required`);
   }
-  return values as Record<string, string | undefined>;
+  // A switch (`--read-only`) arrives as 'true'.
+  return Object.fromEntries(
+    Object.entries(values).map(([flag, value]) => [flag, value === true ? 'true' : value]),
+  ) as Record<string, string | undefined>;
 }
 
 function describe(error: unknown): { code: string; message: string; exitCode: number } {

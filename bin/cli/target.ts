@@ -18,6 +18,8 @@ export interface Target {
   tableName: string;
   /** The local stack's data dir (its stack.json, logs and metrics). */
   dataDir?: string;
+  /** The API's base URL (…/api/wp-crm): the local stack's from its stack.json, a deployed one's ApiUrl output. */
+  apiUrl?: string;
   /** The deployed stack's name and region (`--stack`). */
   stack?: { name: string; region: string };
   /** The reports bucket, for the commands that touch files (`org delete`). */
@@ -45,6 +47,7 @@ const StackFile = v.object({
     aws: v.optional(v.pipe(v.string(), v.url())),
   }),
   tableName: v.pipe(v.string(), v.minLength(1)),
+  apiUrl: v.optional(v.pipe(v.string(), v.url())),
   reportsBucket: v.optional(v.pipe(v.string(), v.minLength(1))),
   credentials: v.optional(LocalKeySchema),
   operator: v.optional(v.object({ credentials: v.object({ ...LocalKeySchema.entries, sessionToken: v.string() }) })),
@@ -80,7 +83,17 @@ export async function localTarget(config: Config, env: Record<string, string | u
     described?.endpoint === endpoint && described.aws && described.operator
       ? { endpoint: described.aws, region: config.aws.region, credentials: described.operator.credentials }
       : undefined;
-  return { kind: 'local', db, tableName, dataDir: resolve(config.local.dataDir), reports, credentials, operator };
+  const apiUrl = described?.endpoint === endpoint ? described.apiUrl : undefined;
+  return {
+    kind: 'local',
+    db,
+    tableName,
+    dataDir: resolve(config.local.dataDir),
+    reports,
+    credentials,
+    operator,
+    apiUrl,
+  };
 }
 
 function stackKey(
@@ -114,7 +127,7 @@ async function readStackFile(file: string) {
   });
   const parsed = v.safeParse(StackFile, parseJson(text));
   if (!parsed.success) throw stackNotRunning(`no local stack: ${file} is not a stack description`);
-  const { endpoints, tableName, reportsBucket, credentials, operator } = parsed.output;
+  const { endpoints, tableName, reportsBucket, credentials, operator, apiUrl } = parsed.output;
   return {
     endpoint: endpoints.dynamodb,
     s3: endpoints.s3,
@@ -123,6 +136,7 @@ async function readStackFile(file: string) {
     reportsBucket,
     credentials,
     operator,
+    apiUrl,
   };
 }
 
@@ -171,11 +185,13 @@ export async function deployedTarget(
     const tableName = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'TableName')?.OutputValue;
     if (!tableName) throw stackNotRunning(`stack ${stackName} in ${region} has no TableName output`);
     const bucket = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'ReportsBucketName')?.OutputValue;
+    const apiUrl = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'ApiUrl')?.OutputValue;
     return {
       kind: 'aws',
       db: createDocumentClient({ region }),
       tableName,
       stack: { name: stackName, region },
+      ...(apiUrl ? { apiUrl } : {}),
       reports: bucket ? { bucket, region } : undefined,
     };
   } finally {

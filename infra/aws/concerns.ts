@@ -12,6 +12,7 @@ export const CONCERNS = {
   Webhooks:
     'outbound webhook subscriptions and deliveries, with the dispatcher and its sweeper; the events feed and its writer',
   Reports: 'report requests, listing and downloads, report schedules, with the report worker and the sweepers',
+  Console: "the organisation's console: its page and assets, its sign-in links and sessions, and its Overview read",
 } as const;
 
 export type Concern = keyof typeof CONCERNS;
@@ -23,6 +24,12 @@ export type Concern = keyof typeof CONCERNS;
  */
 export const FUNCTION_CONCERNS: Readonly<Record<string, Concern>> = {
   'issue-token': 'Foundation',
+  'get-console': 'Console',
+  'create-console-link': 'Console',
+  'start-console-session': 'Console',
+  'refresh-console-session': 'Console',
+  'end-console-session': 'Console',
+  'get-console-overview': 'Console',
   'get-jwks': 'Foundation',
   'get-health': 'Foundation',
   'get-openapi': 'Foundation',

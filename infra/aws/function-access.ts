@@ -120,6 +120,16 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'delete-report-schedule': { table: 'readWrite' },
   // Reads the due index (GSI1), claims occurrences and requests their reports as request-report does.
   'report-schedule-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['report-requests'] },
+  // The console (CONTRACT §24): its page and assets, bundled into its asset (function-files.ts).
+  'get-console': {},
+  // Stores a link by its code's hash, in the links' own partition.
+  'create-console-link': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.consoleLinks },
+  // Unauthenticated: spend a link, open / refresh / end a session, check its credential and organisation; sign.
+  'start-console-session': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.consoleSessions, signsTokens: true },
+  'refresh-console-session': { table: 'read', tableKeys: LEADING_KEY_PATTERNS.consoleSessions, signsTokens: true },
+  'end-console-session': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.consoleSessions },
+  // The Overview's one read: the events feed and the subscriptions' delivery records.
+  'get-console-overview': { table: 'read' },
   'report-sweeper': {
     table: 'readWrite',
     indexes: ['GSI1', 'GSI2'],

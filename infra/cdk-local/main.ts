@@ -1,4 +1,5 @@
 import { closeOnSignals, explainStartFailure, printBanner } from '#infra/local/banner';
+import { demoConsoleLink } from '#infra/local/console-link';
 import { ConfigError } from '#shared/config/env';
 import { startCdkStack } from './stack.ts';
 
@@ -10,6 +11,7 @@ async function main() {
   printBanner({
     ...stack,
     label: `wp-crm ${stack.info.stackName} (synthesized template, IAM ${process.env.WPCRM_IAM ?? 'enforce'})`,
+    consoleLink: await demoConsoleLink(stack),
   });
   console.log(
     `IAM report: GET ${new URL(stack.apiUrl).origin}/_local/iam with Authorization: Bearer <localRoutesToken of ${stack.dataDir}/stack.json> (also ${stack.dataDir}/iam-report.json on exit)`,

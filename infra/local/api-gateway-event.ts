@@ -69,6 +69,10 @@ export function send(response: ServerResponse, result: APIGatewayProxyStructured
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   const body = result.body === undefined ? '' : result.body;
   const bytes = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
-  response.writeHead(result.statusCode ?? 200, headers);
+  // Payload format 2.0's `cookies`: API Gateway sends each as a Set-Cookie header.
+  response.writeHead(
+    result.statusCode ?? 200,
+    result.cookies?.length ? { ...headers, 'set-cookie': result.cookies } : headers,
+  );
   response.end(bytes);
 }

@@ -7,6 +7,8 @@ export function printBanner(stack: {
   dataDir: string;
   info: { ports: object };
   label: string;
+  /** A one-time link to the demo organisation's console (infra/local/console-link.ts). */
+  consoleLink?: string;
 }): void {
   const { demo, apiUrl } = stack;
   if (demo) {
@@ -19,6 +21,10 @@ export function printBanner(stack: {
     console.log(
       JSON.stringify({ demo: { orgId: demo.orgId, credentials: demo.credentials, channels: demo.channels } }),
     );
+    if (stack.consoleLink) {
+      console.log(`Console (demo organisation, one use within 10 minutes): ${stack.consoleLink}`);
+      console.log(`  another: npm run wpcrm -- console-link --org ${demo.orgId} [--read-only]`);
+    }
     console.log('Try:');
     console.log(
       `  curl -s -X POST ${apiUrl}/token -H 'content-type: application/json' -d '${JSON.stringify({ clientId: owner.clientId, clientSecret: owner.clientSecret })}'`,

@@ -16,6 +16,8 @@ const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_TOKEN_LENGTH = 4096;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** The id of a console session, as its tokens and its cookie carry it (CONTRACT §24). */
+export const CONSOLE_SESSION_ID = /^cs_[0-9A-Z]{26}$/;
 export const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const Claims = v.object({
@@ -27,6 +29,9 @@ const Claims = v.object({
   cid: v.optional(v.pipe(v.string(), v.regex(/^crd_[0-9A-Za-z]{1,64}$/))),
   /** Which of the credential's secrets issued it (secret-fingerprint.ts); tokens issued before it existed lack it. */
   sfp: v.optional(v.pipe(v.string(), v.regex(SECRET_FINGERPRINT))),
+  /** A console session's id and access (CONTRACT §24); absent on the tokens of `POST /token`. */
+  sid: v.optional(v.pipe(v.string(), v.regex(CONSOLE_SESSION_ID))),
+  acc: v.optional(v.picklist(['manage', 'read'])),
 });
 
 export interface TokenSettings {
@@ -38,8 +43,18 @@ export interface TokenSettings {
 export async function signAccessToken(
   keys: KeyStore,
   settings: TokenSettings,
-  subject: { clientId: string; orgId: string; roles: Role[]; credentialId?: string; secretFingerprint?: string },
+  subject: {
+    clientId: string;
+    orgId: string;
+    roles: Role[];
+    credentialId?: string;
+    secretFingerprint?: string;
+    /** A console session's token: its session and access (CONTRACT §24). */
+    session?: { sessionId: string; access: 'manage' | 'read' };
+  },
   now: Date,
+  /** Seconds the token lives, at most `settings.ttlSeconds` (a console token ends no later than its session). */
+  ttlSeconds = settings.ttlSeconds,
 ): Promise<string> {
   const { kid, privateJwk } = await keys.signingKey();
   const key = await importJWK(privateJwk, ALGORITHM);
@@ -49,13 +64,14 @@ export async function signAccessToken(
     roles: subject.roles,
     ...(subject.credentialId ? { cid: subject.credentialId } : {}),
     ...(subject.secretFingerprint ? { sfp: subject.secretFingerprint } : {}),
+    ...(subject.session ? { sid: subject.session.sessionId, acc: subject.session.access } : {}),
   })
     .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid })
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
     .setSubject(subject.clientId)
     .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + settings.ttlSeconds)
+    .setExpirationTime(issuedAt + Math.min(ttlSeconds, settings.ttlSeconds))
     .setJti(randomUUID())
     .sign(key);
 }
@@ -92,6 +108,7 @@ export async function verifyAccessToken(
       tokenId: claims.jti,
       credentialId: claims.cid ?? derivedCredentialId(claims.sub),
       ...(claims.sfp ? { secretFingerprint: claims.sfp } : {}),
+      ...(claims.sid ? { sessionId: claims.sid, access: claims.acc ?? 'read' } : {}),
     };
   } catch (error) {
     if (error instanceof UnauthorizedError) throw error;

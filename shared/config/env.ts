@@ -94,6 +94,14 @@ const EnvSchema = v.object({
   WPCRM_S3_PUBLIC_URL: optionalUrl,
   /** Set by the stack when CloudFront and WAF front the API (infra/aws/edge.ts): the public origin callers use. */
   WPCRM_EDGE_ORIGIN: optionalUrl,
+  /** Origins allowed to frame the console (CONTRACT §24), space-separated, e.g. `https://intranet.example.com`. */
+  CONSOLE_FRAME_ANCESTORS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\s*(https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\s*)*$/, 'must list https:// origins, separated by spaces'),
+    ),
+    '',
+  ),
   /** Set by `npm start` for its handlers: the one place the local development app secret is accepted. */
   WPCRM_LOCAL_STACK: bool(false),
   /** The local stack (npm start) and the wpcrm command. */
@@ -186,6 +194,7 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
     },
     /** Behind the edge: the origin callers use, and the caller's address comes from CloudFront (shared/http/edge.ts). */
     edgeOrigin: env.WPCRM_EDGE_ORIGIN?.replace(/\/+$/, ''),
+    console: { frameAncestors: env.CONSOLE_FRAME_ANCESTORS.split(/\s+/).filter(Boolean) },
     sweepIntervalMs: env.WPCRM_SWEEP_INTERVAL_MS,
     localStack: env.WPCRM_LOCAL_STACK,
     local: {

@@ -71,6 +71,8 @@ export function httpApi<R extends RouteDef>(
           event.orgId = pathOrg;
         }
         if (!auth.roles.some((role) => route.auth.includes(role))) throw new ForbiddenError();
+        // A read-only console session changes nothing, whatever its roles allow (CONTRACT §24).
+        if (auth.access === 'read' && route.method !== 'GET') throw new ForbiddenError();
         event.auth = auth;
         logger.appendKeys({ orgId: auth.orgId, clientId: auth.clientId });
       }

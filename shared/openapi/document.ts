@@ -53,6 +53,22 @@ const HEADERS = {
     description: 'The bearer challenge (RFC 6750)',
     schema: { type: 'string', example: 'Bearer realm="wp-crm", error="invalid_token"' },
   },
+  'Set-Cookie': {
+    description:
+      'The console session cookie: HttpOnly, SameSite=Strict, Path=/api/wp-crm/console-sessions, Secure except on ' +
+      'loopback; cleared (Max-Age=0) on sign-out',
+    schema: {
+      type: 'string',
+      example:
+        'wpcrm_console=cs_01M80K2H3J4K5M6N7P8Q9R0S1T.q8Y…; Path=/api/wp-crm/console-sessions; Max-Age=86400; HttpOnly; SameSite=Strict; Secure',
+    },
+  },
+  'Content-Security-Policy': {
+    description:
+      "The console's policy: default-src 'self', no inline script, no other origin; frame-ancestors 'none' unless " +
+      'CONSOLE_FRAME_ANCESTORS lists origins',
+    schema: { type: 'string', example: "default-src 'self'; script-src 'self'; frame-ancestors 'none'" },
+  },
   'Idempotent-Replayed': {
     description: 'Present (true) when the answer replays the first one for this Idempotency-Key',
     schema: { type: 'string', const: 'true' },
@@ -67,6 +83,8 @@ const ALWAYS: ReadonlySet<HeaderName> = new Set([
   'Cache-Control',
   'Cache-Control (cacheable)',
   'WWW-Authenticate',
+  'Set-Cookie',
+  'Content-Security-Policy',
 ]);
 /** A header's name on the wire: `Cache-Control (cacheable)` is Cache-Control with other values than no-store. */
 const wireName = (name: HeaderName) => name.replace(/ \(.*\)$/, '');

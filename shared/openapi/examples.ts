@@ -32,6 +32,8 @@ export const PATH_PARAMETER_EXAMPLES: Record<string, string> = {
   deliveryId: DELIVERY,
   messageId: MESSAGE,
   asset: 'redoc.4f2a9c1e.js',
+  page: 'groups',
+  id: CHAT,
 };
 
 const channel = {
@@ -109,7 +111,80 @@ const reportSchedule = {
   updatedAt: AT,
 };
 
+const consoleToken = {
+  accessToken:
+    'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImtfMDFNODBLMEYifQ.eyJvcmciOiJlNGM0Iiwic2lkIjoiY3NfMDEifQ.c2ln',
+  tokenType: 'Bearer',
+  expiresIn: 600,
+  org: ORG,
+  roles: ['CRM_ADMIN'],
+  access: 'manage',
+  sessionExpiresAt: '2026-11-25T09:30:00.000Z',
+};
+
+const overviewHours = Array.from({ length: 24 }, (_, index) => ({
+  hour: new Date(Date.parse('2026-11-23T10:00:00.000Z') + index * 3_600_000).toISOString(),
+  deliveries: { succeeded: index % 3 === 0 ? 4 : 1, failed: index === 20 ? 2 : 0, pending: index === 23 ? 1 : 0 },
+  groups: { created: index % 6 === 0 ? 1 : 0, failed: 0 },
+  reports: { completed: index === 8 ? 1 : 0, failed: 0 },
+}));
+
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
+  createConsoleLink: {
+    request: { access: 'read', sessionSeconds: 28800 },
+    responses: {
+      201: {
+        url: `https://crm.example.com${BASE}/console#code=q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw`,
+        expiresAt: '2026-11-24T09:40:00.000Z',
+      },
+    },
+  },
+  startConsoleSession: {
+    request: { code: 'q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw' },
+    responses: { 201: consoleToken },
+  },
+  refreshConsoleSession: { request: {}, responses: { 200: consoleToken } },
+  endConsoleSession: { request: {}, responses: { 200: { signedOut: true } } },
+  getConsole: {
+    responses: {
+      200: '<!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html>',
+    },
+  },
+  getConsolePage: {
+    responses: {
+      200: '<!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html>',
+    },
+  },
+  getConsolePageItem: {
+    responses: {
+      200: '<!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html>',
+    },
+  },
+  getConsoleScript: { responses: { 200: 'const e=document.getElementById("app");…' } },
+  getConsoleStyles: { responses: { 200: ':root{--bg:#f6f7f9;--accent:#0b5cad}…' } },
+  getConsoleOverview: {
+    responses: {
+      200: {
+        from: '2026-11-23T10:00:00.000Z',
+        to: AT,
+        hours: overviewHours,
+        totals: {
+          deliveries: { succeeded: 40, failed: 2, pending: 1 },
+          groups: { created: 4, failed: 0 },
+          reports: { completed: 1, failed: 0 },
+        },
+        latestEvents: [
+          { eventId: EVENT, type: 'group.created', timestamp: AT },
+          {
+            eventId: 'evt_01M80K2D4F8H1K5M9P2S6V0X3Z',
+            type: 'report.completed',
+            timestamp: '2026-11-24T09:12:00.000Z',
+          },
+        ],
+        complete: true,
+      },
+    },
+  },
   issueToken: {
     request: { clientId: CLIENT, clientSecret: 'cs_LilbO3xq9Zr7VfT2nW8kPa5sYd1Hc4Ju6Ge0Mb' },
     responses: {

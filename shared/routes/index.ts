@@ -1,3 +1,4 @@
+import * as consoleRoutes from './console.ts';
 import * as events from './events.ts';
 import * as foundation from './foundation.ts';
 import * as groups from './groups.ts';
@@ -23,4 +24,15 @@ export const ROUTES: RouteDef[] = [
   reports.getReport,
   reports.downloadReport,
   ...Object.values(reportSchedules),
+  consoleRoutes.createConsoleLink,
+  consoleRoutes.startConsoleSession,
+  consoleRoutes.refreshConsoleSession,
+  consoleRoutes.endConsoleSession,
+  consoleRoutes.getConsoleOverview,
+  consoleRoutes.getConsole,
+  // Before `/console/{page}/{id}`: the local front takes the first route that matches (API Gateway the most specific).
+  consoleRoutes.getConsoleScript,
+  consoleRoutes.getConsoleStyles,
+  consoleRoutes.getConsolePage,
+  consoleRoutes.getConsolePageItem,
 ];

@@ -51,7 +51,13 @@ export interface RouteDef {
  * Response headers a route sets itself, for the OpenAPI document. `X-Request-Id` (every answer), `WWW-Authenticate`
  * (401), `Retry-After` (429, 503) and `Idempotent-Replayed` (idempotent routes) are added by the generator.
  */
-export type ResponseHeader = 'Location' | 'Cache-Control' | 'Cache-Control (cacheable)' | 'Retry-After';
+export type ResponseHeader =
+  | 'Location'
+  | 'Cache-Control'
+  | 'Cache-Control (cacheable)'
+  | 'Retry-After'
+  | 'Set-Cookie'
+  | 'Content-Security-Policy';
 
 /**
  * A route, as written. Every call is marked `/* @__PURE__ *\/` where it is made, so that a function's bundle keeps only

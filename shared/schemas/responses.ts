@@ -1,5 +1,6 @@
 import { Health, Jwks, OpenApiDocument, TokenResponse } from './auth.ts';
 import { ChannelList } from './channels.ts';
+import { ConsoleLink, ConsoleOverview, ConsoleSessionToken, ConsoleSignedOut } from './console.ts';
 import { EventFeedPage } from './feed.ts';
 import {
   AssignmentView,
@@ -45,6 +46,10 @@ export const RESPONSE_SCHEMAS = {
   AttemptList,
   ChannelList,
   ChatView,
+  ConsoleLink,
+  ConsoleOverview,
+  ConsoleSessionToken,
+  ConsoleSignedOut,
   DeliveryList,
   EventFeedPage,
   GroupAccepted,

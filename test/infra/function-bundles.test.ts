@@ -88,7 +88,7 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
     }
   });
 
-  it('bundles token verification and the key store only into functions that verify or issue tokens', () => {
+  it('bundles token verification and the key store only into functions that verify or issue tokens (the console sessions issue them too)', () => {
     const verifying = FUNCTIONS.filter((fn) =>
       bundles.get(fn)!.files.some((file) => file.includes('/jose/') && file.endsWith('/jwt/verify.js')),
     );
@@ -97,7 +97,9 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
 
     expect(verifying.sort()).toEqual([...VERIFIES_TOKENS].sort());
     expect(withKeys('dynamodb/public-key-store')).toEqual([...VERIFIES_TOKENS, 'get-jwks'].sort());
-    expect(withKeys('keys/secrets-manager-key-set')).toEqual(['issue-token']);
+    const signing = FUNCTIONS.filter((fn) => FUNCTION_ACCESS[fn]?.signsTokens).sort();
+    expect(signing).toEqual(['issue-token', 'refresh-console-session', 'start-console-session']);
+    expect(withKeys('keys/secrets-manager-key-set')).toEqual(signing);
   });
 
   it('bundles the environment credential provider instead of the SDK default chain and its STS and SSO clients', () => {

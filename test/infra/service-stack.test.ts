@@ -370,7 +370,7 @@ describe('ServiceStack (dev)', () => {
     }
   });
 
-  it('lets only the token and the jwt-keys functions read the signing secret', () => {
+  it('lets only the functions that issue tokens (the token route, the console sessions) and jwt-keys read the signing secret', () => {
     const secretId = logicalId(stack.jwtKeys.secret);
 
     const readers = statements(template)
@@ -383,7 +383,12 @@ describe('ServiceStack (dev)', () => {
       .flatMap(({ roles }) => roles);
 
     expect(new Set(readers)).toEqual(
-      new Set([logicalId(fnOf('issue-token').role), logicalId(stack.jwtKeys.manager.role)]),
+      new Set([
+        logicalId(fnOf('issue-token').role),
+        logicalId(fnOf('start-console-session').role),
+        logicalId(fnOf('refresh-console-session').role),
+        logicalId(stack.jwtKeys.manager.role),
+      ]),
     );
     expect(envOf('issue-token').JWT_SIGNING_SECRET_ID).toEqual({ Ref: secretId });
   });

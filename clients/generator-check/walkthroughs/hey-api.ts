@@ -7,6 +7,7 @@ import { createClient, createConfig } from '../generated/hey-api/client';
 import {
   approveJoinRequests,
   assignChat,
+  createConsoleLink,
   createGroup,
   createReportSchedule,
   createWebhook,
@@ -14,7 +15,14 @@ import {
   deleteReportSchedule,
   deleteWebhook,
   downloadReport,
+  endConsoleSession,
   getChat,
+  getConsole,
+  getConsoleOverview,
+  getConsolePage,
+  getConsolePageItem,
+  getConsoleScript,
+  getConsoleStyles,
   getDocs,
   getDocsAsset,
   getGroup,
@@ -41,6 +49,7 @@ import {
   listWebhooks,
   receiveNetworkWebhook,
   redeliver,
+  refreshConsoleSession,
   rejectJoinRequests,
   removeParticipants,
   requestReport,
@@ -48,6 +57,7 @@ import {
   rotateWebhookSecret,
   sendMessage,
   sendWebhookTest,
+  startConsoleSession,
   updateGroup,
   updateReportSchedule,
   updateWebhook,
@@ -1732,4 +1742,118 @@ export async function walkUpdateReportSchedule(): Promise<void> {
       read(data.filters.flowRespondedOnOrBefore);
       break;
   }
+}
+
+/** POST /api/wp-crm/console-links/{orgId} */
+export async function walkCreateConsoleLink(): Promise<void> {
+  const { data, error } = await createConsoleLink({
+    client,
+    path: { orgId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' },
+    body: { access: 'read' },
+  });
+  if (error) return readError(error);
+  read(data.url);
+  read(data.expiresAt);
+}
+
+/** POST /api/wp-crm/console-sessions */
+export async function walkStartConsoleSession(): Promise<void> {
+  const { data, error } = await startConsoleSession({
+    client,
+    body: { code: 'q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw' },
+  });
+  if (error) return readError(error);
+  read(data.accessToken);
+  read(data.tokenType);
+  read(data.expiresIn);
+  read(data.org);
+  read(data.roles);
+  read(data.access);
+  read(data.sessionExpiresAt);
+}
+
+/** POST /api/wp-crm/console-sessions/refresh */
+export async function walkRefreshConsoleSession(): Promise<void> {
+  const { data, error } = await refreshConsoleSession({ client, body: {} });
+  if (error) return readError(error);
+  read(data.accessToken);
+  read(data.tokenType);
+  read(data.expiresIn);
+  read(data.org);
+  read(data.roles);
+  read(data.access);
+  read(data.sessionExpiresAt);
+}
+
+/** POST /api/wp-crm/console-sessions/sign-out */
+export async function walkEndConsoleSession(): Promise<void> {
+  const { data, error } = await endConsoleSession({ client, body: {} });
+  if (error) return readError(error);
+  read(data.signedOut);
+}
+
+/** GET /api/wp-crm/console-overview/{orgId} */
+export async function walkGetConsoleOverview(): Promise<void> {
+  const { data, error } = await getConsoleOverview({ client, path: { orgId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' } });
+  if (error) return readError(error);
+  read(data.from);
+  read(data.to);
+  for (const hour of data.hours) {
+    read(hour.hour);
+    read(hour.deliveries.succeeded);
+    read(hour.deliveries.failed);
+    read(hour.deliveries.pending);
+    read(hour.groups.created);
+    read(hour.groups.failed);
+    read(hour.reports.completed);
+    read(hour.reports.failed);
+  }
+  read(data.totals.deliveries.succeeded);
+  read(data.totals.deliveries.failed);
+  read(data.totals.deliveries.pending);
+  read(data.totals.groups.created);
+  read(data.totals.groups.failed);
+  read(data.totals.reports.completed);
+  read(data.totals.reports.failed);
+  for (const latestEvent of data.latestEvents) {
+    read(latestEvent.eventId);
+    read(latestEvent.type);
+    read(latestEvent.timestamp);
+  }
+  read(data.complete);
+}
+
+/** GET /api/wp-crm/console */
+export async function walkGetConsole(): Promise<void> {
+  const { data, error } = await getConsole({ client, parseAs: 'text' });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/{page} */
+export async function walkGetConsolePage(): Promise<void> {
+  const { data, error } = await getConsolePage({ client, path: { page: '<page>' }, parseAs: 'text' });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/{page}/{id} */
+export async function walkGetConsolePageItem(): Promise<void> {
+  const { data, error } = await getConsolePageItem({ client, path: { page: '<page>', id: '<id>' }, parseAs: 'text' });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/scripts/{asset} */
+export async function walkGetConsoleScript(): Promise<void> {
+  const { data, error } = await getConsoleScript({ client, path: { asset: 'redoc.4f2a9c1e.js' }, parseAs: 'text' });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/styles/{asset} */
+export async function walkGetConsoleStyles(): Promise<void> {
+  const { data, error } = await getConsoleStyles({ client, path: { asset: 'redoc.4f2a9c1e.js' }, parseAs: 'text' });
+  if (error) return readError(error);
+  read(data);
 }

@@ -1675,3 +1675,129 @@ export async function walkUpdateReportSchedule(): Promise<void> {
       break;
   }
 }
+
+/** POST /api/wp-crm/console-links/{orgId} */
+export async function walkCreateConsoleLink(): Promise<void> {
+  const { data, error } = await client.POST('/api/wp-crm/console-links/{orgId}', {
+    params: { path: { orgId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' } },
+    body: { access: 'read' },
+  });
+  if (error) return readError(error);
+  read(data.url);
+  read(data.expiresAt);
+}
+
+/** POST /api/wp-crm/console-sessions */
+export async function walkStartConsoleSession(): Promise<void> {
+  const { data, error } = await client.POST('/api/wp-crm/console-sessions', {
+    body: { code: 'q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw' },
+  });
+  if (error) return readError(error);
+  read(data.accessToken);
+  read(data.tokenType);
+  read(data.expiresIn);
+  read(data.org);
+  read(data.roles);
+  read(data.access);
+  read(data.sessionExpiresAt);
+}
+
+/** POST /api/wp-crm/console-sessions/refresh */
+export async function walkRefreshConsoleSession(): Promise<void> {
+  const { data, error } = await client.POST('/api/wp-crm/console-sessions/refresh', { body: {} });
+  if (error) return readError(error);
+  read(data.accessToken);
+  read(data.tokenType);
+  read(data.expiresIn);
+  read(data.org);
+  read(data.roles);
+  read(data.access);
+  read(data.sessionExpiresAt);
+}
+
+/** POST /api/wp-crm/console-sessions/sign-out */
+export async function walkEndConsoleSession(): Promise<void> {
+  const { data, error } = await client.POST('/api/wp-crm/console-sessions/sign-out', { body: {} });
+  if (error) return readError(error);
+  read(data.signedOut);
+}
+
+/** GET /api/wp-crm/console-overview/{orgId} */
+export async function walkGetConsoleOverview(): Promise<void> {
+  const { data, error } = await client.GET('/api/wp-crm/console-overview/{orgId}', {
+    params: { path: { orgId: 'e4c4c399-93bc-4d79-aadf-6968fa1c7bbe' } },
+  });
+  if (error) return readError(error);
+  read(data.from);
+  read(data.to);
+  for (const hour of data.hours) {
+    read(hour.hour);
+    read(hour.deliveries.succeeded);
+    read(hour.deliveries.failed);
+    read(hour.deliveries.pending);
+    read(hour.groups.created);
+    read(hour.groups.failed);
+    read(hour.reports.completed);
+    read(hour.reports.failed);
+  }
+  read(data.totals.deliveries.succeeded);
+  read(data.totals.deliveries.failed);
+  read(data.totals.deliveries.pending);
+  read(data.totals.groups.created);
+  read(data.totals.groups.failed);
+  read(data.totals.reports.completed);
+  read(data.totals.reports.failed);
+  for (const latestEvent of data.latestEvents) {
+    read(latestEvent.eventId);
+    read(latestEvent.type);
+    read(latestEvent.timestamp);
+  }
+  read(data.complete);
+}
+
+/** GET /api/wp-crm/console */
+export async function walkGetConsole(): Promise<void> {
+  const { data, error } = await client.GET('/api/wp-crm/console', { parseAs: 'text' });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/{page} */
+export async function walkGetConsolePage(): Promise<void> {
+  const { data, error } = await client.GET('/api/wp-crm/console/{page}', {
+    params: { path: { page: '<page>' } },
+    parseAs: 'text',
+  });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/{page}/{id} */
+export async function walkGetConsolePageItem(): Promise<void> {
+  const { data, error } = await client.GET('/api/wp-crm/console/{page}/{id}', {
+    params: { path: { page: '<page>', id: '<id>' } },
+    parseAs: 'text',
+  });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/scripts/{asset} */
+export async function walkGetConsoleScript(): Promise<void> {
+  const { data, error } = await client.GET('/api/wp-crm/console/scripts/{asset}', {
+    params: { path: { asset: 'redoc.4f2a9c1e.js' } },
+    parseAs: 'text',
+  });
+  if (error) return readError(error);
+  read(data);
+}
+
+/** GET /api/wp-crm/console/styles/{asset} */
+export async function walkGetConsoleStyles(): Promise<void> {
+  const { data, error } = await client.GET('/api/wp-crm/console/styles/{asset}', {
+    params: { path: { asset: 'redoc.4f2a9c1e.js' } },
+    parseAs: 'text',
+  });
+  if (error) return readError(error);
+  read(data);
+}

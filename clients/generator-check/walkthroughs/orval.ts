@@ -6,6 +6,7 @@
 import {
   approveJoinRequests,
   assignChat,
+  createConsoleLink,
   createGroup,
   createReportSchedule,
   createWebhook,
@@ -13,8 +14,15 @@ import {
   deleteReportSchedule,
   deleteWebhook,
   downloadReport,
+  endConsoleSession,
   type GatewayError,
   getChat,
+  getConsole,
+  getConsoleOverview,
+  getConsolePage,
+  getConsolePageItem,
+  getConsoleScript,
+  getConsoleStyles,
   getDocs,
   getDocsAsset,
   getGroup,
@@ -42,6 +50,7 @@ import {
   type Problem,
   receiveNetworkWebhook,
   redeliver,
+  refreshConsoleSession,
   rejectJoinRequests,
   removeParticipants,
   requestReport,
@@ -49,6 +58,7 @@ import {
   rotateWebhookSecret,
   sendMessage,
   sendWebhookTest,
+  startConsoleSession,
   updateGroup,
   updateReportSchedule,
   updateWebhook,
@@ -1744,5 +1754,122 @@ export async function walkUpdateReportSchedule(): Promise<void> {
         read(response.data.filters.flowRespondedOnOrBefore);
         break;
     }
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/console-links/{orgId} */
+export async function walkCreateConsoleLink(): Promise<void> {
+  const response = await createConsoleLink('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', { access: 'read' }, auth);
+  if (response.status === 201) {
+    read(response.data.url);
+    read(response.data.expiresAt);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/console-sessions */
+export async function walkStartConsoleSession(): Promise<void> {
+  const response = await startConsoleSession({ code: 'q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw' }, auth);
+  if (response.status === 201) {
+    read(response.data.accessToken);
+    read(response.data.tokenType);
+    read(response.data.expiresIn);
+    read(response.data.org);
+    read(response.data.roles);
+    read(response.data.access);
+    read(response.data.sessionExpiresAt);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/console-sessions/refresh */
+export async function walkRefreshConsoleSession(): Promise<void> {
+  const response = await refreshConsoleSession({}, auth);
+  if (response.status === 200) {
+    read(response.data.accessToken);
+    read(response.data.tokenType);
+    read(response.data.expiresIn);
+    read(response.data.org);
+    read(response.data.roles);
+    read(response.data.access);
+    read(response.data.sessionExpiresAt);
+  } else readError(response.data);
+}
+
+/** POST /api/wp-crm/console-sessions/sign-out */
+export async function walkEndConsoleSession(): Promise<void> {
+  const response = await endConsoleSession({}, auth);
+  if (response.status === 200) {
+    read(response.data.signedOut);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/console-overview/{orgId} */
+export async function walkGetConsoleOverview(): Promise<void> {
+  const response = await getConsoleOverview('e4c4c399-93bc-4d79-aadf-6968fa1c7bbe', auth);
+  if (response.status === 200) {
+    read(response.data.from);
+    read(response.data.to);
+    for (const hour of response.data.hours) {
+      read(hour.hour);
+      read(hour.deliveries.succeeded);
+      read(hour.deliveries.failed);
+      read(hour.deliveries.pending);
+      read(hour.groups.created);
+      read(hour.groups.failed);
+      read(hour.reports.completed);
+      read(hour.reports.failed);
+    }
+    read(response.data.totals.deliveries.succeeded);
+    read(response.data.totals.deliveries.failed);
+    read(response.data.totals.deliveries.pending);
+    read(response.data.totals.groups.created);
+    read(response.data.totals.groups.failed);
+    read(response.data.totals.reports.completed);
+    read(response.data.totals.reports.failed);
+    for (const latestEvent of response.data.latestEvents) {
+      read(latestEvent.eventId);
+      read(latestEvent.type);
+      read(latestEvent.timestamp);
+    }
+    read(response.data.complete);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/console */
+export async function walkGetConsole(): Promise<void> {
+  const response = await getConsole(auth);
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/console/{page} */
+export async function walkGetConsolePage(): Promise<void> {
+  const response = await getConsolePage('<page>', auth);
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/console/{page}/{id} */
+export async function walkGetConsolePageItem(): Promise<void> {
+  const response = await getConsolePageItem('<page>', '<id>', auth);
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/console/scripts/{asset} */
+export async function walkGetConsoleScript(): Promise<void> {
+  const response = await getConsoleScript('redoc.4f2a9c1e.js', auth);
+  if (response.status === 200) {
+    read(response.data);
+  } else readError(response.data);
+}
+
+/** GET /api/wp-crm/console/styles/{asset} */
+export async function walkGetConsoleStyles(): Promise<void> {
+  const response = await getConsoleStyles('redoc.4f2a9c1e.js', auth);
+  if (response.status === 200) {
+    read(response.data);
   } else readError(response.data);
 }

@@ -121,6 +121,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wp-crm/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's console (its Overview page) */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console-links/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time sign-in link to the organisation's console
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN
+         */
+        post: operations["createConsoleLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console-overview/{orgId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console's Overview chart: the last 24 hours per hour, and the latest events
+         * @description Roles: ACCOUNT_OWNER, CRM_ADMIN, CRM_BOT
+         */
+        get: operations["getConsoleOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Spend a console link's code: a session cookie and a first access token */
+        post: operations["startConsoleSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console-sessions/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new access token for the session cookie's session */
+        post: operations["refreshConsoleSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console-sessions/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out: end the session cookie's session */
+        post: operations["endConsoleSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console/scripts/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's script */
+        get: operations["getConsoleScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console/styles/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's style sheet */
+        get: operations["getConsoleStyles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the console (the same document: the page draws itself from its address) */
+        get: operations["getConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wp-crm/console/{page}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A group's or an endpoint's page of the console */
+        get: operations["getConsolePageItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/wp-crm/docs": {
         parameters: {
             query?: never;
@@ -2296,6 +2472,2030 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console page; it signs in with the code in the fragment, or with its session cookie */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
+                    /** @description The console's policy: default-src 'self', no inline script, no other origin; frame-ancestors 'none' unless CONSOLE_FRAME_ANCESTORS lists origins */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    createConsoleLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "access": "read",
+                 *       "sessionSeconds": 28800
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description `manage` (the default) may change things; `read` sees every page and changes nothing
+                     * @default manage
+                     * @enum {string}
+                     */
+                    access?: "manage" | "read";
+                    /**
+                     * @description How long the session that the link opens lasts, 300 s to 7 days (default one day)
+                     * @default 86400
+                     */
+                    sessionSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The link: its code (in the URL's fragment) opens one session within 10 minutes. A `manage` session holds the caller's ACCOUNT_OWNER / CRM_ADMIN roles, a `read` session the caller's roles and may only read; revoking the caller's credential ends the session */
+            201: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://crm.example.com/api/wp-crm/console#code=q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw",
+                     *       "expiresAt": "2026-11-24T09:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The console's address with a one-time code in its fragment: good for one use within 10 minutes */
+                        url: string;
+                        /**
+                         * Format: date-time
+                         * @description When the code stops working, if unused
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {orgId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsoleOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's organisation
+                 * @example e4c4c399-93bc-4d79-aadf-6968fa1c7bbe
+                 */
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per hour of the last 24: deliveries by outcome (from the delivery records, by creation time), groups created and failed, reports completed and failed (from the events feed, by the event's time); and the 10 latest events */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-11-23T10:00:00.000Z",
+                     *       "to": "2026-11-24T09:30:00.000Z",
+                     *       "hours": [
+                     *         {
+                     *           "hour": "2026-11-23T10:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T11:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T12:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T13:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T14:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T15:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T16:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T17:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T18:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 1,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T19:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T20:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T21:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T22:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-23T23:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T00:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T01:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T02:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T03:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T04:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 1,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T05:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T06:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 2,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T07:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 4,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T08:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         },
+                     *         {
+                     *           "hour": "2026-11-24T09:00:00.000Z",
+                     *           "deliveries": {
+                     *             "succeeded": 1,
+                     *             "failed": 0,
+                     *             "pending": 1
+                     *           },
+                     *           "groups": {
+                     *             "created": 0,
+                     *             "failed": 0
+                     *           },
+                     *           "reports": {
+                     *             "completed": 0,
+                     *             "failed": 0
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "deliveries": {
+                     *           "succeeded": 40,
+                     *           "failed": 2,
+                     *           "pending": 1
+                     *         },
+                     *         "groups": {
+                     *           "created": 4,
+                     *           "failed": 0
+                     *         },
+                     *         "reports": {
+                     *           "completed": 1,
+                     *           "failed": 0
+                     *         }
+                     *       },
+                     *       "latestEvents": [
+                     *         {
+                     *           "eventId": "evt_01M80K2E5G9J2L6N0Q4T7W1Y3A",
+                     *           "type": "group.created",
+                     *           "timestamp": "2026-11-24T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "eventId": "evt_01M80K2D4F8H1K5M9P2S6V0X3Z",
+                     *           "type": "report.completed",
+                     *           "timestamp": "2026-11-24T09:12:00.000Z"
+                     *         }
+                     *       ],
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The start of the first hour shown
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description When the figures were read
+                         */
+                        to: string;
+                        /** @description 24 hours, oldest first */
+                        hours: {
+                            /**
+                             * Format: date-time
+                             * @description The start of the hour (UTC)
+                             */
+                            hour: string;
+                            deliveries: {
+                                succeeded: number;
+                                failed: number;
+                                /** @description Pending or retrying */
+                                pending: number;
+                            };
+                            groups: {
+                                created: number;
+                                failed: number;
+                            };
+                            reports: {
+                                completed: number;
+                                failed: number;
+                            };
+                        }[];
+                        totals: {
+                            deliveries: {
+                                succeeded: number;
+                                failed: number;
+                                /** @description Pending or retrying */
+                                pending: number;
+                            };
+                            groups: {
+                                created: number;
+                                failed: number;
+                            };
+                            reports: {
+                                completed: number;
+                                failed: number;
+                            };
+                        };
+                        /** @description The 10 latest events of the feed, newest first */
+                        latestEvents: {
+                            eventId: string;
+                            /** @enum {string} */
+                            type: "group.created" | "group.creation_failed" | "report.completed" | "report.failed" | "message.received" | "message.status" | "group.participants_changed" | "group.updated" | "group.deleted";
+                            /** Format: date-time */
+                            timestamp: string;
+                        }[];
+                        /** @description False when the day held more events or deliveries than one read counts (the figures are a floor) */
+                        complete: boolean;
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid bearer token; ORG_MISMATCH: {orgId} is not the token's organisation */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the token has none of the roles ACCOUNT_OWNER, CRM_ADMIN, CRM_BOT */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "the token has none of the roles this operation needs",
+                     *       "code": "FORBIDDEN",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED (Retry-After, retryAfterSeconds): ORG_REQUEST_RATE_LIMIT per organisation, 1200/60 by default. On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "at most 600 messages per 60 s",
+                     *       "code": "RATE_LIMITED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "retryAfterSeconds": 12
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    startConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The code from the link's fragment */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in: an HttpOnly, SameSite=Strict session cookie scoped to /api/wp-crm/console-sessions (Secure but on loopback), and an access token of the session to keep in memory only */
+            201: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached */
+                    "Cache-Control": "no-store";
+                    /** @description The console session cookie: HttpOnly, SameSite=Strict, Path=/api/wp-crm/console-sessions, Secure except on loopback; cleared (Max-Age=0) on sign-out */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImtfMDFNODBLMEYifQ.eyJvcmciOiJlNGM0Iiwic2lkIjoiY3NfMDEifQ.c2ln",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 600,
+                     *       "org": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "roles": [
+                     *         "CRM_ADMIN"
+                     *       ],
+                     *       "access": "manage",
+                     *       "sessionExpiresAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description An access token of the session: keep it in memory only */
+                        accessToken: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        /** @description Seconds until the token expires (at most 600) */
+                        expiresIn: number;
+                        org: string;
+                        roles: ("ACCOUNT_OWNER" | "CRM_ADMIN" | "CRM_BOT" | "CRM_AGENT")[];
+                        /** @enum {string} */
+                        access: "manage" | "read";
+                        /**
+                         * Format: date-time
+                         * @description When the session ends, whatever happens before
+                         */
+                        sessionExpiresAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED with `reason`: `used` (the code was spent already), `expired` (older than 10 minutes) or `unknown`; also when the credential that asked for the link was revoked or the organisation deleted */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ORG_SUSPENDED: the organisation is suspended */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/org-suspended",
+                     *       "title": "Organisation suspended",
+                     *       "status": 403,
+                     *       "detail": "organisation suspended",
+                     *       "code": "ORG_SUSPENDED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    refreshConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A fresh access token of the session (the page asks on load and before the last one expires) */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImtfMDFNODBLMEYifQ.eyJvcmciOiJlNGM0Iiwic2lkIjoiY3NfMDEifQ.c2ln",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 600,
+                     *       "org": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe",
+                     *       "roles": [
+                     *         "CRM_ADMIN"
+                     *       ],
+                     *       "access": "manage",
+                     *       "sessionExpiresAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description An access token of the session: keep it in memory only */
+                        accessToken: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        /** @description Seconds until the token expires (at most 600) */
+                        expiresIn: number;
+                        org: string;
+                        roles: ("ACCOUNT_OWNER" | "CRM_ADMIN" | "CRM_BOT" | "CRM_AGENT")[];
+                        /** @enum {string} */
+                        access: "manage" | "read";
+                        /**
+                         * Format: date-time
+                         * @description When the session ends, whatever happens before
+                         */
+                        sessionExpiresAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED with `reason`: `signed-out` (no session cookie, or its session was signed out) or `expired`; also when the session's credential was revoked or its organisation deleted */
+            401: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The bearer challenge (RFC 6750) */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "missing or invalid bearer token",
+                     *       "code": "UNAUTHORIZED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ORG_SUSPENDED: the organisation is suspended */
+            403: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/org-suspended",
+                     *       "title": "Organisation suspended",
+                     *       "status": 403,
+                     *       "detail": "organisation suspended",
+                     *       "code": "ORG_SUSPENDED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    endConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Signed out (also when there was no session): the cookie is cleared and the session's tokens are refused from now on (within a minute on warm functions) */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description The answer carries a secret, a token or a URL that works as one (CONTRACT §13): never cached */
+                    "Cache-Control": "no-store";
+                    /** @description The console session cookie: HttpOnly, SameSite=Strict, Path=/api/wp-crm/console-sessions, Secure except on loopback; cleared (Max-Age=0) on sign-out */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "signedOut": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        signedOut: true;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: errors[] points into the body; MALFORMED_JSON */
+            400: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "detail": "the request is not valid",
+                     *       "code": "VALIDATION_FAILED",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83",
+                     *       "errors": [
+                     *         {
+                     *           "pointer": "/subject",
+                     *           "message": "must be 1–128 characters after trimming"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is over 256 KiB. On AWS, API Gateway answers a body over its own limit with `{"message":"Request Entity Too Large"}` */
+            413: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Request Entity Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsoleScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example redoc.4f2a9c1e.js */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript, gzip-encoded when accepted; named by its content, immutable */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example const e=document.getElementById("app");… */
+                    "text/javascript": string;
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: no such script (names change with every build) */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/route-not-found",
+                     *       "title": "Route not found",
+                     *       "status": 404,
+                     *       "detail": "route not found",
+                     *       "code": "ROUTE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsoleStyles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example redoc.4f2a9c1e.js */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSS, gzip-encoded when accepted; named by its content, immutable */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example :root{--bg:#f6f7f9;--accent:#0b5cad}… */
+                    "text/css": string;
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: no such style sheet (names change with every build) */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/route-not-found",
+                     *       "title": "Route not found",
+                     *       "status": 404,
+                     *       "detail": "route not found",
+                     *       "code": "ROUTE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example groups */
+                page: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console page */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
+                    /** @description The console's policy: default-src 'self', no inline script, no other origin; frame-ancestors 'none' unless CONSOLE_FRAME_ANCESTORS lists origins */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: the console has no such page */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/route-not-found",
+                     *       "title": "Route not found",
+                     *       "status": 404,
+                     *       "detail": "route not found",
+                     *       "code": "ROUTE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the body names only the code and the request id. When the function fails before it answers, API Gateway answers `{"message":"Internal Server Error"}` */
+            500: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/internal",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "INTERNAL",
+                     *       "code": "INTERNAL",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                    /**
+                     * @example {
+                     *       "message": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description When the function does not answer in time, API Gateway answers `{"message":"Service Unavailable"}` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    getConsolePageItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example groups */
+                page: string;
+                /** @example cht_01M80K1R10W8DAZKGWSRRYPVK7 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console page */
+            200: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    /** @description How long a cache may keep the answer: public keys and the reference page’s assets */
+                    "Cache-Control": string;
+                    /** @description The console's policy: default-src 'self', no inline script, no other origin; frame-ancestors 'none' unless CONSOLE_FRAME_ANCESTORS lists origins */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>wp-crm console</title><script type="module" src="/api/wp-crm/console/scripts/app.4f2a9c1e0b3d.js"></script>…</html> */
+                    "text/html": string;
+                };
+            };
+            /** @description ROUTE_NOT_FOUND: the console has no such page */
+            404: {
+                headers: {
+                    /** @description The request id, also the problem document's `instance` and in the logs */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://wp-crm.dev/problems/route-not-found",
+                     *       "title": "Route not found",
+                     *       "status": 404,
+                     *       "detail": "route not found",
+                     *       "code": "ROUTE_NOT_FOUND",
+                     *       "instance": "2aef3430-e142-4094-b746-da48d9589c83"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description On AWS, API Gateway's stage throttling answers `{"message":"Too Many Requests"}` (not a problem document) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     /**
                      * @example {
                      *       "message": "Too Many Requests"

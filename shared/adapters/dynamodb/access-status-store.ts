@@ -1,12 +1,14 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccessStatusStore } from '#shared/domain/auth/access-status';
+import type { ConsoleSession } from '#shared/domain/console/model';
 import type { ClientCredential, Organisation, OrgStatusCopy } from '#shared/domain/orgs/model';
-import { keys, withoutKeys } from './keys.ts';
+import { consoleKeys, keys, withoutKeys } from './keys.ts';
 
 /**
- * The items a token check reads: the credential (CLIENT#) and the organisation's status copy (ORGSTATUS#), the only
- * partitions IAM lets a verifier read for it (keys.ts LEADING_KEY_PATTERNS.accessStatus); and, for a worker only, the
- * organisation item when there is no status copy.
+ * The items a token check reads: the credential (CLIENT#), the organisation's status copy (ORGSTATUS#) and, for a
+ * console session's token, the session (CONSOLESESSION#): the only partitions IAM lets a verifier read for it
+ * (keys.ts LEADING_KEY_PATTERNS.accessStatus); and, for a worker only, the organisation item when there is no status
+ * copy.
  */
 export class DynamoAccessStatusStore implements AccessStatusStore {
   constructor(
@@ -45,5 +47,12 @@ export class DynamoAccessStatusStore implements AccessStatusStore {
     if (!Item) return undefined;
     const { status, deletingAt } = Item as Pick<Organisation, 'status' | 'deletingAt'>;
     return { ...(status ? { status } : {}), ...(deletingAt ? { deletingAt } : {}) };
+  }
+
+  async getConsoleSession(sessionId: string): Promise<ConsoleSession | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: consoleKeys.session(sessionId), ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<ConsoleSession>(Item) : undefined;
   }
 }

@@ -56,8 +56,18 @@ const ORG_PATTERN = 'ORG#????????-????-????-????-????????????';
 export const LEADING_KEY_PATTERNS = {
   /** Credentials, the token attempt counters (per client id, per address, per pair) and the organisation's status. */
   issueToken: ['CLIENT#*', 'LOGINADDR#*', 'ORGSTATUS#*'],
-  /** What every token verifier reads besides the JWKS: the token's credential and its organisation's status. */
-  accessStatus: ['CLIENT#*', 'ORGSTATUS#*'],
+  /**
+   * What every token verifier reads besides the JWKS: the token's credential and its organisation's status, and for a
+   * console session's token the session (CONTRACT §24: signed out or expired → refused).
+   */
+  accessStatus: ['CLIENT#*', 'ORGSTATUS#*', 'CONSOLESESSION#*'],
+  /** Creating a console link: the link's own partition only (the token checks add accessStatus). */
+  consoleLinks: ['CONSOLELINK#*'],
+  /**
+   * The console's public session routes: the link they spend, the session they open, refresh or end, and the
+   * credential and organisation status that decide whether the session still grants anything.
+   */
+  consoleSessions: ['CONSOLELINK#*', 'CONSOLESESSION#*', 'CLIENT#*', 'ORGSTATUS#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
    * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox; and
@@ -187,6 +197,16 @@ export const chatKeys = {
   receiptPrefix: (messageId: string) => `RCPT#${messageId}#`,
 };
 
+/**
+ * The console's magic links and sessions (CONTRACT §24), each in a partition of its own: a link is found from its
+ * code alone (by the code's SHA-256, never the code), a session from the id its cookie and its tokens carry. Neither
+ * holds personal data (organisation, credential, roles, times); both carry a TTL a day after they end.
+ */
+export const consoleKeys = {
+  link: (codeHash: string) => ({ PK: `CONSOLELINK#${codeHash}`, SK: 'LINK' }),
+  session: (sessionId: string) => ({ PK: `CONSOLESESSION#${sessionId}`, SK: 'SESSION' }),
+};
+
 export const reportKeys = {
   report: (orgId: string, reportId: string) => ({ PK: `ORG#${orgId}`, SK: `RPT#${reportId}` }),
   reportPrefix: 'RPT#',
@@ -241,6 +261,8 @@ export const webhookKeys = {
     SK: `DLV#${deliveryId}`,
   }),
   deliveries: (orgId: string, webhookId: string) => `ORG#${orgId}#WHK#${webhookId}`,
+  /** A delivery's sort key: its id is a ULID after `dlv_`, so a range of sort keys is a range of creation times. */
+  deliverySortKey: (deliveryId: string) => `DLV#${deliveryId}`,
   /** One delivery per (subscription, event): the event id points at it. */
   eventDelivery: (orgId: string, webhookId: string, eventId: string) => ({
     PK: `ORG#${orgId}#WHK#${webhookId}`,

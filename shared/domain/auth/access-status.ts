@@ -1,3 +1,4 @@
+import type { ConsoleSession } from '#shared/domain/console/model';
 import type { ClientCredential, Organisation, OrgStatusCopy, OrgWorkStatus } from '#shared/domain/orgs/model';
 import { OrgGoneError, OrgSuspendedError, UnauthorizedError } from '#shared/errors';
 import type { Principal } from './roles.ts';
@@ -17,6 +18,8 @@ export interface AccessStatusStore {
    * Only workers ask: a token verifier may read no organisation's partition (keys.ts LEADING_KEY_PATTERNS).
    */
   getOrgRecord(orgId: string): Promise<Pick<Organisation, 'status' | 'deletingAt'> | undefined>;
+  /** A console session (CONTRACT §24), read strongly consistent; a store without sessions refuses every session's token. */
+  getConsoleSession?(sessionId: string): Promise<ConsoleSession | undefined>;
 }
 
 const MAX_ENTRIES = 5_000;
@@ -56,6 +59,11 @@ export class AccessStatusCache {
     });
   }
 
+  /** A console session as stored now: never cached, so that signing out ends every token of the session at once. */
+  consoleSession(sessionId: string): Promise<ConsoleSession | undefined> {
+    return this.store.getConsoleSession ? this.store.getConsoleSession(sessionId) : Promise.resolve(undefined);
+  }
+
   /** The credential as stored now, bypassing (and refreshing) the cache. */
   async currentCredential(clientId: string): Promise<ClientCredential | undefined> {
     const value = await this.store.getCredential(clientId, { consistent: true });
@@ -80,14 +88,23 @@ export class AccessStatusCache {
 }
 
 /**
+/**
  * A verified token grants access only while its organisation is not being erased nor gone (else 401, OrgGoneError),
  * its credential exists, is not revoked and belongs to the token's organisation (else 401 UNAUTHORIZED), was issued
  * with a secret the credential still accepts (after `credential rotate`, the previous secret's tokens only until the
- * overlap ends), and its organisation is not suspended (403 ORG_SUSPENDED).
+ * overlap ends), and its organisation is not suspended (403 ORG_SUSPENDED). A console session's token also needs its
+ * session: not signed out, not past its end, of the same organisation and credential (CONTRACT §24).
  */
 export async function checkAccess(cache: AccessStatusCache, principal: Principal, now = new Date()): Promise<void> {
-  const [cached, status] = await Promise.all([cache.credential(principal.clientId), cache.orgStatus(principal.orgId)]);
+  const [cached, status, session] = await Promise.all([
+    cache.credential(principal.clientId),
+    cache.orgStatus(principal.orgId),
+    principal.sessionId ? cache.consoleSession(principal.sessionId) : undefined,
+  ]);
   if (status === 'deleting') throw new OrgGoneError();
+  if (principal.sessionId && !sessionGrants(session, principal, now)) {
+    throw new UnauthorizedError('the console session has ended');
+  }
   // No status copy: an organisation created before copies existed, or one whose erasure finished (it erases the
   // credentials before the copy). The credential as stored now, not as cached, tells the two apart.
   const credential = status === undefined ? await cache.currentCredential(principal.clientId) : cached;
@@ -113,5 +130,15 @@ function issuedWithAcceptedSecret(credential: ClientCredential, fingerprint: str
   return (
     fingerprint === undefined ||
     (credential.previousSecretHash !== undefined && fingerprint === secretFingerprint(credential.previousSecretHash))
+  );
+}
+
+function sessionGrants(session: ConsoleSession | undefined, principal: Principal, now: Date): boolean {
+  return (
+    session !== undefined &&
+    session.endedAt === undefined &&
+    now.toISOString() < session.expiresAt &&
+    session.orgId === principal.orgId &&
+    session.clientId === principal.clientId
   );
 }

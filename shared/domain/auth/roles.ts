@@ -15,4 +15,8 @@ export interface Principal {
   credentialId: string;
   /** Which of the credential's secrets the token was issued with (absent on tokens issued before it was kept). */
   secretFingerprint?: string;
+  /** A console session's token (CONTRACT §24): the session it belongs to, checked at every call. */
+  sessionId?: string;
+  /** A console session's access: a `read` session's token is refused (403) on every route that is not a GET. */
+  access?: 'manage' | 'read';
 }

@@ -1,0 +1,32 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/** A value that components re-render on (a signal in a dozen lines, instead of a dependency). */
+export interface Signal<T> {
+  readonly value: T;
+  set(value: T): void;
+  subscribe(listener: () => void): () => void;
+}
+
+export function signal<T>(initial: T): Signal<T> {
+  let value = initial;
+  const listeners = new Set<() => void>();
+  return {
+    get value() {
+      return value;
+    },
+    set(next) {
+      value = next;
+      for (const listener of [...listeners]) listener();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export function useSignal<T>(source: Signal<T>): T {
+  const [, render] = useState(0);
+  useEffect(() => source.subscribe(() => render((count) => count + 1)), [source]);
+  return source.value;
+}
