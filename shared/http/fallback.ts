@@ -10,7 +10,7 @@ export async function notFoundRoute(event: APIGatewayProxyEventV2): Promise<Http
   const method = event.requestContext.http.method;
   const path = event.rawPath;
   const page = method === 'GET' ? consolePageWithoutSlash(path) : undefined;
-  if (page !== undefined) return redirectTo(page, event.rawQueryString);
+  if (page !== undefined) return redirectTo(page, event.rawQueryString, event.requestContext.requestId);
   const match = matchRoute(method, path);
   const error =
     match.kind === 'method-not-allowed'
@@ -39,9 +39,9 @@ function consolePageWithoutSlash(path: string): string | undefined {
  * 302 to the page's own address on this origin (a path, so it holds behind the edge too). A browser keeps the
  * fragment across a redirect whose `Location` has none (RFC 9110 §10.2.2), so the link's code reaches the page.
  */
-function redirectTo(path: string, query: string | undefined): HttpResult {
+function redirectTo(path: string, query: string | undefined, requestId: string): HttpResult {
   return {
     statusCode: 302,
-    headers: { location: query ? `${path}?${query}` : path, 'cache-control': 'no-store' },
+    headers: { location: query ? `${path}?${query}` : path, 'cache-control': 'no-store', 'x-request-id': requestId },
   };
 }

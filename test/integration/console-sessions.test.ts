@@ -295,6 +295,7 @@ describe('the console page (CONTRACT §24)', () => {
       expect(response.status, path).toBe(302);
       expect(response.headers.get('location'), path).toBe(`/api/wp-crm${to}`);
       expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('x-request-id')).toBeTruthy();
     }
     // Followed as a browser follows it: the page.
     const followed = await api.call('/console/');

@@ -41,7 +41,7 @@ describe('the console routes (CONTRACT §24)', () => {
 
     expect(await fallback('GET', '/api/wp-crm/console/')).toEqual({
       statusCode: 302,
-      headers: { location: '/api/wp-crm/console', 'cache-control': 'no-store' },
+      headers: { location: '/api/wp-crm/console', 'cache-control': 'no-store', 'x-request-id': 'req_1' },
     });
     expect((await fallback('GET', '/api/wp-crm/console/groups/cht_1//', 'a=1')).headers).toMatchObject({
       location: '/api/wp-crm/console/groups/cht_1?a=1',
