@@ -2,8 +2,8 @@ import { DynamoConsoleStore } from '#shared/adapters/dynamodb/console-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { createOperatorLink } from '#shared/domain/console/operator-link';
+import { consoleAddressOf } from '#shared/http/console';
 import { systemClock } from '#shared/ports/clock';
-import { BASE_PATH } from '#shared/routes/route';
 import type { Command } from './commands.ts';
 import { invalid } from './errors.ts';
 
@@ -34,7 +34,7 @@ export const CONSOLE_COMMANDS: Record<string, Command> = {
         throw invalid('--session-seconds must be an integer from 300 to 604800');
       }
       const target = await connect();
-      const base = (flags['base-url'] ?? target.apiUrl)?.replace(/\/+$/, '');
+      const base = flags['base-url'] ?? target.apiUrl;
       if (!base) throw invalid('the target does not say where its API is: pass --base-url https://…/api/wp-crm');
       const identity = new DynamoIdentityStore(target.db, target.tableName);
       const admin = new DynamoOrgAdminStore(target.db, target.tableName);
@@ -51,7 +51,7 @@ export const CONSOLE_COMMANDS: Record<string, Command> = {
           orgId,
           clientId: flags['client-id'],
           access: flags['read-only'] === undefined ? 'manage' : 'read',
-          consoleUrl: `${base.endsWith(BASE_PATH) ? base : `${base}${BASE_PATH}`}/console`,
+          consoleUrl: consoleAddressOf(base),
           sessionSeconds,
         },
       );

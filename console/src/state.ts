@@ -25,8 +25,18 @@ export function signal<T>(initial: T): Signal<T> {
   };
 }
 
+/**
+ * The signal's value, re-rendering on each change. Effects run after the browser paints, so a change made between the
+ * first render and the subscription (a sign-in answer that came back first) would be missed: the subscription looks
+ * again at once.
+ */
 export function useSignal<T>(source: Signal<T>): T {
   const [, render] = useState(0);
-  useEffect(() => source.subscribe(() => render((count) => count + 1)), [source]);
-  return source.value;
+  const value = source.value;
+  useEffect(() => {
+    const unsubscribe = source.subscribe(() => render((count) => count + 1));
+    if (source.value !== value) render((count) => count + 1);
+    return unsubscribe;
+  }, [source]);
+  return value;
 }

@@ -19,6 +19,11 @@ export interface FunctionAccess {
   publishesEvents?: boolean;
   /** Queues (by catalog name) the function sends to. */
   sendsTo?: readonly string[];
+  /**
+   * Reads (GetItem) what decides whether a credential still grants access — the credential, its organisation's status
+   * copy, a console session — without verifying a token itself (every token verifier has this already).
+   */
+  checksAccess?: boolean;
   /** Reads the private signing keys: only the token function. */
   signsTokens?: boolean;
   /** Reads the public JWKS without verifying tokens itself (the JWKS endpoint). */
@@ -122,12 +127,23 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'report-schedule-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['report-requests'] },
   // The console (CONTRACT §24): its page and assets, bundled into its asset (function-files.ts).
   'get-console': {},
-  // Stores a link by its code's hash, in the links' own partition.
-  'create-console-link': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.consoleLinks },
-  // Unauthenticated: spend a link, open / refresh / end a session, check its credential and organisation; sign.
-  'start-console-session': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.consoleSessions, signsTokens: true },
-  'refresh-console-session': { table: 'read', tableKeys: LEADING_KEY_PATTERNS.consoleSessions, signsTokens: true },
-  'end-console-session': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.consoleSessions },
+  // Stores a link by its code's hash, in its organisation's console partition (ORGCONSOLE#) only.
+  'create-console-link': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.console },
+  // Unauthenticated: spend a link, open / refresh / end a session (writes in the console partitions only), check its
+  // credential and organisation (reads only); sign.
+  'start-console-session': {
+    table: 'readWrite',
+    tableKeys: LEADING_KEY_PATTERNS.console,
+    checksAccess: true,
+    signsTokens: true,
+  },
+  'refresh-console-session': {
+    table: 'read',
+    tableKeys: LEADING_KEY_PATTERNS.console,
+    checksAccess: true,
+    signsTokens: true,
+  },
+  'end-console-session': { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.console },
   // The Overview's one read: the events feed and the subscriptions' delivery records.
   'get-console-overview': { table: 'read' },
   'report-sweeper': {

@@ -3,6 +3,7 @@ import { DynamoConsoleStore } from '#shared/adapters/dynamodb/console-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { createOperatorLink } from '#shared/domain/console/operator-link';
+import { consoleAddressOf } from '#shared/http/console';
 import { systemClock } from '#shared/ports/clock';
 import type { DemoSeed } from './seed.ts';
 import type { StackInfo } from './stack-info.ts';
@@ -38,7 +39,7 @@ export async function demoConsoleLink(stack: {
         orgId: stack.demo.orgId,
         clientId: stack.demo.credentials.ACCOUNT_OWNER.clientId,
         access: 'manage',
-        consoleUrl: `${stack.apiUrl}/console`,
+        consoleUrl: consoleAddressOf(stack.apiUrl),
       },
     );
     return url;

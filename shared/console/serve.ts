@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { RouteNotFoundError } from '#shared/errors';
 import type { HttpResult } from '#shared/http/responses';
 import { BASE_PATH } from '#shared/routes/route';
-import { CONSOLE_ITEM_PAGES, CONSOLE_PAGES } from '#shared/schemas/console';
+import { isConsolePage } from '#shared/schemas/console';
 
 /** Where the page loads its assets from: absolute, so every page URL below /console finds them. */
 export const CONSOLE_ASSET_BASE = `${BASE_PATH}/console`;
@@ -78,7 +78,10 @@ export async function serveConsole(
   options: { file: URL; frameAncestors: readonly string[] },
 ): Promise<HttpResult> {
   const built = await consoleBuild(options.file);
-  const { asset, page, id } = event.pathParameters ?? {};
+  // An empty segment (`/console/`, `/console/groups/`, should a gateway hand one to these routes) is no segment.
+  const { asset, page, id } = Object.fromEntries(
+    Object.entries(event.pathParameters ?? {}).filter(([, value]) => value !== ''),
+  ) as Record<string, string | undefined>;
   if (asset !== undefined) {
     const found = Object.hasOwn(built.assets, asset) ? built.assets[asset] : undefined;
     const folder = ASSET_FOLDERS[asset.slice(asset.lastIndexOf('.') + 1)];
@@ -100,12 +103,7 @@ export async function serveConsole(
       isBase64Encoded: true,
     };
   }
-  const known =
-    page === undefined ||
-    (id === undefined
-      ? (CONSOLE_PAGES as readonly string[]).includes(page)
-      : (CONSOLE_ITEM_PAGES as readonly string[]).includes(page) && /^[A-Za-z0-9_-]{1,128}$/.test(id));
-  if (!known) throw new RouteNotFoundError('GET', event.rawPath);
+  if (!isConsolePage(page, id)) throw new RouteNotFoundError('GET', event.rawPath);
   return {
     statusCode: 200,
     headers: {

@@ -49,10 +49,22 @@ export function consoleCookie(
 /** The response with the cookie set (API Gateway's payload 2.0 `cookies`; the local fronts write them as headers). */
 export const withCookie = (result: HttpResult, cookie: string): HttpResult => ({ ...result, cookies: [cookie] });
 
-/** The console's address as the caller reached the service: what a link points at (CONTRACT §24). */
+/**
+ * Where a link points (CONTRACT §24: `…/console/#code=…`). A request for it is answered with a redirect to the page's
+ * own address, `/console` (shared/http/fallback.ts); the browser keeps the fragment.
+ */
+export const CONSOLE_LINK_PATH = `${BASE_PATH}/console/`;
+
+/** The console's address as the caller reached the service: what a link points at. */
 export function consoleAddress(
   event: Pick<APIGatewayProxyEventV2, 'headers' | 'requestContext'>,
   edgeOrigin: string | undefined,
 ): string {
-  return `${requestOrigin(event, edgeOrigin) ?? ''}${BASE_PATH}/console`;
+  return `${requestOrigin(event, edgeOrigin) ?? ''}${CONSOLE_LINK_PATH}`;
+}
+
+/** The console's address below an API URL given with or without its base path (`https://…`, `https://…/api/wp-crm`). */
+export function consoleAddressOf(apiUrl: string): string {
+  const base = apiUrl.replace(/\/+$/, '');
+  return `${base.endsWith(BASE_PATH) ? base.slice(0, -BASE_PATH.length) : base}${CONSOLE_LINK_PATH}`;
 }

@@ -134,13 +134,13 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     request: { access: 'read', sessionSeconds: 28800 },
     responses: {
       201: {
-        url: `https://crm.example.com${BASE}/console#code=q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw`,
+        url: `https://crm.example.com${BASE}/console/#code=${ORG}.q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw`,
         expiresAt: '2026-11-24T09:40:00.000Z',
       },
     },
   },
   startConsoleSession: {
-    request: { code: 'q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw' },
+    request: { code: `${ORG}.q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw` },
     responses: { 201: consoleToken },
   },
   refreshConsoleSession: { request: {}, responses: { 200: consoleToken } },

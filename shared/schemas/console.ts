@@ -32,7 +32,12 @@ export const ConsoleLink = schema(() =>
 
 export const ConsoleSessionRequest = schema(() =>
   v.strictObject({
-    code: v.pipe(v.string(), v.minLength(1), v.maxLength(256), v.description("The code from the link's fragment")),
+    code: v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(256),
+      v.description("The code from the link's fragment (`<orgId>.<secret>`), as it is"),
+    ),
   }),
 );
 
@@ -100,3 +105,10 @@ export const ConsoleSignedOut = schema(() => v.object({ signedOut: v.literal(tru
 export const CONSOLE_PAGES = ['groups', 'reports', 'webhooks', 'events'] as const;
 /** Pages with one item's own page below them: a group's, an endpoint's. */
 export const CONSOLE_ITEM_PAGES = ['groups', 'webhooks'] as const;
+
+/** Whether the console has the page `/console[/{page}[/{id}]]` (an item's id as the API's ids are written). */
+export function isConsolePage(page: string | undefined, id: string | undefined): boolean {
+  if (page === undefined) return id === undefined;
+  if (id === undefined) return (CONSOLE_PAGES as readonly string[]).includes(page);
+  return (CONSOLE_ITEM_PAGES as readonly string[]).includes(page) && /^[A-Za-z0-9_-]{1,128}$/.test(id);
+}

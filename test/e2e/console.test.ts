@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wpcrm } from '#test/support/cli';
-import { call, dataDir, localDeployment } from './target.ts';
+import { baseUrl, call, dataDir, localDeployment } from './target.ts';
 
 // CONTRACT §24 through the deployment: the console's page and assets from the stack's own function, a link from
 // the CLI and one from the API, a session opened, refreshed and ended, a read session refused a change, and the
@@ -20,6 +20,16 @@ describe('the console, served by the deployment', () => {
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect((await call(script!)).status).toBe(200);
     expect((await call(styles!)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it("answers the link's address, /console/, with the page's own: no route of the HTTP API ends with a slash", async () => {
+    const moved = await call('/console/', { redirect: 'manual' });
+    const page = await call('/console/');
+
+    expect(moved.status).toBe(302);
+    expect(moved.headers.get('location')).toBe(`${new URL(baseUrl).pathname}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
   });
 
   it('signs in with an operator link once, refreshes, reads the Overview, and signs out', async () => {

@@ -132,12 +132,22 @@ describe('org delete under start:cdk', () => {
     );
     const group = (await (await call(`/groups/${orgId}/${chatId}`, { token })).json()) as Json;
     await deployment.simulator(`/groups/${group.externalChatId as string}/join`, { waId: '4915112345678' });
-    return { orgId, clientId, clientSecret, channelId, token, secret, chatId, requestId };
+    // A console session (CONTRACT §24) and a link not used yet, in the organisation's console partition.
+    const link = async () => {
+      const created = await call(`/console-links/${orgId}`, { method: 'POST', token, json: {} });
+      return new URL(((await created.json()) as { url: string }).url).hash.replace('#code=', '');
+    };
+    const signedIn = await call('/console-sessions', { method: 'POST', json: { code: await link() } });
+    expect(signedIn.status).toBe(201);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { accessToken: consoleToken } = (await signedIn.json()) as { accessToken: string };
+    const consoleSession = { cookie, sessionId: cookie.split('.')[1]!, token: consoleToken, unused: await link() };
+    return { orgId, clientId, clientSecret, channelId, token, secret, chatId, requestId, console: consoleSession };
   }
 
   it('leaves nothing of a busy organisation in the table, the bucket or the secret store; 401 from its first step', async () => {
     const org = await busyOrg();
-    const ids = new Set([org.orgId, org.clientId, org.channelId, org.chatId, org.requestId]);
+    const ids = new Set([org.orgId, org.clientId, org.channelId, org.chatId, org.requestId, org.console.sessionId]);
     const sent: { at: number; status: number; what: string }[] = [];
     let round = 0;
     const send = async (what: string, path: string, init: RequestInit & { json?: unknown }) => {
@@ -203,8 +213,20 @@ describe('org delete under start:cdk', () => {
     expect(
       new Set(sent.filter((request) => request.at < fencedAt && request.status < 300).map((request) => request.what)),
     ).toEqual(new Set(['subscription', 'report', 'group', 'message']));
-    expect(deleted).toMatchObject({ orgId: org.orgId, erased: expect.objectContaining({ channelSecrets: 1 }) });
+    expect(deleted).toMatchObject({
+      orgId: org.orgId,
+      erased: expect.objectContaining({ channelSecrets: 1, consoleLinks: 2, consoleSessions: 1 }),
+    });
     expect(await traces([...ids], org.secret.name)).toEqual({ items: [], files: [], secrets: [] });
+    // The console session's token and cookie are refused, and the unused link's code is unknown.
+    const refresh = await call('/console-sessions/refresh', {
+      method: 'POST',
+      json: {},
+      headers: { cookie: org.console.cookie },
+    });
+    const unused = await call('/console-sessions', { method: 'POST', json: { code: org.console.unused } });
+    const sessionCall = await call(`/channels/${org.orgId}`, { token: org.console.token });
+    expect([sessionCall.status, refresh.status, unused.status]).toEqual([401, 401, 401]);
   }, 300_000);
 
   it('drops an event of the organisation that arrives after its erasure: its feed is not made again', async () => {

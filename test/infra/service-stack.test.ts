@@ -305,6 +305,37 @@ describe('ServiceStack (dev)', () => {
     expect(decide('list-channels', 'dynamodb:PutItem', `RATE#org-requests#${org}`)).toBe('deny');
   });
 
+  it("lets the console write its organisations' console partitions only, and read but never write credentials and status copies (CONTRACT §24)", () => {
+    const org = '0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55';
+    const decide = (name: string, action: string, partition: string) => {
+      const role = logicalId(fnOf(name).role);
+      const documents = statements(template)
+        .filter(({ roles }) => roles.includes(role))
+        .map(({ statement }) => ({ Version: '2012-10-17', Statement: [resolveTable(statement)] }));
+      return authorize({
+        principalArn: `arn:aws:iam::000000000000:role/${role}`,
+        identityPolicies: documents as PolicyDocument[],
+        request: { action, resource: TABLE_ARN, context: { 'dynamodb:LeadingKeys': [partition] } },
+      }).decision;
+    };
+    const elsewhere = [`ORGSTATUS#${org}`, 'CLIENT#cli_01ABC', `ORG#${org}`, `ORG#${org}#FEED`];
+
+    for (const name of ['create-console-link', 'start-console-session', 'end-console-session']) {
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
+        expect(decide(name, action, `ORGCONSOLE#${org}`), `${name} ${action}`).toBe('allow');
+        for (const partition of elsewhere) expect(decide(name, action, partition), `${name} ${partition}`).toBe('deny');
+      }
+    }
+    for (const name of ['start-console-session', 'refresh-console-session', 'list-channels']) {
+      for (const partition of [`ORGCONSOLE#${org}`, `ORGSTATUS#${org}`, 'CLIENT#cli_01ABC']) {
+        expect(decide(name, 'dynamodb:GetItem', partition), `${name} ${partition}`).toBe('allow');
+      }
+    }
+    for (const name of ['refresh-console-session', 'list-channels']) {
+      expect(decide(name, 'dynamodb:UpdateItem', `ORGCONSOLE#${org}`), name).toBe('deny');
+    }
+  });
+
   it('lets only the functions that query an index reach it, and grants no item action on an index', () => {
     const indexGrants = statements(template).filter(({ statement }) =>
       JSON.stringify(statement.Resource).includes('/index/'),

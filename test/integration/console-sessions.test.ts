@@ -41,7 +41,8 @@ describe('console links and sessions (CONTRACT §24)', () => {
     const { response, body } = await link(await api.token('CRM_ADMIN'));
 
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(body.url).toMatch(new RegExp(`^${api.stack.apiUrl}/console#code=[A-Za-z0-9_-]{43}$`));
+    // The organisation's id names where the link is kept (its erasure finds it); the secret is 256 random bits.
+    expect(body.url).toMatch(new RegExp(`^${api.stack.apiUrl}/console/#code=${api.orgId}\\.[A-Za-z0-9_-]{43}$`));
     const minutes = (Date.parse(body.expiresAt) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(9);
     expect(minutes).toBeLessThanOrEqual(10);
@@ -68,7 +69,7 @@ describe('console links and sessions (CONTRACT §24)', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const cookie = response.headers.get('set-cookie')!;
-    expect(cookie).toMatch(/^wpcrm_console=cs_[0-9A-Z]{26}\.[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toMatch(new RegExp(`^wpcrm_console=${api.orgId}\\.cs_[0-9A-Z]{26}\\.[A-Za-z0-9_-]{43}; `));
     expect(cookie).toContain('Path=/api/wp-crm/console-sessions');
     expect(cookie).toContain('Max-Age=3600');
     expect(cookie).toContain('HttpOnly');
@@ -87,13 +88,27 @@ describe('console links and sessions (CONTRACT §24)', () => {
     expect((await exchange(code)).status).toBe(201);
 
     const again = await exchange(code);
-    const madeUp = await exchange('A'.repeat(43));
+    const madeUp = await exchange(`${api.orgId}.${'A'.repeat(43)}`);
+    const withoutOrg = await exchange(code.slice(code.indexOf('.') + 1));
 
     expect(again.status).toBe(401);
     expect(again.headers.get('www-authenticate')).toContain('Bearer');
     expect(await again.json()).toMatchObject({ code: 'UNAUTHORIZED', reason: 'used' });
-    expect(madeUp.status).toBe(401);
-    expect(await madeUp.json()).toMatchObject({ code: 'UNAUTHORIZED', reason: 'unknown' });
+    for (const refused of [madeUp, withoutOrg]) {
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED', reason: 'unknown' });
+    }
+  });
+
+  it("finds a code only under its own organisation: another organisation's id in front of it is unknown", async () => {
+    const { orgId: otherOrg } = await api.newOrg('Other console', ['ACCOUNT_OWNER']);
+    const code = codeOf((await link(await api.token('CRM_ADMIN'))).body.url);
+
+    const moved = await exchange(`${otherOrg}${code.slice(code.indexOf('.'))}`);
+
+    expect(moved.status).toBe(401);
+    expect(await moved.json()).toMatchObject({ code: 'UNAUTHORIZED', reason: 'unknown' });
+    expect((await exchange(code)).status).toBe(201);
   });
 
   it('lets exactly one of two simultaneous uses of a code win', async () => {
@@ -106,7 +121,7 @@ describe('console links and sessions (CONTRACT §24)', () => {
 
   it('refuses a code older than 10 minutes as "expired"', async () => {
     const past = new Date(Date.now() - 11 * 60_000);
-    const code = 'B'.repeat(43);
+    const code = `${api.orgId}.${'B'.repeat(43)}`;
     await consoleStore().putLink({
       codeHash: createHash('sha256').update(code).digest('hex'),
       orgId: api.orgId,
@@ -158,6 +173,9 @@ describe('console links and sessions (CONTRACT §24)', () => {
     const refreshed = await refresh(cookie);
     const without = await refresh();
     const forged = await refresh(`${cookie.slice(0, -4)}AAAA`);
+    const [, sessionId, secret] = cookie.slice('wpcrm_console='.length).split('.');
+    const { orgId: otherOrg } = await api.newOrg('Cookie mover', ['ACCOUNT_OWNER']);
+    const moved = await refresh(`wpcrm_console=${otherOrg}.${sessionId}.${secret}`);
 
     expect(refreshed.status).toBe(200);
     expect(refreshed.headers.get('cache-control')).toBe('no-store');
@@ -167,6 +185,7 @@ describe('console links and sessions (CONTRACT §24)', () => {
     expect(without.status).toBe(401);
     expect(await without.json()).toMatchObject({ code: 'UNAUTHORIZED', reason: 'signed-out' });
     expect(forged.status).toBe(401);
+    expect(moved.status).toBe(401);
   });
 
   it('takes only a JSON body on the session routes (no form post of another site fits)', async () => {
@@ -225,7 +244,7 @@ describe('console links and sessions (CONTRACT §24)', () => {
 
     const response = await exchange(codeOf(printed.url));
 
-    expect(printed.url.startsWith(`${api.stack.apiUrl}/console#code=`)).toBe(true);
+    expect(printed.url.startsWith(`${api.stack.apiUrl}/console/#code=${api.orgId}.`)).toBe(true);
     expect(await response.json()).toMatchObject({ org: api.orgId, access: 'read', roles: ['ACCOUNT_OWNER'] });
   });
 });
@@ -263,6 +282,30 @@ describe('the console page (CONTRACT §24)', () => {
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect((await css.text()).length).toBeGreaterThan(100);
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]+<\/script>/);
+  });
+
+  it("sends the link's address, /console/, and a page's written with a trailing slash, to the page's own", async () => {
+    for (const [path, to] of [
+      ['/console/', '/console'],
+      ['/console/groups/', '/console/groups'],
+      ['/console/webhooks/whk_1/?status=failed', '/console/webhooks/whk_1?status=failed'],
+    ] as const) {
+      const response = await api.call(path, { redirect: 'manual' });
+
+      expect(response.status, path).toBe(302);
+      expect(response.headers.get('location'), path).toBe(`/api/wp-crm${to}`);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+    }
+    // Followed as a browser follows it: the page.
+    const followed = await api.call('/console/');
+    expect(followed.status).toBe(200);
+    expect(followed.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    // Nothing else moves: an unknown page, an asset, an API route with a trailing slash stay 404.
+    for (const path of ['/console/nothing/', '/console/scripts/app.0.js/', `/channels/${api.orgId}/`]) {
+      const response = await api.call(path, { redirect: 'manual' });
+      expect(response.status, path).toBe(404);
+    }
   });
 
   it('answers 404 ROUTE_NOT_FOUND for a page or an asset it does not have', async () => {

@@ -125,10 +125,24 @@ describe('org delete racing live traffic (CONTRACT §17)', () => {
     );
   }
 
+  /** A console session of the organisation (CONTRACT §24), and a link not used yet. */
+  async function consoleOf(org: { orgId: string; token: string }) {
+    const link = async () => {
+      const created = await api.call(`/console-links/${org.orgId}`, { method: 'POST', token: org.token, json: {} });
+      return new URL(((await created.json()) as { url: string }).url).hash.replace('#code=', '');
+    };
+    const signedIn = await api.call('/console-sessions', { method: 'POST', json: { code: await link() } });
+    expect(signedIn.status).toBe(201);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { accessToken } = (await signedIn.json()) as { accessToken: string };
+    return { cookie, sessionId: cookie.split('.')[1]!, accessToken, unused: await link() };
+  }
+
   it('leaves no item and no file of the organisation: creates racing it are refused (401) from its first step', async () => {
     const org = await newOrg('Racing');
     const group = await groupOf(org);
-    const ids = new Set([org.orgId, org.clientId, org.channelId, group.chatId, group.requestId]);
+    const session = await consoleOf(org);
+    const ids = new Set([org.orgId, org.clientId, org.channelId, group.chatId, group.requestId, session.sessionId]);
     const started: { at: number; status: number; what: string }[] = [];
     let round = 0;
     const send = async (what: string, path: string, init: RequestInit & { json?: unknown }) => {
@@ -206,9 +220,21 @@ describe('org delete racing live traffic (CONTRACT §17)', () => {
         organisation: 1,
         subscriptions: expect.any(Number),
         reports: expect.any(Number),
+        consoleLinks: 2,
+        consoleSessions: 1,
       }),
     });
     expect(await traces(ids)).toEqual({ items: [], files: [] });
+    // The console's session and its token are refused, and the unused link's code is unknown.
+    const sessionCall = await api.call(`/channels/${org.orgId}`, { token: session.accessToken });
+    const refresh = await api.call('/console-sessions/refresh', {
+      method: 'POST',
+      json: {},
+      headers: { cookie: session.cookie },
+    });
+    const unused = await api.call('/console-sessions', { method: 'POST', json: { code: session.unused } });
+    expect([sessionCall.status, refresh.status, unused.status]).toEqual([401, 401, 401]);
+    expect(await unused.json()).toMatchObject({ reason: 'unknown' });
   });
 
   it('drops a job put back while the organisation was suspended once it is erased: its feed stays empty', async () => {

@@ -166,7 +166,7 @@ export class OpenApiValidator {
       return verdict;
     }
     if (!matched) {
-      if (exchange.status !== 404 && exchange.status !== 405) {
+      if (exchange.status !== 404 && exchange.status !== 405 && !this.#toPageWithoutSlash(exchange, url.pathname)) {
         verdict.violations.push(
           `${exchange.method} ${url.pathname}: no such operation, yet answered ${exchange.status}`,
         );
@@ -182,6 +182,18 @@ export class OpenApiValidator {
       );
     }
     return verdict;
+  }
+
+  /**
+   * `$default`'s redirect of a page's address written with a trailing slash (`…/console/`, the console link's) to the
+   * page's own (shared/http/fallback.ts): like its 404 and 405, an answer of no operation.
+   */
+  #toPageWithoutSlash(exchange: Exchange, path: string): boolean {
+    const bare = path.replace(/\/+$/, '');
+    if (exchange.method !== 'GET' || bare === path || !this.match('GET', bare)) return false;
+    if (exchange.redirected) return true;
+    const location = lowerCase(exchange.responseHeaders).location;
+    return exchange.status === 302 && location !== undefined && new URL(location, 'http://x').pathname === bare;
   }
 
   #requestProblems(operation: Operation, params: Record<string, string>, url: URL, exchange: Exchange): string[] {

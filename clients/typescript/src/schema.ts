@@ -2654,7 +2654,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "url": "https://crm.example.com/api/wp-crm/console#code=q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw",
+                     *       "url": "https://crm.example.com/api/wp-crm/console/#code=e4c4c399-93bc-4d79-aadf-6968fa1c7bbe.q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw",
                      *       "expiresAt": "2026-11-24T09:40:00.000Z"
                      *     }
                      */
@@ -3494,11 +3494,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "code": "q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw"
+                 *       "code": "e4c4c399-93bc-4d79-aadf-6968fa1c7bbe.q8YtV3nK0sLr5mJ2xWc9Pb7HfD4gZa1EuN6iOyTk3Qw"
                  *     }
                  */
                 "application/json": {
-                    /** @description The code from the link's fragment */
+                    /** @description The code from the link's fragment (`<orgId>.<secret>`), as it is */
                     code: string;
                 };
             };

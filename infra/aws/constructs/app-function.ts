@@ -233,8 +233,9 @@ export class AppFunction extends Construct {
   }
 
   /**
-   * GetItem on the items a token check reads besides the JWKS: the token's credential and its organisation's status
-   * copy (CONTRACT §17), and nothing else of the table through this grant (`dynamodb:LeadingKeys`).
+   * GetItem on the items a token check reads besides the JWKS: the token's credential, its organisation's status copy
+   * (CONTRACT §17) and a console session (§24), and nothing else of the table through this grant
+   * (`dynamodb:LeadingKeys`).
    */
   bindAccessStatus(table: ITableV2): this {
     this.role.addToPrincipalPolicy(

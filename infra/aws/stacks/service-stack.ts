@@ -193,7 +193,7 @@ export class ServiceStack extends Stack {
       if (verifiesTokens.has(fn) && (access.table !== 'readWrite' || access.tableKeys)) {
         appFunction.bindRequestQuota(this.data.table, LEADING_KEY_PATTERNS.requestQuota);
       }
-      if (verifiesTokens.has(fn)) appFunction.bindAccessStatus(this.data.table);
+      if (verifiesTokens.has(fn) || access.checksAccess) appFunction.bindAccessStatus(this.data.table);
       if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
       if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
       // Behind the edge the caller's origin is the edge's, and its address the one CloudFront saw (shared/http/edge.ts).

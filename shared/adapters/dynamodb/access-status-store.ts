@@ -6,7 +6,7 @@ import { consoleKeys, keys, withoutKeys } from './keys.ts';
 
 /**
  * The items a token check reads: the credential (CLIENT#), the organisation's status copy (ORGSTATUS#) and, for a
- * console session's token, the session (CONSOLESESSION#): the only partitions IAM lets a verifier read for it
+ * console session's token, the session (ORGCONSOLE#): the only partitions IAM lets a verifier read for it
  * (keys.ts LEADING_KEY_PATTERNS.accessStatus); and, for a worker only, the organisation item when there is no status
  * copy.
  */
@@ -49,9 +49,9 @@ export class DynamoAccessStatusStore implements AccessStatusStore {
     return { ...(status ? { status } : {}), ...(deletingAt ? { deletingAt } : {}) };
   }
 
-  async getConsoleSession(sessionId: string): Promise<ConsoleSession | undefined> {
+  async getConsoleSession(orgId: string, sessionId: string): Promise<ConsoleSession | undefined> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: consoleKeys.session(sessionId), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: consoleKeys.session(orgId, sessionId), ConsistentRead: true }),
     );
     return Item ? withoutKeys<ConsoleSession>(Item) : undefined;
   }

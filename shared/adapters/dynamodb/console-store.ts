@@ -7,7 +7,7 @@ import { consoleKeys, withoutKeys } from './keys.ts';
 const KEEP_SECONDS = 24 * 60 * 60;
 const ttlAfter = (iso: string) => Math.floor(Date.parse(iso) / 1000) + KEEP_SECONDS;
 
-/** Console links and sessions (CONTRACT §24), each in a partition of its own (keys.ts consoleKeys). */
+/** Console links and sessions (CONTRACT §24), in their organisation's console partition (keys.ts consoleKeys). */
 export class DynamoConsoleStore implements ConsoleStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -18,20 +18,20 @@ export class DynamoConsoleStore implements ConsoleStore {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...consoleKeys.link(link.codeHash), ...link, ttl: ttlAfter(link.expiresAt) },
+        Item: { ...consoleKeys.link(link.orgId, link.codeHash), ...link, ttl: ttlAfter(link.expiresAt) },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
   }
 
   /** One conditional write spends the code: of two exchanges at once, exactly one sees `spent`. */
-  async useLink(codeHash: string, now: Date): Promise<LinkUse> {
+  async useLink(orgId: string, codeHash: string, now: Date): Promise<LinkUse> {
     const at = now.toISOString();
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: consoleKeys.link(codeHash),
+          Key: consoleKeys.link(orgId, codeHash),
           UpdateExpression: 'SET usedAt = :at',
           ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(usedAt) AND expiresAt > :at',
           ExpressionAttributeValues: { ':at': at },
@@ -43,7 +43,7 @@ export class DynamoConsoleStore implements ConsoleStore {
       if (!isConditionalCheckFailed(error)) throw error;
     }
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: consoleKeys.link(codeHash), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: consoleKeys.link(orgId, codeHash), ConsistentRead: true }),
     );
     if (!Item) return { spent: false, reason: 'unknown' };
     return { spent: false, reason: Item.usedAt ? 'used' : 'expired' };
@@ -53,25 +53,29 @@ export class DynamoConsoleStore implements ConsoleStore {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...consoleKeys.session(session.sessionId), ...session, ttl: ttlAfter(session.expiresAt) },
+        Item: {
+          ...consoleKeys.session(session.orgId, session.sessionId),
+          ...session,
+          ttl: ttlAfter(session.expiresAt),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
   }
 
-  async getSession(sessionId: string): Promise<ConsoleSession | undefined> {
+  async getSession(orgId: string, sessionId: string): Promise<ConsoleSession | undefined> {
     const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tableName, Key: consoleKeys.session(sessionId), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: consoleKeys.session(orgId, sessionId), ConsistentRead: true }),
     );
     return Item ? withoutKeys<ConsoleSession>(Item) : undefined;
   }
 
-  async endSession(sessionId: string, at: Date): Promise<boolean> {
+  async endSession(orgId: string, sessionId: string, at: Date): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: consoleKeys.session(sessionId),
+          Key: consoleKeys.session(orgId, sessionId),
           UpdateExpression: 'SET endedAt = if_not_exists(endedAt, :at)',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':at': at.toISOString() },

@@ -57,17 +57,17 @@ export const LEADING_KEY_PATTERNS = {
   /** Credentials, the token attempt counters (per client id, per address, per pair) and the organisation's status. */
   issueToken: ['CLIENT#*', 'LOGINADDR#*', 'ORGSTATUS#*'],
   /**
-   * What every token verifier reads besides the JWKS: the token's credential and its organisation's status, and for a
-   * console session's token the session (CONTRACT §24: signed out or expired → refused).
+   * What every token verifier reads (GetItem) besides the JWKS: the token's credential and its organisation's status,
+   * and for a console session's token the session (CONTRACT §24: signed out or expired → refused), in its
+   * organisation's console partition. The console's session routes read the same to decide whether a session still
+   * grants anything.
    */
-  accessStatus: ['CLIENT#*', 'ORGSTATUS#*', 'CONSOLESESSION#*'],
-  /** Creating a console link: the link's own partition only (the token checks add accessStatus). */
-  consoleLinks: ['CONSOLELINK#*'],
+  accessStatus: ['CLIENT#*', 'ORGSTATUS#*', 'ORGCONSOLE#*'],
   /**
-   * The console's public session routes: the link they spend, the session they open, refresh or end, and the
-   * credential and organisation status that decide whether the session still grants anything.
+   * What the console's link and session routes write: the organisations' console partitions (links and sessions)
+   * only, never a credential or a status copy.
    */
-  consoleSessions: ['CONSOLELINK#*', 'CONSOLESESSION#*', 'CLIENT#*', 'ORGSTATUS#*'],
+  console: ['ORGCONSOLE#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
    * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox; and
@@ -198,13 +198,19 @@ export const chatKeys = {
 };
 
 /**
- * The console's magic links and sessions (CONTRACT §24), each in a partition of its own: a link is found from its
- * code alone (by the code's SHA-256, never the code), a session from the id its cookie and its tokens carry. Neither
- * holds personal data (organisation, credential, roles, times); both carry a TTL a day after they end.
+ * The console's magic links and sessions (CONTRACT §24), in one partition per organisation, `ORGCONSOLE#<org>`: found
+ * and erased from its id (CONTRACT §17), and under a prefix derived from it (§25). The one-time code and the session
+ * cookie carry the organisation id, so a link is found from its code alone (by the code's SHA-256, never the code) and
+ * a session from its cookie or from its token (whose claims carry both ids). Apart from `ORG#<org>` and `ORGSTATUS#`
+ * on purpose: every token verifier reads a session with its own role, and reaches neither the organisation's data nor
+ * (for writing) its status copy through this grant (LEADING_KEY_PATTERNS). Neither item holds personal data
+ * (organisation, credential, roles, times); both carry a TTL a day after they end.
  */
 export const consoleKeys = {
-  link: (codeHash: string) => ({ PK: `CONSOLELINK#${codeHash}`, SK: 'LINK' }),
-  session: (sessionId: string) => ({ PK: `CONSOLESESSION#${sessionId}`, SK: 'SESSION' }),
+  partition: (orgId: string) => `ORGCONSOLE#${orgId}`,
+  link: (orgId: string, codeHash: string) => ({ PK: `ORGCONSOLE#${orgId}`, SK: `LINK#${codeHash}` }),
+  session: (orgId: string, sessionId: string) => ({ PK: `ORGCONSOLE#${orgId}`, SK: `SESSION#${sessionId}` }),
+  sessionPrefix: 'SESSION#',
 };
 
 export const reportKeys = {

@@ -16,6 +16,7 @@ import type { ChannelPatch, OrgAdminStore, OrgCounts, OrgEraseStore, OrgItem } f
 import { applied, isConditionalCheckFailed } from './client.ts';
 import {
   chatKeys,
+  consoleKeys,
   crmKeys,
   feedKeys,
   groupKeys,
@@ -296,7 +297,8 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
    * 3. each subscription's deliveries (a deleted subscription left a marker for them), then the subscription;
    * 4. its CRM records of every kind, the contacts' chat edges;
    * 5. the rest of its own partition (reports, report windows, counters, markers);
-   * 6. its idempotency keys, its rate windows of every scope, its outbox, its event feed.
+   * 6. its idempotency keys, its rate windows of every scope, its outbox, its event feed, its console links and
+   *    sessions.
    * A link under a global key (WAGROUP, WAMSG, WAREQ) is reported only when it names this organisation.
    */
   async findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void> {
@@ -359,6 +361,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     for (const scope of RATE_SCOPES) await this.#partition(limitKeys.ratePartition(scope, orgId), emit);
     for (const partition of outboxKeys.partitions(orgId)) await this.#partition(partition, emit);
     await this.#partition(feedKeys.partition(orgId), emit);
+    await this.#partition(consoleKeys.partition(orgId), emit);
   }
 
   /**
@@ -495,6 +498,8 @@ function kindOf(item: Item, orgId: string): string {
   // The event feed (CONTRACT §20): its events; its head and its markers of event ids.
   if (PK === feedKeys.partition(orgId)) return SK.startsWith(feedKeys.eventPrefix) ? 'feedEvents' : 'feedIndex';
   if (PK.startsWith(`${org}#`)) return 'records';
+  if (PK === consoleKeys.partition(orgId))
+    return SK.startsWith(consoleKeys.sessionPrefix) ? 'consoleSessions' : 'consoleLinks';
   if (PK.startsWith('IDEM#')) return 'idempotencyKeys';
   if (PK.startsWith('RATE#')) return 'rateWindows';
   if (PK.startsWith('WA')) return 'networkLinks';

@@ -18,8 +18,11 @@ export interface AccessStatusStore {
    * Only workers ask: a token verifier may read no organisation's partition (keys.ts LEADING_KEY_PATTERNS).
    */
   getOrgRecord(orgId: string): Promise<Pick<Organisation, 'status' | 'deletingAt'> | undefined>;
-  /** A console session (CONTRACT §24), read strongly consistent; a store without sessions refuses every session's token. */
-  getConsoleSession?(sessionId: string): Promise<ConsoleSession | undefined>;
+  /**
+   * A console session of the organisation (CONTRACT §24), read strongly consistent; a store without sessions refuses
+   * every session's token.
+   */
+  getConsoleSession?(orgId: string, sessionId: string): Promise<ConsoleSession | undefined>;
 }
 
 const MAX_ENTRIES = 5_000;
@@ -60,8 +63,8 @@ export class AccessStatusCache {
   }
 
   /** A console session as stored now: never cached, so that signing out ends every token of the session at once. */
-  consoleSession(sessionId: string): Promise<ConsoleSession | undefined> {
-    return this.store.getConsoleSession ? this.store.getConsoleSession(sessionId) : Promise.resolve(undefined);
+  consoleSession(orgId: string, sessionId: string): Promise<ConsoleSession | undefined> {
+    return this.store.getConsoleSession ? this.store.getConsoleSession(orgId, sessionId) : Promise.resolve(undefined);
   }
 
   /** The credential as stored now, bypassing (and refreshing) the cache. */
@@ -99,7 +102,7 @@ export async function checkAccess(cache: AccessStatusCache, principal: Principal
   const [cached, status, session] = await Promise.all([
     cache.credential(principal.clientId),
     cache.orgStatus(principal.orgId),
-    principal.sessionId ? cache.consoleSession(principal.sessionId) : undefined,
+    principal.sessionId ? cache.consoleSession(principal.orgId, principal.sessionId) : undefined,
   ]);
   if (status === 'deleting') throw new OrgGoneError();
   if (principal.sessionId && !sessionGrants(session, principal, now)) {

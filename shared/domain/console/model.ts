@@ -4,7 +4,10 @@ import type { Role } from '#shared/domain/auth/roles';
 export const CONSOLE_ACCESS = ['manage', 'read'] as const;
 export type ConsoleAccess = (typeof CONSOLE_ACCESS)[number];
 
-/** A magic link, stored by the SHA-256 of its code (the code itself is only ever in the URL given out). */
+/**
+ * A magic link, stored in its organisation's console partition by the SHA-256 of its code (the code itself,
+ * `<orgId>.<secret>`, is only ever in the URL given out).
+ */
 export interface ConsoleLink {
   codeHash: string;
   orgId: string;
@@ -24,7 +27,10 @@ export interface ConsoleLink {
   usedAt?: string;
 }
 
-/** A signed-in browser. Its cookie carries `<sessionId>.<secret>`; the store keeps the secret's SHA-256. */
+/**
+ * A signed-in browser. Its cookie carries `<orgId>.<sessionId>.<secret>` (its tokens the organisation and the session
+ * id); the store keeps the secret's SHA-256.
+ */
 export interface ConsoleSession {
   sessionId: string;
   orgId: string;
@@ -46,13 +52,16 @@ export type ConsoleRefusal = 'used' | 'expired' | 'unknown' | 'signed-out';
 /** The outcome of spending a link's code: the link when this call spent it, else why not. */
 export type LinkUse = { spent: true; link: ConsoleLink } | { spent: false; reason: 'used' | 'expired' | 'unknown' };
 
-/** Where links and sessions live (shared/adapters/dynamodb/console-store.ts). */
+/**
+ * Where links and sessions live: under their organisation, so that its erasure finds them from its id
+ * (shared/adapters/dynamodb/console-store.ts).
+ */
 export interface ConsoleStore {
   putLink(link: ConsoleLink): Promise<void>;
   /** Marks the link used if it exists, is unused and has not expired, in one conditional write. */
-  useLink(codeHash: string, now: Date): Promise<LinkUse>;
+  useLink(orgId: string, codeHash: string, now: Date): Promise<LinkUse>;
   putSession(session: ConsoleSession): Promise<void>;
-  getSession(sessionId: string): Promise<ConsoleSession | undefined>;
+  getSession(orgId: string, sessionId: string): Promise<ConsoleSession | undefined>;
   /** Sets `endedAt` unless already set; false when there is no such session. */
-  endSession(sessionId: string, at: Date): Promise<boolean>;
+  endSession(orgId: string, sessionId: string, at: Date): Promise<boolean>;
 }

@@ -14,10 +14,32 @@ export const LINK_TTL_SECONDS = 600;
 export const CONSOLE_TOKEN_SECONDS = 600;
 export const DEFAULT_SESSION_SECONDS = 86_400;
 
-/** 32 random bytes as base64url: the code in the link's fragment, and the secret half of the session cookie. */
+/** 32 random bytes as base64url: the secret of a link's code, and of a session cookie. */
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
+/** An organisation id as a code or a cookie carries it (a lowercase UUID; any id without a dot). */
+const ORG_ID = /^[A-Za-z0-9-]{1,64}$/;
 const newSecret = () => randomBytes(32).toString('base64url');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A link's code is `<orgId>.<secret>`: the organisation names the partition its link is in (keys.ts consoleKeys), so
+ * the exchange reaches nothing of another organisation, and the erasure finds every link from the organisation's id.
+ * Only the SHA-256 of the whole code is stored.
+ */
+function parseCode(code: string): { orgId: string; codeHash: string } | undefined {
+  const [orgId = '', secret = '', ...rest] = code.split('.');
+  if (rest.length > 0 || !ORG_ID.test(orgId) || !SECRET.test(secret)) return undefined;
+  return { orgId, codeHash: sha256(code) };
+}
+
+/** The session cookie's value: `<orgId>.<sessionId>.<secret>` (never logged, never in a URL). */
+function parseCookie(cookie: string | undefined): { orgId: string; sessionId: string; secret: string } | undefined {
+  const [orgId = '', sessionId = '', secret = '', ...rest] = (cookie ?? '').split('.');
+  if (rest.length > 0 || !ORG_ID.test(orgId) || !CONSOLE_SESSION_ID.test(sessionId) || !SECRET.test(secret)) {
+    return undefined;
+  }
+  return { orgId, sessionId, secret };
+}
 
 /** What the exchange and the refresh answer: an access token for the page to keep in memory. */
 export interface ConsoleToken {
@@ -39,7 +61,8 @@ export interface CreateLinkDeps {
  * `POST /console-links/{orgId}` and `wpcrm console-link`.
  * 1. The roles: a `manage` session gets the asker's ACCOUNT_OWNER / CRM_ADMIN roles, a `read` session all of its
  *    roles (it may only read anyway): never more than the credential that asked holds.
- * 2. A fresh 256-bit code; only its SHA-256 is stored, with the asker, the roles and the session's length.
+ * 2. A fresh code, the organisation's id and 256 random bits; only its SHA-256 is stored (under the organisation),
+ *    with the asker, the roles and the session's length.
  * 3. The URL: the console's page with the code in its fragment, which browsers never send to a server.
  */
 export async function createConsoleLink(
@@ -48,14 +71,14 @@ export async function createConsoleLink(
     principal: Pick<Principal, 'orgId' | 'clientId' | 'credentialId' | 'roles' | 'secretFingerprint'>;
     access: ConsoleAccess;
     sessionSeconds: number;
-    /** The console's address as the caller reached the service, e.g. `https://crm.example.com/api/wp-crm/console`. */
+    /** The console's address as the caller reached the service, e.g. `https://crm.example.com/api/wp-crm/console/`. */
     consoleUrl: string;
   },
 ): Promise<{ url: string; expiresAt: string }> {
   const now = deps.clock.now();
   const { principal } = input;
   const roles = input.access === 'manage' ? principal.roles.filter((role) => ADMINS.includes(role)) : principal.roles;
-  const code = newSecret();
+  const code = `${principal.orgId}.${newSecret()}`;
   const link: ConsoleLink = {
     codeHash: sha256(code),
     orgId: principal.orgId,
@@ -94,8 +117,9 @@ export async function startConsoleSession(
   input: { code: string },
 ): Promise<{ token: ConsoleToken; cookie: string; sessionSeconds: number }> {
   const now = deps.clock.now();
-  if (!SECRET.test(input.code)) throw new ConsoleSignInRefusedError('unknown');
-  const use = await deps.store.useLink(sha256(input.code), now);
+  const code = parseCode(input.code);
+  if (!code) throw new ConsoleSignInRefusedError('unknown');
+  const use = await deps.store.useLink(code.orgId, code.codeHash, now);
   if (!use.spent) throw new ConsoleSignInRefusedError(use.reason);
   const { link } = use;
   await checkAccess(new AccessStatusCache(deps.access, 0), principalOf(link), now);
@@ -115,7 +139,7 @@ export async function startConsoleSession(
   await deps.store.putSession(session);
   return {
     token: await tokenFor(deps, session, now),
-    cookie: `${session.sessionId}.${secret}`,
+    cookie: `${session.orgId}.${session.sessionId}.${secret}`,
     sessionSeconds: link.sessionSeconds,
   };
 }
@@ -146,17 +170,17 @@ export async function endConsoleSession(
   input: { cookie: string | undefined },
 ): Promise<void> {
   const session = await sessionOf(deps.store, input.cookie);
-  if (session && !session.endedAt) await deps.store.endSession(session.sessionId, deps.clock.now());
+  if (session && !session.endedAt) await deps.store.endSession(session.orgId, session.sessionId, deps.clock.now());
 }
 
-/** The session a cookie value `<sessionId>.<secret>` names, if its secret matches. */
+/** The session a cookie value `<orgId>.<sessionId>.<secret>` names, if its secret matches. */
 async function sessionOf(store: ConsoleStore, cookie: string | undefined): Promise<ConsoleSession | undefined> {
-  const [sessionId = '', secret = '', ...rest] = (cookie ?? '').split('.');
-  if (rest.length > 0 || !CONSOLE_SESSION_ID.test(sessionId) || !SECRET.test(secret)) return undefined;
-  const session = await store.getSession(sessionId);
-  if (!session) return undefined;
+  const named = parseCookie(cookie);
+  if (!named) return undefined;
+  const session = await store.getSession(named.orgId, named.sessionId);
+  if (!session || session.orgId !== named.orgId) return undefined;
   const expected = Buffer.from(session.secretHash, 'hex');
-  const given = Buffer.from(sha256(secret), 'hex');
+  const given = Buffer.from(sha256(named.secret), 'hex');
   return expected.length === given.length && timingSafeEqual(expected, given) ? session : undefined;
 }
 
