@@ -94,6 +94,9 @@ export function httpApi<R extends RouteDef>(
         } catch {
           throw new MalformedJsonError();
         }
+        // Every body is a JSON object, and valibot's object schemas take an array for one (an array is an object
+        // to JavaScript): `[]` would pass any body whose properties are all optional.
+        if (Array.isArray(parsed)) throw new ValidationError([{ pointer: '', message: 'must be a JSON object' }]);
         event.payload = parseOrThrow(route.body, parsed, '') as Out<R['body']>;
       }
       if (route.idempotent) event.idempotencyKey = idempotencyKey(headers['idempotency-key']);

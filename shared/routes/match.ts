@@ -41,7 +41,8 @@ export function matchRoute(method: string, path: string): RouteMatch {
     const found = pattern.exec(path);
     if (!found) continue;
     if (route.method !== method) {
-      allow.push(route.method);
+      // Two routes may match one path (`/console/scripts/{asset}` and `/console/{page}/{id}`): name a method once.
+      if (!allow.includes(route.method)) allow.push(route.method);
       continue;
     }
     const params = Object.fromEntries(names.map((name, index) => [name, decode(found[index + 1]!)]));

@@ -108,6 +108,11 @@ describe('HTTP contract', () => {
       body: '{',
       headers: { 'content-type': 'application/json' },
     });
+    const array = await api.call('/console-sessions/sign-out', {
+      method: 'POST',
+      body: '[]',
+      headers: { 'content-type': 'application/json' },
+    });
     const deep = await api.call('/token', {
       method: 'POST',
       body: `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
@@ -120,6 +125,9 @@ describe('HTTP contract', () => {
     expect(((await text.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect(truncated.status).toBe(400);
     expect(((await truncated.json()) as { code: string }).code).toBe('MALFORMED_JSON');
+    // A body whose properties are all optional still refuses an array (valibot's object schemas take one).
+    expect(array.status).toBe(400);
+    expect(((await array.json()) as { code: string }).code).toBe('VALIDATION_FAILED');
     expect(deep.status).toBe(400);
     expect(((await deep.json()) as { code: string; detail?: string }).detail ?? '').not.toMatch(/stack|RangeError/i);
   });
