@@ -26,6 +26,8 @@ const GENERATED = join(HERE, 'generated');
 const DOCUMENT = join(GENERATED, 'openapi.json');
 const BIN = join(HERE, 'node_modules', '.bin');
 const WALKTHROUGHS = join(GENERATED, 'walkthroughs');
+/** tsc's lines shown: a schema change can break a field in every operation; the first ones name the cause. */
+const MAX_TSC_LINES = 60;
 
 interface Operation {
   operationId: string;
@@ -201,11 +203,16 @@ function inspect(ts: typeof Ts, generator: Generator, operations: Operation[]): 
 async function typecheck(): Promise<void> {
   const since = Date.now();
   const { code, output } = await run([join(BIN, 'tsc'), '-p', 'tsconfig.json'], HERE);
+  const errors = output.trimEnd().split('\n');
+  const shown =
+    errors.length > MAX_TSC_LINES
+      ? [...errors.slice(0, MAX_TSC_LINES), `… and ${errors.length - MAX_TSC_LINES} more lines`]
+      : errors;
   if (code === 0) console.log(`generator-check: walkthroughs type-check against the three clients (${seconds(since)})`);
   else
     failures.push(
       `the walkthroughs (${relative(ROOT, WALKTHROUGHS)}) do not type-check against the generated clients ` +
-        `(strict TypeScript 5.9):\n${output}`,
+        `(strict TypeScript 5.9):\n${shown.join('\n')}`,
     );
 }
 

@@ -52,10 +52,11 @@ export interface Document {
   components?: { schemas?: Record<string, Schema> };
 }
 type Presence = 'required' | 'optional' | 'defaulted';
-/** The loop variables in use where a read is written, and whether it reads a request body. */
+/** Where a read is written: what it reads (for messages), whether a request body, the names loop variables avoid. */
 interface Scope {
-  names: Set<string>;
+  where: string;
   request: boolean;
+  names: Set<string>;
 }
 export interface Walked {
   method: string;
@@ -223,7 +224,7 @@ class Writer {
     for (const [field, wanted] of Object.entries(CONTRACT_RULES.discriminators)) {
       if (variants.some((variant) => variant.properties?.[field]) && discriminator !== wanted) {
         this.failures.push(
-          `${expression}: a union whose variants carry \`${field}\` is discriminated by ${discriminator ?? 'nothing'}, ` +
+          `${scope.where}, ${expression}: a union whose variants carry \`${field}\` is discriminated by ${discriminator ?? 'nothing'}, ` +
             `not by \`${wanted}\` (CONTRACT §19: a generated client narrows it)`,
         );
       }
@@ -268,7 +269,7 @@ class Writer {
     if (!discriminator) {
       if (unread.length > 0) {
         this.failures.push(
-          `${expression}: a union without a discriminator (a property with a distinct \`const\` in every variant): ` +
+          `${scope.where}, ${expression}: a union without a discriminator (a property with a distinct \`const\` in every variant): ` +
             `${[...new Set(unread)].join(', ')} cannot be read without narrowing`,
         );
       }
@@ -500,7 +501,7 @@ interface File {
   /** The components an error body is (Problem, GatewayError), each with its reader, `read<Name>`. */
   errorComponents: string[];
   /** A scope whose names are those the file declares or imports, which loop variables must not shadow. */
-  scope(request: boolean): Scope;
+  scope(where: string, request?: boolean): Scope;
 }
 
 function source(writer: Writer, generator: Generator): string {
@@ -518,13 +519,15 @@ function source(writer: Writer, generator: Generator): string {
     writer,
     dialect,
     errorComponents,
-    scope: (request) => ({ names: new Set(declared), request }),
+    scope: (where, request = false) => ({ where, request, names: new Set(declared) }),
   };
   const readers = errorComponents.map((name) =>
     [
       `/** Every field of ${name} (the document's components.schemas.${name}). */`,
       `function read${name}(value: ${name}): void {`,
-      ...indent(writer.reads('value', writer.componentSchema(name), 'required', 0, file.scope(false))),
+      ...indent(
+        writer.reads('value', writer.componentSchema(name), 'required', 0, file.scope(`components.schemas.${name}`)),
+      ),
       '}',
     ].join('\n'),
   );
@@ -577,22 +580,23 @@ function readErrorFunction(writer: Writer, components: string[]): string {
 type Status = { status: number; media: [string, Schema][] };
 
 /** How one status's body is read: its component's reader, readError for a union of them, or field by field. */
-function readBody(file: File, operation: Operation, expression: string, media: [string, Schema][]): string[] {
+function readBody(file: File, operation: Operation, status: number, expression: string, media: [string, Schema][]) {
   const components = media.map(([, schema]) => file.writer.component(schema));
   if (components.every((component) => component && file.errorComponents.includes(component))) {
     return [components.length === 1 ? `read${components[0]}(${expression});` : `readError(${expression});`];
   }
   const [first] = media;
   if (media.length > 1)
-    file.writer.failures.push(`${operation.operationId}: a success status with several media types`);
-  return first ? file.writer.reads(expression, first[1], 'required', 0, file.scope(false)) : [];
+    file.writer.failures.push(`${operation.operationId} ${status}: several media types (the walk reads one)`);
+  const scope = file.scope(`${operation.operationId} ${status}`);
+  return first ? file.writer.reads(expression, first[1], 'required', 0, scope) : [];
 }
 
 /** orval: one `case` per declared status, then `exhaustive`: the generator knows no other. */
 function byStatus(file: File, { operation }: Walked, call: string, statuses: Status[]): string[] {
   const lines = [`const response = await ${call};`, 'switch (response.status) {'];
   for (const { status, media } of statuses) {
-    lines.push(`  case ${status}: {`, ...indent(readBody(file, operation, 'response.data', media), '    '));
+    lines.push(`  case ${status}: {`, ...indent(readBody(file, operation, status, 'response.data', media), '    '));
     lines.push('    break;', '  }');
   }
   for (const code of Object.keys(operation.responses)) {
@@ -612,15 +616,15 @@ function dataAndError(file: File, walked: Walked, call: string, statuses: Status
   const readsData = successes.length === 1 && only !== undefined;
   const lines = [`const { ${readsData ? 'data, ' : ''}error, response } = await ${call};`];
   lines.push('if (error) return readError(error);', 'read(response.status);');
-  if (readsData) lines.push(...readBody(file, operation, 'data', only.media));
+  if (readsData) lines.push(...readBody(file, operation, only.status, 'data', only.media));
   const each = statuses
     .filter(({ status }) => !(readsData && status === only.status))
     .flatMap(({ status, media }) =>
       !responses
         ? []
         : responses.perMediaType
-          ? media.flatMap((one) => readBody(file, operation, responses.body(status, one[0]), [one]))
-          : readBody(file, operation, responses.body(status, media[0]?.[0] ?? ''), media),
+          ? media.flatMap((one) => readBody(file, operation, status, responses.body(status, one[0]), [one]))
+          : readBody(file, operation, status, responses.body(status, media[0]?.[0] ?? ''), media),
     );
   const statusByStatus = [
     `/** ${operation.operationId}: every declared response with a body, status by status, in the generator's types. */`,
@@ -653,7 +657,15 @@ function walk(file: File, walked: Walked): string {
       [
         `/** ${operation.operationId}: every field of the request body, in the generator's types. */`,
         `export function walk${name}Request(body: ${file.dialect.requestType(walked)}): void {`,
-        ...indent(file.writer.reads('body', content.schema, 'required', 0, file.scope(true))),
+        ...indent(
+          file.writer.reads(
+            'body',
+            content.schema,
+            'required',
+            0,
+            file.scope(`${operation.operationId}'s request body`, true),
+          ),
+        ),
         '}',
       ].join('\n'),
     );
