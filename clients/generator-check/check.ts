@@ -4,7 +4,7 @@
  * 1. installs this package's own dependencies when they are missing or stale (`npm ci --prefix clients/generator-check`);
  * 2. writes the document the service serves (test/support/write-openapi.ts) to generated/openapi.json;
  * 3. generates a client from it with openapi-typescript, orval (fetch) and @hey-api/openapi-ts (fetch), into
- *    generated/ (git-ignored), and meanwhile writes one walkthrough per generator from the same document
+ *    generated/ (git-ignored), having written one walkthrough per generator from the same document
  *    (walkthroughs.ts, into generated/walkthroughs/): nothing there is written by hand;
  * 4. refuses a walkthrough that casts (`as`, `<T>x`, `JSON.parse`), names `any`, asserts non-null (`x!`) or silences
  *    the compiler (a ts-ignore, ts-expect-error or ts-nocheck comment), or does not call every operation of the
