@@ -4,27 +4,31 @@
  * 1. installs this package's own dependencies when they are missing or stale (`npm ci --prefix clients/generator-check`);
  * 2. writes the document the service serves (test/support/write-openapi.ts) to generated/openapi.json;
  * 3. generates a client from it with openapi-typescript, orval (fetch) and @hey-api/openapi-ts (fetch), into
- *    generated/ (git-ignored);
- * 4. refuses a walkthrough (walkthroughs/<generator>.ts) that casts (`as`, `<T>x`, `JSON.parse`), names `any`, asserts
- *    non-null (`x!`) or silences the compiler (a ts-ignore, ts-expect-error or ts-nocheck comment), and one that does
- *    not call every operation of the document (a new operation fails here, by name);
+ *    generated/ (git-ignored), having written one walkthrough per generator from the same document
+ *    (walkthroughs.ts, into generated/walkthroughs/): nothing there is written by hand;
+ * 4. refuses a walkthrough that casts (`as`, `<T>x`, `JSON.parse`), names `any`, asserts non-null (`x!`) or silences
+ *    the compiler (a ts-ignore, ts-expect-error or ts-nocheck comment), or does not call every operation of the
+ *    document: a guard on walkthroughs.ts itself;
  * 5. type-checks the walkthroughs against the three clients with TypeScript 5.9, strict (tsconfig.json).
  * This package is not a workspace: the repository's TypeScript 7 has no compiler API, which the generators need.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Ts from 'typescript';
+import { type Document, GENERATORS as GENERATOR_NAMES, type Generator, walkthroughs } from './walkthroughs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 const GENERATED = join(HERE, 'generated');
 const DOCUMENT = join(GENERATED, 'openapi.json');
 const BIN = join(HERE, 'node_modules', '.bin');
+const WALKTHROUGHS = join(GENERATED, 'walkthroughs');
+/** tsc's lines shown: a schema change can break a field in every operation; the first ones name the cause. */
+const MAX_TSC_LINES = 60;
 
-type Generator = 'openapi-fetch' | 'orval' | 'hey-api';
 interface Operation {
   operationId: string;
   method: string;
@@ -42,7 +46,7 @@ const GENERATORS: Record<Generator, { command: string[]; module: string | undefi
     ],
     module: undefined,
   },
-  orval: { command: [join(BIN, 'orval'), '--config', './orval.config.cjs'], module: '../generated/orval/client' },
+  orval: { command: [join(BIN, 'orval'), '--config', './orval.config.cjs'], module: '../orval/client' },
   'hey-api': {
     command: [
       join(BIN, 'openapi-ts'),
@@ -53,10 +57,9 @@ const GENERATORS: Record<Generator, { command: string[]; module: string | undefi
       '-c',
       '@hey-api/client-fetch',
     ],
-    module: '../generated/hey-api/sdk.gen',
+    module: '../hey-api/sdk.gen',
   },
 };
-const GENERATOR_NAMES = Object.keys(GENERATORS) as Generator[];
 
 const failures: string[] = [];
 const started = Date.now();
@@ -103,35 +106,43 @@ function run(command: string[], cwd: string): Promise<{ code: number | null; out
   });
 }
 
-async function generate(): Promise<void> {
+/** Whether all three generators wrote their client. */
+async function generate(): Promise<boolean> {
   for (const name of ['openapi-typescript', 'orval', 'hey-api'])
     rmSync(join(GENERATED, name), { recursive: true, force: true });
-  await Promise.all(
+  const generated = await Promise.all(
     GENERATOR_NAMES.map(async (generator) => {
       const since = Date.now();
       const { code, output } = await run(GENERATORS[generator].command, HERE);
       if (code === 0) console.log(`generator-check: ${generator} client generated in ${seconds(since)}`);
       else failures.push(`${generator}: the generator failed (exit ${code}):\n${output}`);
+      return code === 0;
     }),
   );
+  return generated.every(Boolean);
 }
 
-function documentOperations(): Operation[] {
-  const document = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as {
-    paths: Record<string, Record<string, { operationId: string }>>;
-  };
-  return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({
-      operationId: operation.operationId,
-      method: method.toUpperCase(),
-      path,
-    })),
-  );
+/** The walkthroughs of the document, written to generated/walkthroughs/; its operations. */
+function writeWalkthroughs(document: Document): Operation[] {
+  const since = Date.now();
+  const written = walkthroughs(document);
+  failures.push(...written.failures);
+  rmSync(WALKTHROUGHS, { recursive: true, force: true });
+  mkdirSync(WALKTHROUGHS, { recursive: true });
+  for (const generator of GENERATOR_NAMES)
+    writeFileSync(join(WALKTHROUGHS, `${generator}.ts`), written.sources[generator]);
+  const lines = Object.values(written.sources).reduce((sum, text) => sum + text.split('\n').length, 0);
+  console.log(`generator-check: walkthroughs written from the document (${lines} lines, ${seconds(since)})`);
+  return written.operations.map(({ method, path, operation }) => ({
+    operationId: operation.operationId,
+    method: method.toUpperCase(),
+    path,
+  }));
 }
 
 /** What a walkthrough must not contain, and the operations it calls, from its syntax tree. */
 function inspect(ts: typeof Ts, generator: Generator, operations: Operation[]): void {
-  const file = join(HERE, 'walkthroughs', `${generator}.ts`);
+  const file = join(WALKTHROUGHS, `${generator}.ts`);
   const where = relative(ROOT, file);
   if (!existsSync(file)) {
     failures.push(`${where} is missing`);
@@ -183,8 +194,8 @@ function inspect(ts: typeof Ts, generator: Generator, operations: Operation[]): 
   for (const operation of operations) {
     if (called.has(operation.operationId)) continue;
     failures.push(
-      `${where} does not call ${operation.operationId} (${operation.method} ${operation.path}): add a walk function ` +
-        `for it (\`node --import tsx clients/generator-check/scaffold.ts ${generator} ${operation.operationId}\` prints a start)`,
+      `${where} does not call ${operation.operationId} (${operation.method} ${operation.path}): ` +
+        'clients/generator-check/walkthroughs.ts did not write its walk',
     );
   }
 }
@@ -192,10 +203,16 @@ function inspect(ts: typeof Ts, generator: Generator, operations: Operation[]): 
 async function typecheck(): Promise<void> {
   const since = Date.now();
   const { code, output } = await run([join(BIN, 'tsc'), '-p', 'tsconfig.json'], HERE);
+  const errors = output.trimEnd().split('\n');
+  const shown =
+    errors.length > MAX_TSC_LINES
+      ? [...errors.slice(0, MAX_TSC_LINES), `… and ${errors.length - MAX_TSC_LINES} more lines`]
+      : errors;
   if (code === 0) console.log(`generator-check: walkthroughs type-check against the three clients (${seconds(since)})`);
   else
     failures.push(
-      `the walkthroughs do not type-check against the generated clients (strict TypeScript 5.9):\n${output}`,
+      `the walkthroughs (${relative(ROOT, WALKTHROUGHS)}) do not type-check against the generated clients ` +
+        `(strict TypeScript 5.9):\n${shown.join('\n')}`,
     );
 }
 
@@ -205,11 +222,11 @@ const write = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/writ
   stdio: 'inherit',
 });
 if (write.status !== 0) throw new Error('test/support/write-openapi.ts failed');
-const operations = documentOperations();
-await generate();
+const operations = writeWalkthroughs(JSON.parse(readFileSync(DOCUMENT, 'utf8')));
+const generated = await generate();
 const ts = createRequire(join(HERE, 'package.json'))('typescript') as typeof Ts;
 for (const generator of GENERATOR_NAMES) inspect(ts, generator, operations);
-if (failures.length === 0) await typecheck();
+if (generated) await typecheck();
 if (failures.length > 0) {
   console.error(`generator-check failed (${seconds(started)}):\n\n${failures.join('\n\n')}`);
   process.exitCode = 1;
