@@ -459,8 +459,6 @@ export function openApiDocument(): Record<string, unknown> {
   };
 }
 
-export { withServer } from './served.ts';
-
 /**
  * The document for Stoplight Prism 5 (`npm run openapi:prism`): the same, without `jsonSchemaDialect`. Prism copies
  * that (correct) declaration into every schema as `$schema` and cannot compile it, and then skips every response-body
