@@ -228,7 +228,8 @@ class SheetMarkup {
     this.#cols = `<cols>${columnWidths(reportType)
       .map((width, at) => `<col min="${at + 1}" max="${at + 1}" width="${width}" customWidth="1"/>`)
       .join('')}</cols>`;
-    this.#headerRow = `<row r="1">${columns.map((column, at) => this.#textCell(`${this.#names[at]}1`, column, STYLE_HEADER)).join('')}</row>`;
+    const header = columns.map((column, at) => this.#textCell(`${this.#names[at]}1`, column, STYLE_HEADER));
+    this.#headerRow = `<row r="1">${header.join('')}</row>`;
   }
 
   /** Data row `r` (the header is row 1). */
