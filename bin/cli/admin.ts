@@ -18,17 +18,9 @@ import {
   updateChannel,
 } from '#shared/domain/orgs/operate';
 import { systemClock } from '#shared/ports/clock';
-import type { Command, Flag } from './commands.ts';
+import { type Command, command } from './command.ts';
 import { invalid } from './errors.ts';
 import type { Target } from './target.ts';
-
-type Values<F> = { [K in keyof F]: F[K] extends { required: true } ? string : string | undefined };
-
-const command = <const F extends Record<string, Flag>>(definition: {
-  summary: string;
-  flags: F;
-  run(flags: Values<F>, connect: () => Promise<Target>, io: { err(line: string): void }): Promise<unknown>;
-}): Command => definition as Command;
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CLIENT_ID = /^cli_[0-9A-Z]{26}$/;

@@ -19,38 +19,9 @@ import type { CrmRecord } from '#shared/domain/reports/records';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
 import { ADMIN_COMMANDS } from './admin.ts';
+import { type Command, command } from './command.ts';
 import { CliError, invalid } from './errors.ts';
 import type { Target } from './target.ts';
-
-/** A `--flag <value>` of a command; every value is a string, checked by the command itself. */
-export interface Flag {
-  value: string;
-  required?: true;
-  /** A switch that takes no value (`--read-only`); it reaches `run` as 'true'. */
-  boolean?: true;
-}
-
-/**
- * One `wpcrm <noun> <verb>`. `run` validates its flags before it calls `connect`, so bad input fails with exit 1
- * even when no stack runs. Required flags arrive present and non-empty.
- */
-export interface Command {
-  summary: string;
-  flags: Record<string, Flag>;
-  run(
-    flags: Record<string, string | undefined>,
-    connect: () => Promise<Target>,
-    io: { err(line: string): void },
-  ): Promise<unknown>;
-}
-
-type Values<F> = { [K in keyof F]: F[K] extends { required: true } ? string : string | undefined };
-
-const command = <const F extends Record<string, Flag>>(definition: {
-  summary: string;
-  flags: F;
-  run(flags: Values<F>, connect: () => Promise<Target>, io: { err(line: string): void }): Promise<unknown>;
-}): Command => definition as Command;
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const E164 = /^\+[1-9]\d{6,14}$/;

@@ -4,7 +4,7 @@ import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { createOperatorLink } from '#shared/domain/console/operator-link';
 import { consoleAddressOf } from '#shared/http/console';
 import { systemClock } from '#shared/ports/clock';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 import { invalid } from './errors.ts';
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '#shared/config/env';
 import { DomainError } from '#shared/errors';
-import { COMMANDS as CORE_COMMANDS, type Command } from './commands.ts';
+import type { Command } from './command.ts';
+import { COMMANDS as CORE_COMMANDS } from './commands.ts';
 import { CONSOLE_COMMANDS } from './console.ts';
 import { CliError, invalid } from './errors.ts';
 import { OPS_COMMANDS } from './ops.ts';

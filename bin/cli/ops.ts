@@ -6,17 +6,10 @@ import { RECHECK_HOLD_AFTER_SECONDS } from '#shared/domain/groups/sweep-group-re
 import type { Report } from '#shared/domain/reports/report';
 import type { Subscription } from '#shared/domain/webhooks/subscription';
 import { QUEUES } from '#shared/events/catalog';
-import type { Command } from './commands.ts';
+import { type Command, command } from './command.ts';
 import { invalid } from './errors.ts';
 import type { OpsSources, QueuePair } from './ops-sources.ts';
 import type { Target } from './target.ts';
-
-type Flags<F> = { [K in keyof F]: F[K] extends { required: true } ? string : string | undefined };
-const command = <const F extends Record<string, { value: string; required?: true }>>(definition: {
-  summary: string;
-  flags: F;
-  run(flags: Flags<F>, connect: () => Promise<Target>): Promise<unknown>;
-}): Command => definition as Command;
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -87,53 +87,83 @@ const SIZING_CONTEXT: DeploymentContext = {
 
 /** Every measurement of a deployment against its limit. */
 export function measureDeployment(deployment: Deployment): Measurement[] {
-  const measurements: Measurement[] = [];
-  const add = (subject: string, value: number, limit: number) => measurements.push({ subject, value, limit });
-
-  for (const { name, template } of deployment.stacks) {
-    add(`${name} resources`, Object.keys(template.Resources).length, LIMITS.resources);
-    add(`${name} outputs`, Object.keys(template.Outputs ?? {}).length, LIMITS.outputs);
-    add(`${name} parameters`, Object.keys(template.Parameters ?? {}).length, LIMITS.parameters);
-    add(`${name} mappings`, Object.keys(template.Mappings ?? {}).length, LIMITS.mappings);
-    // As `cdk synth` writes the file that is uploaded (one-space indentation).
-    add(`${name} template bytes`, Buffer.byteLength(JSON.stringify(template, undefined, 1)), LIMITS.templateBytes);
-  }
-
   const flat = deployment.flat;
   const resolver = new TemplateResolver(SIZING_CONTEXT, physicalResources(flat, SIZING_CONTEXT));
-  const resourcesOf = (type: string) => Object.entries(flat.Resources).filter(([, resource]) => resource.Type === type);
+  return [
+    ...deployment.stacks.flatMap(stackMeasurements),
+    ...rolePolicyMeasurements(flat, resolver),
+    ...environmentMeasurements(flat, resolver),
+    ...resourcePolicyMeasurements(flat, resolver),
+    ...queuePolicyMeasurements(flat),
+    {
+      subject: 'reserved concurrency with the unreserved minimum',
+      value: concurrencyQuota(flat).needed,
+      limit: LIMITS.concurrentExecutions,
+    },
+    ...resourcesOf(flat, 'AWS::Events::Rule').map(([id, rule]) => ({
+      subject: `rule ${id} targets`,
+      value: (rule.Properties?.Targets ?? []).length,
+      limit: LIMITS.ruleTargets,
+    })),
+    ...throttleMeasurements(flat, deployment.accountThrottle ?? API_ACCOUNT_THROTTLE_DEFAULT),
+  ];
+}
 
-  // A role's inline policies (its own Policies and every AWS::IAM::Policy attached to it), without whitespace.
+const resourcesOf = (template: Template, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** A template's resources, outputs, parameters, mappings and size. */
+function stackMeasurements({ name, template }: StackTemplate): Measurement[] {
+  return [
+    { subject: `${name} resources`, value: Object.keys(template.Resources).length, limit: LIMITS.resources },
+    { subject: `${name} outputs`, value: Object.keys(template.Outputs ?? {}).length, limit: LIMITS.outputs },
+    { subject: `${name} parameters`, value: Object.keys(template.Parameters ?? {}).length, limit: LIMITS.parameters },
+    { subject: `${name} mappings`, value: Object.keys(template.Mappings ?? {}).length, limit: LIMITS.mappings },
+    // As `cdk synth` writes the file that is uploaded (one-space indentation).
+    {
+      subject: `${name} template bytes`,
+      value: Buffer.byteLength(JSON.stringify(template, undefined, 1)),
+      limit: LIMITS.templateBytes,
+    },
+  ];
+}
+
+/** A role's inline policies (its own Policies and every AWS::IAM::Policy attached to it), without whitespace. */
+function rolePolicyMeasurements(flat: Template, resolver: TemplateResolver): Measurement[] {
   const policyChars = new Map<string, number>();
-  for (const [id, role] of resourcesOf('AWS::IAM::Role')) {
+  for (const [id, role] of resourcesOf(flat, 'AWS::IAM::Role')) {
     const inline = (role.Properties?.Policies ?? []) as { PolicyDocument: unknown }[];
     policyChars.set(
       id,
       inline.reduce((sum, policy) => sum + compactLength(resolver.resolve(policy.PolicyDocument)), 0),
     );
   }
-  for (const [, policy] of resourcesOf('AWS::IAM::Policy')) {
+  for (const [, policy] of resourcesOf(flat, 'AWS::IAM::Policy')) {
     const size = compactLength(resolver.resolve(policy.Properties?.PolicyDocument));
     for (const role of (policy.Properties?.Roles ?? []) as { Ref?: string }[]) {
       if (role.Ref) policyChars.set(role.Ref, (policyChars.get(role.Ref) ?? 0) + size);
     }
   }
-  for (const [id, chars] of policyChars)
-    add(`role ${id} inline policies (characters)`, chars, LIMITS.roleInlinePolicyChars);
+  return [...policyChars].map(([id, chars]) => ({
+    subject: `role ${id} inline policies (characters)`,
+    value: chars,
+    limit: LIMITS.roleInlinePolicyChars,
+  }));
+}
 
-  // A function's environment, its values resolved (as Lambda stores them).
-  for (const [id, fn] of resourcesOf('AWS::Lambda::Function')) {
-    const variables = resolver.resolve(fn.Properties?.Environment?.Variables ?? {});
-    add(
-      `function ${id} environment bytes`,
-      Buffer.byteLength(JSON.stringify(variables)),
-      LIMITS.functionEnvironmentBytes,
-    );
-  }
+/** A function's environment, its values resolved (as Lambda stores them). */
+function environmentMeasurements(flat: Template, resolver: TemplateResolver): Measurement[] {
+  return resourcesOf(flat, 'AWS::Lambda::Function').map(([id, fn]) => ({
+    subject: `function ${id} environment bytes`,
+    value: Buffer.byteLength(JSON.stringify(resolver.resolve(fn.Properties?.Environment?.Variables ?? {}))),
+    limit: LIMITS.functionEnvironmentBytes,
+  }));
+}
 
-  // A function's resource policy: one statement per AWS::Lambda::Permission.
+/** A function's resource policy: one statement per AWS::Lambda::Permission. */
+function resourcePolicyMeasurements(flat: Template, resolver: TemplateResolver): Measurement[] {
   const permissionBytes = new Map<string, number>();
-  for (const [id, permission] of resourcesOf('AWS::Lambda::Permission')) {
+  for (const [id, permission] of resourcesOf(flat, 'AWS::Lambda::Permission')) {
     const props = resolver.resolve(permission.Properties ?? {}) as Record<string, string>;
     const statement = {
       Sid: id,
@@ -146,41 +176,51 @@ export function measureDeployment(deployment: Deployment): Measurement[] {
     const fn = String(props.FunctionName);
     permissionBytes.set(fn, (permissionBytes.get(fn) ?? 50) + JSON.stringify(statement).length + 1);
   }
-  for (const [fn, bytes] of permissionBytes) {
-    add(`function ${fn.split(':').pop()} resource policy bytes`, bytes, LIMITS.functionResourcePolicyBytes);
-  }
+  return [...permissionBytes].map(([fn, bytes]) => ({
+    subject: `function ${fn.split(':').pop()} resource policy bytes`,
+    value: bytes,
+    limit: LIMITS.functionResourcePolicyBytes,
+  }));
+}
 
-  // A queue policy's statements and conditions (each operator-key pair is one condition).
-  for (const [id, policy] of resourcesOf('AWS::SQS::QueuePolicy')) {
+/** A queue policy's statements and conditions (each operator-key pair is one condition). */
+function queuePolicyMeasurements(flat: Template): Measurement[] {
+  return resourcesOf(flat, 'AWS::SQS::QueuePolicy').flatMap(([id, policy]) => {
     const statements = [policy.Properties?.PolicyDocument?.Statement ?? []].flat() as { Condition?: object }[];
     const conditions = statements.reduce(
       (sum, statement) =>
         sum + Object.values(statement.Condition ?? {}).reduce((count, keys) => count + Object.keys(keys).length, 0),
       0,
     );
-    add(`queue policy ${id} conditions`, conditions, LIMITS.queuePolicyConditions);
-    add(`queue policy ${id} statements`, statements.length, LIMITS.queuePolicyStatements);
-  }
+    return [
+      { subject: `queue policy ${id} conditions`, value: conditions, limit: LIMITS.queuePolicyConditions },
+      { subject: `queue policy ${id} statements`, value: statements.length, limit: LIMITS.queuePolicyStatements },
+    ];
+  });
+}
 
-  add('reserved concurrency with the unreserved minimum', concurrencyQuota(flat).needed, LIMITS.concurrentExecutions);
-
-  for (const [id, rule] of resourcesOf('AWS::Events::Rule')) {
-    add(`rule ${id} targets`, (rule.Properties?.Targets ?? []).length, LIMITS.ruleTargets);
-  }
-
-  // Route and stage throttles against the account's quota: a limit above it is never reached.
-  const account = deployment.accountThrottle ?? API_ACCOUNT_THROTTLE_DEFAULT;
-  for (const [id, stage] of resourcesOf('AWS::ApiGatewayV2::Stage')) {
+/** Route and stage throttles against the account's quota: a limit above it is never reached. */
+function throttleMeasurements(flat: Template, account: Throttle): Measurement[] {
+  const measurements: Measurement[] = [];
+  for (const [id, stage] of resourcesOf(flat, 'AWS::ApiGatewayV2::Stage')) {
     const settings = {
       $stage: stage.Properties?.DefaultRouteSettings,
       ...(stage.Properties?.RouteSettings ?? {}),
     } as Record<string, { ThrottlingRateLimit?: number; ThrottlingBurstLimit?: number } | undefined>;
     for (const [route, throttle] of Object.entries(settings)) {
       if (throttle?.ThrottlingRateLimit !== undefined) {
-        add(`${id} ${route} requests/s`, throttle.ThrottlingRateLimit, account.rateLimit);
+        measurements.push({
+          subject: `${id} ${route} requests/s`,
+          value: throttle.ThrottlingRateLimit,
+          limit: account.rateLimit,
+        });
       }
       if (throttle?.ThrottlingBurstLimit !== undefined) {
-        add(`${id} ${route} burst`, throttle.ThrottlingBurstLimit, account.burstLimit);
+        measurements.push({
+          subject: `${id} ${route} burst`,
+          value: throttle.ThrottlingBurstLimit,
+          limit: account.burstLimit,
+        });
       }
     }
   }

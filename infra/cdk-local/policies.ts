@@ -7,7 +7,7 @@ import type {
 } from './aws-gateway.ts';
 import { type DescribeContext, describeAwsCall } from './iam/aws-request.ts';
 import { authorize, grantedActions, type PolicyDocument, type RequestContext } from './iam/policy.ts';
-import type { PhysicalResource, Template, TemplateResolver } from './template.ts';
+import type { PhysicalResource, Template, TemplateResolver, TemplateResource } from './template.ts';
 
 /** The deployment's resources as the request describer needs them (secrets and keys by any of their names). */
 export type PolicyContext = Required<Pick<DescribeContext, 'account' | 'defaultRegion'>> &
@@ -52,6 +52,12 @@ export class TemplatePolicies implements CallAuthorizer {
       // LeadingKeys condition held vacuously).
       partitionKeyName: (table, index) => partitionKeys.get(index === undefined ? table : `${table}/index/${index}`),
     };
+    const roleIdByName = this.#readRoles(template, physical);
+    this.#readPolicies(template, physical, roleIdByName);
+  }
+
+  /** Each role with its inline policies; returns the roles' logical ids by their names. */
+  #readRoles(template: Template, physical: Map<string, PhysicalResource>): Map<string, string> {
     const roleIdByName = new Map<string, string>();
     for (const [logicalId, resource] of Object.entries(template.Resources)) {
       if (resource.Type !== 'AWS::IAM::Role') continue;
@@ -60,66 +66,75 @@ export class TemplatePolicies implements CallAuthorizer {
       this.#roles.set(logicalId, {
         name: own.ref,
         arn: own.attributes.Arn!,
-        documents: inline.map((policy) => resolver.resolve(policy.PolicyDocument) as PolicyDocument),
+        documents: inline.map((policy) => this.resolver.resolve(policy.PolicyDocument) as PolicyDocument),
       });
       roleIdByName.set(own.ref, logicalId);
     }
+    return roleIdByName;
+  }
+
+  /** The policies attached to roles, which role each function runs with, and the resource policies. */
+  #readPolicies(template: Template, physical: Map<string, PhysicalResource>, roleIdByName: Map<string, string>): void {
     const resourceArn = (id: string) => physical.get(id)?.attributes.Arn;
     for (const [logicalId, resource] of Object.entries(template.Resources)) {
       const props = resource.Properties ?? {};
       switch (resource.Type) {
         case 'AWS::IAM::Policy':
         case 'AWS::IAM::ManagedPolicy': {
-          const document = resolver.resolve(props.PolicyDocument) as PolicyDocument;
-          for (const name of resolver.resolve(props.Roles ?? []) as string[]) {
+          const document = this.resolver.resolve(props.PolicyDocument) as PolicyDocument;
+          for (const name of this.resolver.resolve(props.Roles ?? []) as string[]) {
             this.#roles.get(roleIdByName.get(name) ?? '')?.documents.push(document);
           }
           break;
         }
         case 'AWS::Lambda::Function': {
-          const roleArn = resolver.string(props.Role);
+          const roleArn = this.resolver.string(props.Role);
           const roleId = [...this.#roles].find(([, role]) => role.arn === roleArn)?.[0];
           if (roleId) this.#functionRoles.set(logicalId, roleId);
           break;
         }
         case 'AWS::SQS::QueuePolicy':
-          for (const url of resolver.resolve(props.Queues ?? []) as string[]) {
+          for (const url of this.resolver.resolve(props.Queues ?? []) as string[]) {
             this.#addResourcePolicy(
-              `arn:aws:sqs:${ctx.defaultRegion}:${ctx.account}:${url.split('/').pop()}`,
+              `arn:aws:sqs:${this.ctx.defaultRegion}:${this.ctx.account}:${url.split('/').pop()}`,
               props.PolicyDocument,
             );
           }
           break;
         case 'AWS::S3::BucketPolicy':
-          this.#addResourcePolicy(`arn:aws:s3:::${resolver.string(props.Bucket)}`, props.PolicyDocument);
+          this.#addResourcePolicy(`arn:aws:s3:::${this.resolver.string(props.Bucket)}`, props.PolicyDocument);
           break;
         case 'AWS::KMS::Key':
           if (props.KeyPolicy) this.#addResourcePolicy(resourceArn(logicalId)!, props.KeyPolicy);
           break;
-        case 'AWS::Lambda::Permission': {
-          const resolved = resolver.resolve(props) as {
-            Action: string;
-            FunctionName: string;
-            Principal: string;
-            SourceArn?: string;
-          };
-          const functionArn = resolved.FunctionName.startsWith('arn:')
-            ? resolved.FunctionName
-            : `arn:aws:lambda:${ctx.defaultRegion}:${ctx.account}:function:${resolved.FunctionName}`;
-          const principal = resolved.Principal.endsWith('.amazonaws.com')
-            ? { Service: resolved.Principal }
-            : { AWS: resolved.Principal };
-          this.#addStatement(functionArn, {
-            Effect: 'Allow',
-            Principal: principal,
-            Action: resolved.Action,
-            Resource: functionArn,
-            ...(resolved.SourceArn ? { Condition: { ArnLike: { 'AWS:SourceArn': resolved.SourceArn } } } : {}),
-          });
+        case 'AWS::Lambda::Permission':
+          this.#addPermission(props);
           break;
-        }
       }
     }
+  }
+
+  /** A Lambda permission: one statement of the function's resource policy. */
+  #addPermission(props: NonNullable<TemplateResource['Properties']>): void {
+    const resolved = this.resolver.resolve(props) as {
+      Action: string;
+      FunctionName: string;
+      Principal: string;
+      SourceArn?: string;
+    };
+    const functionArn = resolved.FunctionName.startsWith('arn:')
+      ? resolved.FunctionName
+      : `arn:aws:lambda:${this.ctx.defaultRegion}:${this.ctx.account}:function:${resolved.FunctionName}`;
+    const principal = resolved.Principal.endsWith('.amazonaws.com')
+      ? { Service: resolved.Principal }
+      : { AWS: resolved.Principal };
+    this.#addStatement(functionArn, {
+      Effect: 'Allow',
+      Principal: principal,
+      Action: resolved.Action,
+      Resource: functionArn,
+      ...(resolved.SourceArn ? { Condition: { ArnLike: { 'AWS:SourceArn': resolved.SourceArn } } } : {}),
+    });
   }
 
   /** The role session a function's processes sign with `accessKeyId`. */

@@ -52,90 +52,7 @@ const arn = (ctx: DeploymentContext, service: string, resource: string, region =
 export function physicalResources(template: Template, ctx: DeploymentContext): Map<string, PhysicalResource> {
   const physical = new Map<string, PhysicalResource>();
   for (const [logicalId, resource] of Object.entries(template.Resources)) {
-    const props = resource.Properties ?? {};
-    const name = (max?: number) => generatedName(ctx, logicalId, max);
-    let entry: PhysicalResource;
-    switch (resource.Type) {
-      case 'AWS::DynamoDB::GlobalTable':
-      case 'AWS::DynamoDB::Table': {
-        const table = props.TableName ?? name(255);
-        entry = { ref: table, attributes: { Arn: arn(ctx, 'dynamodb', `table/${table}`) } };
-        break;
-      }
-      case 'AWS::S3::Bucket': {
-        const bucket = props.BucketName ?? name(63).toLowerCase();
-        entry = {
-          ref: bucket,
-          attributes: {
-            Arn: `arn:${PARTITION}:s3:::${bucket}`,
-            DomainName: `${bucket}.s3.amazonaws.com`,
-            RegionalDomainName: `${bucket}.s3.${ctx.region}.amazonaws.com`,
-          },
-        };
-        break;
-      }
-      case 'AWS::SQS::Queue': {
-        const queue = props.QueueName ?? name(80);
-        const url = `${ctx.awsEndpoint}/${ctx.account}/${queue}`;
-        entry = { ref: url, attributes: { Arn: arn(ctx, 'sqs', queue), QueueName: queue, QueueUrl: url } };
-        break;
-      }
-      case 'AWS::Events::EventBus': {
-        const bus = props.Name ?? name();
-        entry = { ref: bus, attributes: { Arn: arn(ctx, 'events', `event-bus/${bus}`), Name: bus } };
-        break;
-      }
-      case 'AWS::IAM::Role': {
-        const role = props.RoleName ?? name(64);
-        entry = { ref: role, attributes: { Arn: `arn:${PARTITION}:iam::${ctx.account}:role/${role}`, RoleId: role } };
-        break;
-      }
-      case 'AWS::Lambda::Function': {
-        const fn = props.FunctionName ?? name(64);
-        entry = { ref: fn, attributes: { Arn: arn(ctx, 'lambda', `function:${fn}`) } };
-        break;
-      }
-      case 'AWS::Logs::LogGroup': {
-        const group = props.LogGroupName ?? name(512);
-        entry = { ref: group, attributes: { Arn: arn(ctx, 'logs', `log-group:${group}:*`) } };
-        break;
-      }
-      case 'AWS::SecretsManager::Secret': {
-        const secret = props.Name ?? `${logicalId}-${name().slice(-12)}`;
-        const secretArn = arn(ctx, 'secretsmanager', `secret:${secret}-${hashSuffix(secret)}`);
-        entry = { ref: secretArn, attributes: { Id: secretArn } };
-        break;
-      }
-      case 'AWS::SSM::Parameter': {
-        const parameter = props.Name ?? `CFN-${logicalId}-${name().slice(-12)}`;
-        entry = { ref: parameter, attributes: { Type: props.Type ?? 'String', Value: String(props.Value ?? '') } };
-        break;
-      }
-      case 'AWS::KMS::Key': {
-        const keyId = uuidFrom(`${ctx.stackName}/${logicalId}`);
-        entry = { ref: keyId, attributes: { Arn: arn(ctx, 'kms', `key/${keyId}`), KeyId: keyId } };
-        break;
-      }
-      case 'AWS::SNS::Topic': {
-        const topic = props.TopicName ?? name(256);
-        const topicArn = arn(ctx, 'sns', topic);
-        entry = { ref: topicArn, attributes: { TopicArn: topicArn, TopicName: topic } };
-        break;
-      }
-      case 'AWS::ApiGatewayV2::Api': {
-        const apiId = createHash('sha256').update(`${ctx.stackName}/${logicalId}`).digest('hex').slice(0, 10);
-        entry = { ref: apiId, attributes: { ApiId: apiId, ApiEndpoint: ctx.apiOrigin } };
-        break;
-      }
-      case 'AWS::Events::Rule': {
-        const rule = props.Name ?? name();
-        entry = { ref: rule, attributes: {} }; // Arn needs the bus: filled in below
-        break;
-      }
-      default:
-        entry = { ref: name(), attributes: {} };
-    }
-    physical.set(logicalId, entry);
+    physical.set(logicalId, physicalResource(ctx, logicalId, resource));
   }
   // A rule's ARN names its bus unless it is on the default bus.
   const resolver = new TemplateResolver(ctx, physical);
@@ -151,6 +68,79 @@ export function physicalResources(template: Template, ctx: DeploymentContext): M
     );
   }
   return physical;
+}
+
+/** One resource's physical identity, by type (a rule's ARN is added once every bus is known). */
+function physicalResource(ctx: DeploymentContext, logicalId: string, resource: TemplateResource): PhysicalResource {
+  const props = resource.Properties ?? {};
+  const name = (max?: number) => generatedName(ctx, logicalId, max);
+  switch (resource.Type) {
+    case 'AWS::DynamoDB::GlobalTable':
+    case 'AWS::DynamoDB::Table': {
+      const table = props.TableName ?? name(255);
+      return { ref: table, attributes: { Arn: arn(ctx, 'dynamodb', `table/${table}`) } };
+    }
+    case 'AWS::S3::Bucket': {
+      const bucket = props.BucketName ?? name(63).toLowerCase();
+      return {
+        ref: bucket,
+        attributes: {
+          Arn: `arn:${PARTITION}:s3:::${bucket}`,
+          DomainName: `${bucket}.s3.amazonaws.com`,
+          RegionalDomainName: `${bucket}.s3.${ctx.region}.amazonaws.com`,
+        },
+      };
+    }
+    case 'AWS::SQS::Queue': {
+      const queue = props.QueueName ?? name(80);
+      const url = `${ctx.awsEndpoint}/${ctx.account}/${queue}`;
+      return { ref: url, attributes: { Arn: arn(ctx, 'sqs', queue), QueueName: queue, QueueUrl: url } };
+    }
+    case 'AWS::Events::EventBus': {
+      const bus = props.Name ?? name();
+      return { ref: bus, attributes: { Arn: arn(ctx, 'events', `event-bus/${bus}`), Name: bus } };
+    }
+    case 'AWS::IAM::Role': {
+      const role = props.RoleName ?? name(64);
+      return { ref: role, attributes: { Arn: `arn:${PARTITION}:iam::${ctx.account}:role/${role}`, RoleId: role } };
+    }
+    case 'AWS::Lambda::Function': {
+      const fn = props.FunctionName ?? name(64);
+      return { ref: fn, attributes: { Arn: arn(ctx, 'lambda', `function:${fn}`) } };
+    }
+    case 'AWS::Logs::LogGroup': {
+      const group = props.LogGroupName ?? name(512);
+      return { ref: group, attributes: { Arn: arn(ctx, 'logs', `log-group:${group}:*`) } };
+    }
+    case 'AWS::SecretsManager::Secret': {
+      const secret = props.Name ?? `${logicalId}-${name().slice(-12)}`;
+      const secretArn = arn(ctx, 'secretsmanager', `secret:${secret}-${hashSuffix(secret)}`);
+      return { ref: secretArn, attributes: { Id: secretArn } };
+    }
+    case 'AWS::SSM::Parameter': {
+      const parameter = props.Name ?? `CFN-${logicalId}-${name().slice(-12)}`;
+      return { ref: parameter, attributes: { Type: props.Type ?? 'String', Value: String(props.Value ?? '') } };
+    }
+    case 'AWS::KMS::Key': {
+      const keyId = uuidFrom(`${ctx.stackName}/${logicalId}`);
+      return { ref: keyId, attributes: { Arn: arn(ctx, 'kms', `key/${keyId}`), KeyId: keyId } };
+    }
+    case 'AWS::SNS::Topic': {
+      const topic = props.TopicName ?? name(256);
+      const topicArn = arn(ctx, 'sns', topic);
+      return { ref: topicArn, attributes: { TopicArn: topicArn, TopicName: topic } };
+    }
+    case 'AWS::ApiGatewayV2::Api': {
+      const apiId = createHash('sha256').update(`${ctx.stackName}/${logicalId}`).digest('hex').slice(0, 10);
+      return { ref: apiId, attributes: { ApiId: apiId, ApiEndpoint: ctx.apiOrigin } };
+    }
+    case 'AWS::Events::Rule': {
+      const rule = props.Name ?? name();
+      return { ref: rule, attributes: {} }; // Arn needs the bus: physicalResources adds it
+    }
+    default:
+      return { ref: name(), attributes: {} };
+  }
 }
 
 /**

@@ -72,6 +72,11 @@ export class AwsEmulator {
     if (service !== 'AmazonSQS') {
       return this.#reply(response, 400, '1.0', { __type: 'UnknownOperationException', message: target });
     }
+    return this.#sqs(response, operation, input);
+  }
+
+  /** An SQS JSON-protocol operation on one of the queues (or ListQueues). */
+  #sqs(response: ServerResponse, operation: string | undefined, input: Record<string, unknown>) {
     if (operation === 'ListQueues') {
       const prefix = String(input.QueueNamePrefix ?? '');
       const QueueUrls = [...this.queues.keys()]

@@ -68,34 +68,8 @@ export function verifySignature(
     return Array.isArray(value) ? value.join(',') : value;
   };
   const presigned = query.some(([name]) => name === 'X-Amz-Signature');
-  let auth: { credential: string; signedHeaders: string; signature: string; date: string };
-  if (presigned) {
-    const param = (name: string) => query.find(([key]) => key === name)?.[1] ?? '';
-    if (param('X-Amz-Algorithm') !== ALGORITHM) return no('not a SigV4 pre-signed URL');
-    const expires = Number(param('X-Amz-Expires'));
-    const signedAt = parseAmzDate(param('X-Amz-Date'));
-    if (!signedAt || !Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_SECONDS) {
-      return no('malformed pre-signed URL');
-    }
-    if (now.getTime() > signedAt.getTime() + expires * 1000) return no('the pre-signed URL has expired');
-    auth = {
-      credential: param('X-Amz-Credential'),
-      signedHeaders: param('X-Amz-SignedHeaders'),
-      signature: param('X-Amz-Signature'),
-      date: param('X-Amz-Date'),
-    };
-  } else {
-    const authorization = header('authorization');
-    if (authorization === undefined) return no('the request is not signed', 'unsigned');
-    const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
-      authorization,
-    );
-    if (!match) return no('no SigV4 signature');
-    const date = header('x-amz-date') ?? '';
-    const signedAt = parseAmzDate(date);
-    if (!signedAt || Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS) return no('x-amz-date is off');
-    auth = { credential: match[1]!, signedHeaders: match[2]!, signature: match[3]!, date };
-  }
+  const auth = presigned ? presignedAuth(query, now) : headerAuth(header, now);
+  if ('ok' in auth) return auth;
 
   const [accessKeyId, scopeDate, region, service, terminator] = auth.credential.split('/');
   const key =
@@ -108,9 +82,71 @@ export function verifySignature(
   if (terminator !== 'aws4_request' || !scopeDate || !region || !service || !auth.date.startsWith(scopeDate)) {
     return no('malformed credential scope');
   }
-  const signedHeaders = auth.signedHeaders.split(';');
-  if (!signedHeaders.includes('host')) return no('the host is not signed');
-  const canonicalHeaders = signedHeaders
+  if (!auth.signedHeaders.split(';').includes('host')) return no('the host is not signed');
+  const canonical = canonicalRequest({ request, path, query, header, presigned, service, auth });
+  const scope = `${scopeDate}/${region}/${service}/aws4_request`;
+  const stringToSign = [ALGORITHM, auth.date, scope, sha256Hex(Buffer.from(canonical))].join('\n');
+  let signingKey: Buffer = hmac(`AWS4${key.secretAccessKey}`, scopeDate);
+  for (const part of [region, service, 'aws4_request']) signingKey = hmac(signingKey, part);
+  const expected = hmac(signingKey, stringToSign);
+  const given = Buffer.from(auth.signature, 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return no('the signature does not match');
+  return { ok: true };
+}
+
+/** A signature as the request carries it, in the query or in the Authorization header. */
+interface SignatureParts {
+  credential: string;
+  signedHeaders: string;
+  signature: string;
+  date: string;
+}
+
+/** A pre-signed URL's signature, unless the URL is malformed or has expired. */
+function presignedAuth(query: [string, string][], now: Date): SignatureParts | Verdict {
+  const param = (name: string) => query.find(([key]) => key === name)?.[1] ?? '';
+  if (param('X-Amz-Algorithm') !== ALGORITHM) return no('not a SigV4 pre-signed URL');
+  const expires = Number(param('X-Amz-Expires'));
+  const signedAt = parseAmzDate(param('X-Amz-Date'));
+  if (!signedAt || !Number.isInteger(expires) || expires < 1 || expires > MAX_EXPIRES_SECONDS) {
+    return no('malformed pre-signed URL');
+  }
+  if (now.getTime() > signedAt.getTime() + expires * 1000) return no('the pre-signed URL has expired');
+  return {
+    credential: param('X-Amz-Credential'),
+    signedHeaders: param('X-Amz-SignedHeaders'),
+    signature: param('X-Amz-Signature'),
+    date: param('X-Amz-Date'),
+  };
+}
+
+/** The Authorization header's signature, unless it is missing, malformed or its time is off. */
+function headerAuth(header: (name: string) => string | undefined, now: Date): SignatureParts | Verdict {
+  const authorization = header('authorization');
+  if (authorization === undefined) return no('the request is not signed', 'unsigned');
+  const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
+    authorization,
+  );
+  if (!match) return no('no SigV4 signature');
+  const date = header('x-amz-date') ?? '';
+  const signedAt = parseAmzDate(date);
+  if (!signedAt || Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS) return no('x-amz-date is off');
+  return { credential: match[1]!, signedHeaders: match[2]!, signature: match[3]!, date };
+}
+
+/** The canonical request, rebuilt from the signed headers as AWS defines it. */
+function canonicalRequest(parts: {
+  request: SignedRequest;
+  path: string;
+  query: [string, string][];
+  header: (name: string) => string | undefined;
+  presigned: boolean;
+  service: string;
+  auth: SignatureParts;
+}): string {
+  const { request, path, query, header, presigned, service, auth } = parts;
+  const canonicalHeaders = auth.signedHeaders
+    .split(';')
     .map((name) => `${name}:${(header(name) ?? '').trim().replace(/\s+/g, ' ')}\n`)
     .join('');
   const payloadHash = presigned
@@ -124,22 +160,7 @@ export function verifySignature(
     .join('&');
   // S3 signs the path as sent; every other service encodes it once more.
   const canonicalPath = service === 's3' ? path : path.split('/').map(uriEncode).join('/');
-  const canonicalRequest = [
-    request.method,
-    canonicalPath,
-    canonicalQuery,
-    canonicalHeaders,
-    auth.signedHeaders,
-    payloadHash,
-  ].join('\n');
-  const scope = `${scopeDate}/${region}/${service}/aws4_request`;
-  const stringToSign = [ALGORITHM, auth.date, scope, sha256Hex(Buffer.from(canonicalRequest))].join('\n');
-  let signingKey: Buffer = hmac(`AWS4${key.secretAccessKey}`, scopeDate);
-  for (const part of [region, service, 'aws4_request']) signingKey = hmac(signingKey, part);
-  const expected = hmac(signingKey, stringToSign);
-  const given = Buffer.from(auth.signature, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return no('the signature does not match');
-  return { ok: true };
+  return [request.method, canonicalPath, canonicalQuery, canonicalHeaders, auth.signedHeaders, payloadHash].join('\n');
 }
 
 const no = (reason: string, kind: RefusalKind = 'invalid'): Verdict => ({ ok: false, kind, reason });

@@ -136,7 +136,14 @@ const EnvSchema = v.object({
 
 export type Config = ReturnType<typeof toConfig>;
 
-function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, string | undefined>) {
+function toConfig(env: Env, raw: Record<string, string | undefined>) {
+  return { ...serviceSettings(env, raw), ...wiring(env) };
+}
+
+type Env = v.InferOutput<typeof EnvSchema>;
+
+/** What the service's behaviour depends on: its queues, the network, tokens, and each concern's settings. */
+function serviceSettings(env: Env, raw: Record<string, string | undefined>) {
   return {
     /** Queue URLs by logical name (`<NAME>_QUEUE_URL`). */
     queueUrls: Object.fromEntries(QUEUES.map((queue) => [queue.name, raw[queueUrlVariable(queue.name)]])) as Record<
@@ -192,6 +199,12 @@ function toConfig(env: v.InferOutput<typeof EnvSchema>, raw: Record<string, stri
       networkCalls: env.NETWORK_CALL_RATE_LIMIT,
       redeliveries: env.WEBHOOK_REDELIVER_RATE_LIMIT,
     },
+  };
+}
+
+/** Where the service runs: the edge, the console's framing, the local stack and the AWS resources. */
+function wiring(env: Env) {
+  return {
     /** Behind the edge: the origin callers use, and the caller's address comes from CloudFront (shared/http/edge.ts). */
     edgeOrigin: env.WPCRM_EDGE_ORIGIN?.replace(/\/+$/, ''),
     console: { frameAncestors: env.CONSOLE_FRAME_ANCESTORS.split(/\s+/).filter(Boolean) },

@@ -263,6 +263,37 @@ const quotaRefusal = (route: RouteDef) =>
   }`;
 
 function operation(route: RouteDef) {
+  const parameters = operationParameters(route);
+  const examples = OPERATION_EXAMPLES[route.operationId];
+  const responses = operationResponses(route, examples);
+  const body = route.body ?? route.rawBodySchema;
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.auth === 'public'
+      ? { security: [] }
+      : { description: `Roles: ${route.auth.join(', ')}`, security: [{ bearer: [] }] }),
+    parameters,
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: convert(body),
+                ...(examples?.request !== undefined ? { example: examples.request } : {}),
+              },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/** The operation's path, query and header parameters. */
+function operationParameters(route: RouteDef) {
   const params = route.params
     ? (convert(route.params) as { properties?: Record<string, Record<string, unknown>> }).properties
     : undefined;
@@ -291,7 +322,14 @@ function operation(route: RouteDef) {
     schema:
       header.name === 'Idempotency-Key' ? { type: 'string', pattern: '^[\\x20-\\x7E]{1,255}$' } : { type: 'string' },
   }));
-  const examples = OPERATION_EXAMPLES[route.operationId];
+  return [...pathParams, ...queryParams, ...headerParams];
+}
+
+/**
+ * The operation's answers: its declared ones (with their examples), the errors every route of its shape may give,
+ * the quota refusal's terms, and API Gateway's own answers (GATEWAY_ANSWERS) beside the service's.
+ */
+function operationResponses(route: RouteDef, examples: (typeof OPERATION_EXAMPLES)[string] | undefined) {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const code = Number(status);
@@ -321,6 +359,12 @@ function operation(route: RouteDef) {
     const own = responses['429'] as { description: string };
     own.description = `${own.description}; ${quotaRefusal(route)}`;
   }
+  addGatewayAnswers(responses);
+  return responses;
+}
+
+/** API Gateway's own answers, merged into the service's answer of the same status where there is one. */
+function addGatewayAnswers(responses: Record<string, unknown>): void {
   for (const [status, answer] of Object.entries(GATEWAY_ANSWERS)) {
     if (status === '413' && !responses['413']) continue;
     const own = responses[status] as
@@ -345,30 +389,6 @@ function operation(route: RouteDef) {
       },
     };
   }
-  const body = route.body ?? route.rawBodySchema;
-  return {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [route.tag],
-    ...(route.auth === 'public'
-      ? { security: [] }
-      : { description: `Roles: ${route.auth.join(', ')}`, security: [{ bearer: [] }] }),
-    parameters: [...pathParams, ...queryParams, ...headerParams],
-    ...(body
-      ? {
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: convert(body),
-                ...(examples?.request !== undefined ? { example: examples.request } : {}),
-              },
-            },
-          },
-        }
-      : {}),
-    responses,
-  };
 }
 
 const DELIVERY_HEADERS = [
@@ -458,8 +478,6 @@ export function openApiDocument(): Record<string, unknown> {
     webhooks: webhookOperations(),
   };
 }
-
-export { withServer } from './served.ts';
 
 /**
  * The document for Stoplight Prism 5 (`npm run openapi:prism`): the same, without `jsonSchemaDialect`. Prism copies

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ROLES } from '#shared/domain/auth/roles';
-import { openApiDocument, withServer } from '#shared/openapi/document';
+import { openApiDocument } from '#shared/openapi/document';
+import { withServer } from '#shared/openapi/served';
 import { ROUTES } from '#shared/routes/index';
 import type { RouteDef } from '#shared/routes/route';
 import { useLocalStack } from '#test/support/local-stack';

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { forPrism, openApiDocument, withServer } from '#shared/openapi/document';
+import { forPrism, openApiDocument } from '#shared/openapi/document';
+import { withServer } from '#shared/openapi/served';
 
 /**
  * Writes openapi.json as the local stack serves it on its default port, for `npm run lint:openapi`; with `--prism`,

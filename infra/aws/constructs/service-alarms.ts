@@ -83,40 +83,66 @@ export class ServiceAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
-    const { account, region, partition } = Stack.of(this);
-    const fromOwnAlarms = {
-      StringEquals: { 'aws:SourceAccount': account },
-      ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
-    };
-    const cloudWatch = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
-    this.key = new Key(this, 'TopicKey', {
-      description: 'Encrypts the wp-crm alarm topic; CloudWatch may use it for this account’s alarms',
-      enableKeyRotation: true,
-      removalPolicy: props.removalPolicy,
-    });
-    denyGrantsButForAwsResources(this.key);
-    this.key.addToResourcePolicy(
-      new iam.PolicyStatement({
-        principals: [cloudWatch],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: fromOwnAlarms,
-      }),
-    );
-    this.topic = new Topic(this, 'Topic', { displayName: 'wp-crm alarms', enforceSSL: true, masterKey: this.key });
-    this.topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        principals: [cloudWatch],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: fromOwnAlarms,
-      }),
-    );
+    this.key = this.#topicKey(props.removalPolicy);
+    this.topic = this.#topic(this.key);
     subscribeAlarmEndpoints(this.topic, props.endpoints);
 
     // A function's and a queue's alarms live beside them (in their concern's nested stack): the service stack's
     // template does not grow with the functions, and a concern's stack holds everything of its functions.
     const functions = [...props.functions];
+    this.#functionAlarms(functions);
+    this.#logAlertAlarms(functions);
+    this.#queueAlarms(props.workers);
+    this.#originCertificateAlarms(props);
+    this.#alarm(this, 'Api5xx', {
+      description: 'The API answered 5xx (INTERNAL or NETWORK_UNAVAILABLE) at least 5 times in 5 minutes',
+      metric: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      threshold: 5,
+    });
+    this.#tableThrottlesAlarm(props.table);
+  }
+
+  /** CloudWatch may use and publish to the topic for this account's alarms only. */
+  get #fromOwnAlarms() {
+    const { account, region, partition } = Stack.of(this);
+    return {
+      StringEquals: { 'aws:SourceAccount': account },
+      ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+    };
+  }
+
+  #topicKey(removalPolicy: RemovalPolicy | undefined): Key {
+    const key = new Key(this, 'TopicKey', {
+      description: 'Encrypts the wp-crm alarm topic; CloudWatch may use it for this account’s alarms',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    denyGrantsButForAwsResources(key);
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: this.#fromOwnAlarms,
+      }),
+    );
+    return key;
+  }
+
+  #topic(key: Key): Topic {
+    const topic = new Topic(this, 'Topic', { displayName: 'wp-crm alarms', enforceSSL: true, masterKey: key });
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: this.#fromOwnAlarms,
+      }),
+    );
+    return topic;
+  }
+
+  #functionAlarms(functions: AppFunction[]): void {
     for (const fn of functions) {
       this.#alarm(fn, 'ErrorsAlarm', {
         description: `${fn.name} failed invocations (uncaught errors, timeouts, out of memory)`,
@@ -129,6 +155,10 @@ export class ServiceAlarms extends Construct {
         threshold: 1,
       });
     }
+  }
+
+  /** LOG_ALERTS: a metric filter on the function's log group, and its alarm. */
+  #logAlertAlarms(functions: AppFunction[]): void {
     for (const spec of LOG_ALERTS) {
       const fn = functions.find((candidate) => candidate.name === spec.fn);
       if (!fn) throw new Error(`no function ${spec.fn} for the ${spec.alert} alert`);
@@ -145,59 +175,65 @@ export class ServiceAlarms extends Construct {
         threshold: 1,
       });
     }
-    for (const worker of props.workers) {
+  }
+
+  #queueAlarms(workers: Iterable<QueueWorker>): void {
+    for (const worker of workers) {
       this.#alarm(worker, 'OldestMessageAlarm', {
         description: `${worker.def.name} holds a message older than ${worker.def.alarmAgeMinutes} minutes: its consumer falls behind or keeps failing`,
         metric: worker.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
         threshold: worker.def.alarmAgeMinutes * 60,
       });
     }
+  }
+
+  #originCertificateAlarms(props: ServiceAlarmsProps): void {
     if (props.originCertificateArn) {
       // The origin domain's certificate lives in this region, where the edge stack's alarms cannot watch it. It may
       // be imported (never renewed by ACM) or ACM's (then a drop below the threshold means its renewal is stuck);
       // DaysToExpiry stops once it expired, so no data is a breach (docs/operations.md).
-      const certificate = Certificate.fromCertificateArn(this, 'OriginCertificate', props.originCertificateArn);
-      const alarm = new Alarm(this, 'OriginCertificateExpiry', {
-        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the certificate of the API's origin domain (edgeOriginCertificateArn): when it expires CloudFront cannot reach the API. Renew it (docs/operations.md).`,
-        metric: certificate.metricDaysToExpiry(),
-        threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.BREACHING,
-      });
-      this.alarms.push(alarm);
+      this.#certificateAlarm(
+        'OriginCertificate',
+        props.originCertificateArn,
+        'OriginCertificateExpiry',
+        `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the certificate of the API's origin domain (edgeOriginCertificateArn): when it expires CloudFront cannot reach the API. Renew it (docs/operations.md).`,
+      );
     }
     if (props.originOwnershipCertificateArn) {
       // ACM issued it and renews it; a drop below the threshold means its renewal is stuck (docs/operations.md).
-      const certificate = Certificate.fromCertificateArn(
-        this,
+      this.#certificateAlarm(
         'OriginOwnershipCertificate',
         props.originOwnershipCertificateArn,
+        'OriginOwnershipCertificateExpiry',
+        `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the ownership certificate of the API's origin domain (edgeOriginOwnershipCertificateArn), which ACM should have renewed: once it expires API Gateway locks the domain (no new truststore, no certificate change). Renew it (docs/operations.md).`,
       );
-      const alarm = new Alarm(this, 'OriginOwnershipCertificateExpiry', {
-        alarmDescription: `Fewer than ${CERTIFICATE_EXPIRY_ALARM_DAYS} days left on the ownership certificate of the API's origin domain (edgeOriginOwnershipCertificateArn), which ACM should have renewed: once it expires API Gateway locks the domain (no new truststore, no certificate change). Renew it (docs/operations.md).`,
-        metric: certificate.metricDaysToExpiry(),
-        threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.BREACHING,
-      });
-      this.alarms.push(alarm);
     }
-    this.#alarm(this, 'Api5xx', {
-      description: 'The API answered 5xx (INTERNAL or NETWORK_UNAVAILABLE) at least 5 times in 5 minutes',
-      metric: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
-      threshold: 5,
+  }
+
+  #certificateAlarm(certificateId: string, certificateArn: string, alarmId: string, description: string): void {
+    const certificate = Certificate.fromCertificateArn(this, certificateId, certificateArn);
+    const alarm = new Alarm(this, alarmId, {
+      alarmDescription: description,
+      metric: certificate.metricDaysToExpiry(),
+      threshold: CERTIFICATE_EXPIRY_ALARM_DAYS,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.BREACHING,
     });
+    this.alarms.push(alarm);
+  }
+
+  /** Read and write throttle events of the table and each of its indexes, summed. */
+  #tableThrottlesAlarm(table: ITableV2): void {
     const throttleEvents: Record<string, IMetric> = {};
     const indexes = [undefined, ...TABLE_INDEXES.map((index) => index.indexName)];
     for (const [position, indexName] of indexes.entries()) {
       for (const kind of ['Read', 'Write']) {
-        throttleEvents[`${kind.toLowerCase()}${position}`] = props.table.metric(`${kind}ThrottleEvents`, {
+        throttleEvents[`${kind.toLowerCase()}${position}`] = table.metric(`${kind}ThrottleEvents`, {
           period: FIVE_MINUTES,
           statistic: 'Sum',
           dimensionsMap: {
-            TableName: props.table.tableName,
+            TableName: table.tableName,
             ...(indexName ? { GlobalSecondaryIndexName: indexName } : {}),
           },
         });

@@ -37,12 +37,6 @@ export class ServiceDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
-    const workers = [...props.workers];
-    const functions = [...props.functions];
-    const perFunction = (metric: (fn: AppFunction) => Metric) =>
-      functions.map(([name, fn]) => metric(fn).with({ label: name, period: PERIOD }));
-    const graph = (title: string, left: IMetric[], width = 12) => new GraphWidget({ title, left, width, height: 6 });
-
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(24),
       widgets: [
@@ -54,29 +48,7 @@ export class ServiceDashboard extends Construct {
             height: 2,
           }),
         ],
-        [
-          graph(
-            'API requests',
-            [props.api.metricCount({ period: PERIOD, statistic: Stats.SUM, label: 'requests' })],
-            8,
-          ),
-          graph(
-            'API 4xx and 5xx',
-            [
-              props.api.metricClientError({ period: PERIOD, statistic: Stats.SUM, label: '4xx' }),
-              props.api.metricServerError({ period: PERIOD, statistic: Stats.SUM, label: '5xx' }),
-            ],
-            8,
-          ),
-          graph(
-            'API latency (ms)',
-            [
-              props.api.metricLatency({ period: PERIOD, statistic: Stats.p(50), label: 'p50' }),
-              props.api.metricLatency({ period: PERIOD, statistic: Stats.p(99), label: 'p99' }),
-            ],
-            8,
-          ),
-        ],
+        apiWidgets(props.api),
         [
           graph(
             'Business counts',
@@ -84,45 +56,8 @@ export class ServiceDashboard extends Construct {
             24,
           ),
         ],
-        [
-          graph(
-            'Queue age of oldest message (s)',
-            workers.map((worker) =>
-              worker.queue.metricApproximateAgeOfOldestMessage({
-                period: PERIOD,
-                statistic: Stats.MAXIMUM,
-                label: worker.def.name,
-              }),
-            ),
-          ),
-          graph(
-            'Dead-letter queue depth',
-            workers.map((worker) =>
-              worker.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-                period: PERIOD,
-                statistic: Stats.MAXIMUM,
-                label: worker.def.name,
-              }),
-            ),
-          ),
-        ],
-        [
-          graph(
-            'Function errors',
-            perFunction((fn) => fn.fn.metricErrors({ statistic: Stats.SUM })),
-            8,
-          ),
-          graph(
-            'Function throttles',
-            perFunction((fn) => fn.fn.metricThrottles({ statistic: Stats.SUM })),
-            8,
-          ),
-          graph(
-            'Function duration p99 (ms)',
-            perFunction((fn) => fn.fn.metricDuration({ statistic: Stats.p(99) })),
-            8,
-          ),
-        ],
+        queueWidgets([...props.workers]),
+        functionWidgets([...props.functions]),
         [
           graph(
             'DynamoDB throttled events',
@@ -141,4 +76,78 @@ export class ServiceDashboard extends Construct {
     const { region } = Stack.of(this);
     return `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#dashboards:name=${this.dashboard.dashboardName}`;
   }
+}
+
+const graph = (title: string, left: IMetric[], width = 12) => new GraphWidget({ title, left, width, height: 6 });
+
+/** API requests, 4xx and 5xx, latency. */
+function apiWidgets(api: HttpApi): GraphWidget[] {
+  return [
+    graph('API requests', [api.metricCount({ period: PERIOD, statistic: Stats.SUM, label: 'requests' })], 8),
+    graph(
+      'API 4xx and 5xx',
+      [
+        api.metricClientError({ period: PERIOD, statistic: Stats.SUM, label: '4xx' }),
+        api.metricServerError({ period: PERIOD, statistic: Stats.SUM, label: '5xx' }),
+      ],
+      8,
+    ),
+    graph(
+      'API latency (ms)',
+      [
+        api.metricLatency({ period: PERIOD, statistic: Stats.p(50), label: 'p50' }),
+        api.metricLatency({ period: PERIOD, statistic: Stats.p(99), label: 'p99' }),
+      ],
+      8,
+    ),
+  ];
+}
+
+/** Each queue's oldest message and its dead-letter queue's depth. */
+function queueWidgets(workers: QueueWorker[]): GraphWidget[] {
+  return [
+    graph(
+      'Queue age of oldest message (s)',
+      workers.map((worker) =>
+        worker.queue.metricApproximateAgeOfOldestMessage({
+          period: PERIOD,
+          statistic: Stats.MAXIMUM,
+          label: worker.def.name,
+        }),
+      ),
+    ),
+    graph(
+      'Dead-letter queue depth',
+      workers.map((worker) =>
+        worker.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: PERIOD,
+          statistic: Stats.MAXIMUM,
+          label: worker.def.name,
+        }),
+      ),
+    ),
+  ];
+}
+
+/** Each function's errors, throttles and p99 duration, labelled by its folder. */
+function functionWidgets(functions: [string, AppFunction][]): GraphWidget[] {
+  const perFunction = (metric: (fn: AppFunction) => Metric) =>
+    functions.map(([name, fn]) => metric(fn).with({ label: name, period: PERIOD }));
+  return [
+    graph(
+      'Function errors',
+      perFunction((fn) => fn.fn.metricErrors({ statistic: Stats.SUM })),
+      8,
+    ),
+    graph(
+      'Function throttles',
+      perFunction((fn) => fn.fn.metricThrottles({ statistic: Stats.SUM })),
+      8,
+    ),
+    graph(
+      'Function duration p99 (ms)',
+      perFunction((fn) => fn.fn.metricDuration({ statistic: Stats.p(99) })),
+      8,
+    ),
+  ];
 }

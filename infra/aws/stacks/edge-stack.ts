@@ -62,6 +62,13 @@ export interface EdgeStackProps extends StackProps {
   alarmEndpoints?: AlarmEndpoints;
 }
 
+/** The web ACL's IP sets (EdgeStack.#ipSets). */
+interface IpSets {
+  metaSources: CfnIPSet;
+  metaSourcesIpv6: CfnIPSet;
+  ipv6Sources: CfnIPSet;
+}
+
 const BLOCK_BODY_KEY = 'rateLimited';
 const IPV6_BODY_KEY = 'ipv6NotServed';
 
@@ -83,7 +90,19 @@ export class EdgeStack extends Stack {
     super(scope, id, { ...props, env: { ...props.env, region: 'us-east-1' } });
     const { edge } = props;
     const removalPolicy = props.stage ? removalPolicyFor(props.stage) : RemovalPolicy.RETAIN;
+    const ipSets = this.#ipSets();
+    this.webAcl = this.#webAcl(ipSets);
+    this.wafLogs = this.#wafLogs(this.webAcl, removalPolicy);
+    const certificate = Certificate.fromCertificateArn(this, 'Certificate', edge.certificateArn);
+    this.distribution = this.#distribution(edge, certificate, this.webAcl);
+    this.alarmTopic = this.#alarmTopic(removalPolicy);
+    subscribeAlarmEndpoints(this.alarmTopic, props.alarmEndpoints);
+    this.#certificateAlarms(edge, certificate);
+    this.#outputs(edge, ipSets);
+  }
 
+  /** The web ACL's IP sets: Meta's webhook sources (the operator fills them in) and every IPv6 address. */
+  #ipSets(): IpSets {
     // Operators may list Meta's webhook source ranges (AS32934) here: they skip the per-address webhook limits. A WAF
     // IP set holds one IP version, hence two sets. The IPv6 one only matters if the distribution ever serves IPv6.
     const metaSources = new CfnIPSet(this, 'MetaWebhookSources', {
@@ -104,8 +123,12 @@ export class EdgeStack extends Stack {
       addresses: [...ALL_IPV6],
       description: wafDescription('Every IPv6 address: the edge serves IPv4 only, see docs/deployment.md'),
     });
+    return { metaSources, metaSourcesIpv6, ipv6Sources };
+  }
 
-    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+  /** The web ACL: Meta's sources pass the webhook's limits, IPv6 is refused, then the per-address rate rules. */
+  #webAcl({ metaSources, metaSourcesIpv6, ipv6Sources }: IpSets): CfnWebACL {
+    return new CfnWebACL(this, 'WebAcl', {
       scope: 'CLOUDFRONT',
       description: wafDescription('Per-source-address rate limits in front of the wp-crm API, CONTRACT 18 and 21'),
       defaultAction: { allow: {} },
@@ -157,26 +180,28 @@ export class EdgeStack extends Stack {
         ...EDGE_RATE_RULES.map((rule, index) => rateRule(rule, index + 2)),
       ],
     });
+  }
 
+  #wafLogs(webAcl: CfnWebACL, removalPolicy: RemovalPolicy): LogGroup {
     // What the web ACL blocks, in a log group WAF accepts (its name must start with aws-waf-logs-, in us-east-1 for
     // CloudFront: https://docs.aws.amazon.com/waf/latest/developerguide/logging-cw-logs.html). Allowed requests reach
     // API Gateway, whose access log has them; logging them here too would add hundreds of gigabytes a day at the
     // capacity plan's 450 million webhook posts (a record carries every header). The stack's id in the name lets a
     // stack created again next to a retained log group make a new one.
-    this.wafLogs = new LogGroup(this, 'WafLogs', {
+    const wafLogs = new LogGroup(this, 'WafLogs', {
       logGroupName: Fn.join('', ['aws-waf-logs-', this.stackName, '-', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
       // Abuse is often noticed weeks later; three months of blocked requests stay small unless an attack is on.
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy,
     });
     new CfnLoggingConfiguration(this, 'WebAclLogging', {
-      resourceArn: this.webAcl.attrArn,
+      resourceArn: webAcl.attrArn,
       // The log group's ARN without the `:*` that its Arn attribute ends with.
       logDestinationConfigs: [
         this.formatArn({
           service: 'logs',
           resource: 'log-group',
-          resourceName: this.wafLogs.logGroupName,
+          resourceName: wafLogs.logGroupName,
           arnFormat: ArnFormat.COLON_RESOURCE_NAME,
         }),
       ],
@@ -191,9 +216,12 @@ export class EdgeStack extends Stack {
         ],
       },
     });
+    return wafLogs;
+  }
 
-    const certificate = Certificate.fromCertificateArn(this, 'Certificate', edge.certificateArn);
-    this.distribution = new Distribution(this, 'Distribution', {
+  /** CloudFront in front of the API's origin domain, presenting the client certificate the origin requires. */
+  #distribution(edge: EdgeConfig, certificate: ICertificate, webAcl: CfnWebACL): Distribution {
+    const distribution = new Distribution(this, 'Distribution', {
       comment: 'wp-crm API behind AWS WAF',
       domainNames: [edge.domainName],
       certificate,
@@ -202,7 +230,7 @@ export class EdgeStack extends Stack {
       priceClass: PriceClass.PRICE_CLASS_ALL,
       // IPv4 only: WAF cannot count an IPv6 client per prefix (edge-rules.ts, ALL_IPV6).
       enableIpv6: false,
-      webAclId: this.webAcl.attrArn,
+      webAclId: webAcl.attrArn,
       defaultBehavior: {
         origin: new HttpOrigin(edge.originDomainName, {
           protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
@@ -219,12 +247,12 @@ export class EdgeStack extends Stack {
       },
     });
     // CloudFront presents this client certificate to the origin (the L2 origin has no property for it yet).
-    (this.distribution.node.defaultChild as CfnDistribution).addPropertyOverride(
+    (distribution.node.defaultChild as CfnDistribution).addPropertyOverride(
       'DistributionConfig.Origins.0.CustomOriginConfig.OriginMtlsConfig',
       { ClientCertificateArn: edge.originClientCertificateArn },
     );
 
-    Validations.of(this.distribution).acknowledge(
+    Validations.of(distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',
         reason: 'Integrators and Meta call from every country; no geo restriction applies to this API.',
@@ -235,9 +263,10 @@ export class EdgeStack extends Stack {
           'Requests the web ACL blocks are logged by WAF (WafLogs, secrets redacted); requests it allows go on to API Gateway, whose access log records them, and CloudFront metrics count origin failures. CloudFront logs would repeat them.',
       },
     );
+    return distribution;
+  }
 
-    this.alarmTopic = this.#alarmTopic(removalPolicy);
-    subscribeAlarmEndpoints(this.alarmTopic, props.alarmEndpoints);
+  #certificateAlarms(edge: EdgeConfig, certificate: ICertificate): void {
     // The client certificate is imported (issued by the operator's CA), and ACM never renews an imported one; the
     // viewer certificate may be imported too, and if ACM issued it, dropping below the threshold means its renewal
     // is stuck. The origin's certificate lives in the API's region, where an alarm of this stack cannot watch it.
@@ -266,7 +295,9 @@ export class EdgeStack extends Stack {
         treatMissingData: TreatMissingData.BREACHING,
       }).addAlarmAction(new SnsAction(this.alarmTopic));
     }
+  }
 
+  #outputs(edge: EdgeConfig, ipSets: IpSets): void {
     new CfnOutput(this, 'EdgeUrl', {
       value: `https://${edge.domainName}/api/wp-crm`,
       description: 'Base URL of the API behind CloudFront and WAF: point DNS for the domain at DistributionDomainName',
@@ -277,11 +308,11 @@ export class EdgeStack extends Stack {
     });
     new CfnOutput(this, 'WebAclArn', { value: this.webAcl.attrArn, description: 'The edge web ACL (AWS WAF)' });
     new CfnOutput(this, 'MetaWebhookSourcesArn', {
-      value: metaSources.attrArn,
+      value: ipSets.metaSources.attrArn,
       description: "IP set for Meta's IPv4 webhook source ranges (exempt from the per-address webhook limits)",
     });
     new CfnOutput(this, 'MetaWebhookSourcesIpv6Arn', {
-      value: metaSourcesIpv6.attrArn,
+      value: ipSets.metaSourcesIpv6.attrArn,
       description: "IP set for Meta's IPv6 webhook source ranges (exempt from the per-address webhook limits)",
     });
     new CfnOutput(this, 'WafLogGroupName', {

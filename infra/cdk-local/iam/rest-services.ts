@@ -21,6 +21,36 @@ const S3_HOSTS = [/^s3[.-](?:[a-z0-9-]+\.)?amazonaws\.com$/, /^localhost$/];
  */
 export function describeS3Call(http: HttpRequest, url: RequestTarget, env: CallEnv): ServiceDescription {
   const { bucket, key } = s3Target(http, url, env);
+  const request = s3Request(http, url, env, bucket, key);
+  if (bucket === undefined) {
+    return request.method === 'GET'
+      ? request.call('ListBuckets', [{ action: 's3:ListAllMyBuckets', resource: '*' }])
+      : request.unsupported();
+  }
+  const bucketArn = `arn:aws:s3:::${bucket}`;
+  if (key === undefined) return describeBucketCall(request, bucketArn);
+  return describeObjectCall(request, `${bucketArn}/${key}`);
+}
+
+/** An S3 request as the describers read it, with its description's makers. */
+interface S3Request {
+  http: HttpRequest;
+  query: URLSearchParams;
+  method: string;
+  versionId: string | undefined;
+  /** The description of `operation`: its authorizations, each with the request's common condition keys. */
+  call(operation: string, authorizations: ServiceAuthorization[]): ServiceDescription;
+  /** The description of a request the describer does not know. */
+  unsupported(): ServiceDescription;
+}
+
+function s3Request(
+  http: HttpRequest,
+  url: RequestTarget,
+  env: CallEnv,
+  bucket: string | undefined,
+  key: string | undefined,
+): S3Request {
   const query = url.searchParams;
   const method = http.method.toUpperCase();
   const common = s3Context(http, env);
@@ -41,48 +71,50 @@ export function describeS3Call(http: HttpRequest, url: RequestTarget, env: CallE
       .join('')}`;
     return { error: `unsupported S3 request ${target}`, reason: 'unsupported', target };
   };
+  return { http, query, method, versionId, call, unsupported };
+}
 
-  if (bucket === undefined) {
-    return method === 'GET' ? call('ListBuckets', [{ action: 's3:ListAllMyBuckets', resource: '*' }]) : unsupported();
+/** A request to a bucket (no key): the bucket's own APIs, listing, and DeleteObjects. */
+function describeBucketCall(request: S3Request, bucketArn: string): ServiceDescription {
+  const { http, query, method, call, unsupported } = request;
+  const on = (operation: string, action: string, context: Context = {}) =>
+    call(operation, [{ action, resource: bucketArn, context }]);
+  if (method === 'GET') {
+    if (query.has('location')) return on('GetBucketLocation', 's3:GetBucketLocation');
+    if (query.has('tagging')) return on('GetBucketTagging', 's3:GetBucketTagging');
+    if (query.has('policy')) return on('GetBucketPolicy', 's3:GetBucketPolicy');
+    if (query.has('uploads')) return on('ListMultipartUploads', 's3:ListBucketMultipartUploads');
+    if (query.has('versions')) return on('ListObjectVersions', 's3:ListBucketVersions', listContext(query));
+    if ([...query.keys()].some(isSubresource)) return unsupported();
+    return on(query.get('list-type') === '2' ? 'ListObjectsV2' : 'ListObjects', 's3:ListBucket', listContext(query));
   }
-  const bucketArn = `arn:aws:s3:::${bucket}`;
-  if (key === undefined) {
-    const on = (operation: string, action: string, context: Context = {}) =>
-      call(operation, [{ action, resource: bucketArn, context }]);
-    if (method === 'GET') {
-      if (query.has('location')) return on('GetBucketLocation', 's3:GetBucketLocation');
-      if (query.has('tagging')) return on('GetBucketTagging', 's3:GetBucketTagging');
-      if (query.has('policy')) return on('GetBucketPolicy', 's3:GetBucketPolicy');
-      if (query.has('uploads')) return on('ListMultipartUploads', 's3:ListBucketMultipartUploads');
-      if (query.has('versions')) return on('ListObjectVersions', 's3:ListBucketVersions', listContext(query));
-      if ([...query.keys()].some(isSubresource)) return unsupported();
-      return on(query.get('list-type') === '2' ? 'ListObjectsV2' : 'ListObjects', 's3:ListBucket', listContext(query));
-    }
-    if (method === 'HEAD') return on('HeadBucket', 's3:ListBucket');
-    if (method === 'PUT') {
-      if (query.has('tagging')) return on('PutBucketTagging', 's3:PutBucketTagging');
-      if (query.has('policy')) return on('PutBucketPolicy', 's3:PutBucketPolicy');
-      if ([...query.keys()].some(isSubresource)) return unsupported();
-      return on('CreateBucket', 's3:CreateBucket', { 's3:x-amz-acl': http.headers['x-amz-acl'] });
-    }
-    if (method === 'DELETE') {
-      // DeleteBucketTagging is authorized as s3:PutBucketTagging (Service Authorization Reference, Amazon S3).
-      if (query.has('tagging')) return on('DeleteBucketTagging', 's3:PutBucketTagging');
-      if (query.has('policy')) return on('DeleteBucketPolicy', 's3:DeleteBucketPolicy');
-      if ([...query.keys()].some(isSubresource)) return unsupported();
-      return on('DeleteBucket', 's3:DeleteBucket');
-    }
-    if (method === 'POST' && query.has('delete')) {
-      const keys = [...new Set(deleteKeys(http.body))];
-      const authorizations = keys.length
-        ? keys.map((objectKey) => ({ action: 's3:DeleteObject', resource: `${bucketArn}/${objectKey}` }))
-        : [{ action: 's3:DeleteObject', resource: `${bucketArn}/*` }];
-      return call('DeleteObjects', authorizations);
-    }
-    return unsupported();
+  if (method === 'HEAD') return on('HeadBucket', 's3:ListBucket');
+  if (method === 'PUT') {
+    if (query.has('tagging')) return on('PutBucketTagging', 's3:PutBucketTagging');
+    if (query.has('policy')) return on('PutBucketPolicy', 's3:PutBucketPolicy');
+    if ([...query.keys()].some(isSubresource)) return unsupported();
+    return on('CreateBucket', 's3:CreateBucket', { 's3:x-amz-acl': http.headers['x-amz-acl'] });
   }
+  if (method === 'DELETE') {
+    // DeleteBucketTagging is authorized as s3:PutBucketTagging (Service Authorization Reference, Amazon S3).
+    if (query.has('tagging')) return on('DeleteBucketTagging', 's3:PutBucketTagging');
+    if (query.has('policy')) return on('DeleteBucketPolicy', 's3:DeleteBucketPolicy');
+    if ([...query.keys()].some(isSubresource)) return unsupported();
+    return on('DeleteBucket', 's3:DeleteBucket');
+  }
+  if (method === 'POST' && query.has('delete')) {
+    const keys = [...new Set(deleteKeys(http.body))];
+    const authorizations = keys.length
+      ? keys.map((objectKey) => ({ action: 's3:DeleteObject', resource: `${bucketArn}/${objectKey}` }))
+      : [{ action: 's3:DeleteObject', resource: `${bucketArn}/*` }];
+    return call('DeleteObjects', authorizations);
+  }
+  return unsupported();
+}
 
-  const objectArn = `${bucketArn}/${key}`;
+/** A request to an object: reads, writes, multipart uploads, copies, tagging and deletes, per version if named. */
+function describeObjectCall(request: S3Request, objectArn: string): ServiceDescription {
+  const { http, query, method, versionId, call, unsupported } = request;
   const on = (operation: string, action: string, context: Context = {}) =>
     call(operation, [{ action, resource: objectArn, context }]);
   // Version-specific actions carry "Version" after the verb and object: s3:GetObjectVersionTagging.

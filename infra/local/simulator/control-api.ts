@@ -25,6 +25,8 @@ import { parseVariants, userIdOf, VariantRegistry, type VariantScope, type Varia
 import { type WebhookDelivery, WebhookSender } from './webhooks.ts';
 
 export const CONTROL_PREFIX = '/_simulator';
+/** #control's answer to a route it does not know (every other answer is JSON). */
+const UNKNOWN_ROUTE = Symbol('unknown route');
 
 /**
  * What a test or an operator does to the simulated Meta: script outcomes and faults, play users (join, leave, write)
@@ -337,20 +339,22 @@ export class SimulatorControls {
   async #control(method: string, path: string, body: Json): Promise<unknown> {
     const [resource = '', id = '', action = '', subId = ''] = path.split('/').filter(Boolean).map(decodeSegment);
     const route = `${method} ${resource}${action ? `/:id/${action}` : id ? '/:id' : ''}${subId ? '/:subId' : ''}`;
+    const answer = ['groups', 'messages', 'users'].includes(resource)
+      ? this.#networkControl(route, id, subId, body)
+      : await this.#simulatorControl(route, body);
+    if (answer === UNKNOWN_ROUTE) {
+      throw new SimulatorError(404, `unknown control route ${method} ${CONTROL_PREFIX}${path}`);
+    }
+    return answer;
+  }
+
+  /** What happens on the network: a group's settings and suspension, members, messages and their statuses. */
+  #networkControl(route: string, id: string, subId: string, body: Json): unknown {
     const str = (name: string) => {
       if (typeof body[name] !== 'string' || !body[name]) throw new SimulatorError(400, `${name} is required`);
       return body[name] as string;
     };
     switch (route) {
-      case 'POST next-group':
-        this.scriptNextGroup(body as unknown as GroupScript);
-        return { scriptedGroups: this.store.groupScripts };
-      case 'POST next-settings':
-        this.scriptNextSettings(body as unknown as SettingsScript);
-        return { scriptedSettings: this.store.settingsScripts };
-      case 'POST next-delete':
-        this.scriptNextDelete(body as unknown as DeleteScript);
-        return { scriptedDeletes: this.store.deleteScripts };
       case 'POST groups/:id/settings':
         this.changeSettings(id, body as SettingsChange);
         return this.group(id);
@@ -360,15 +364,6 @@ export class SimulatorControls {
       case 'POST groups/:id/unsuspend':
         this.clearSuspension(id);
         return this.group(id);
-      case 'POST faults':
-        this.addFault(body as unknown as FaultSpec);
-        return { faults: this.faults.list() };
-      case 'DELETE faults':
-        this.faults.clear();
-        return { faults: [] };
-      case 'POST duplicates':
-        this.setDuplicates(body.times as number);
-        return { duplicates: this.webhooks.duplicates };
       case 'POST groups/:id/join-requests':
         return { joinRequestId: this.requestToJoin(id, str('waId')) };
       case 'DELETE groups/:id/join-requests/:subId':
@@ -393,6 +388,34 @@ export class SimulatorControls {
           body.participant as string | undefined,
         );
         return { messageId: id, status: body.status };
+      case 'GET users/:id':
+        return { waId: toWaId(id), userId: this.userIdOf(id) };
+      default:
+        return UNKNOWN_ROUTE;
+    }
+  }
+
+  /** The simulator itself: scripted answers, faults, duplicates, variants, replays, its logs and its state. */
+  async #simulatorControl(route: string, body: Json): Promise<unknown> {
+    switch (route) {
+      case 'POST next-group':
+        this.scriptNextGroup(body as unknown as GroupScript);
+        return { scriptedGroups: this.store.groupScripts };
+      case 'POST next-settings':
+        this.scriptNextSettings(body as unknown as SettingsScript);
+        return { scriptedSettings: this.store.settingsScripts };
+      case 'POST next-delete':
+        this.scriptNextDelete(body as unknown as DeleteScript);
+        return { scriptedDeletes: this.store.deleteScripts };
+      case 'POST faults':
+        this.addFault(body as unknown as FaultSpec);
+        return { faults: this.faults.list() };
+      case 'DELETE faults':
+        this.faults.clear();
+        return { faults: [] };
+      case 'POST duplicates':
+        this.setDuplicates(body.times as number);
+        return { duplicates: this.webhooks.duplicates };
       case 'GET variants':
         return { variants: this.variants.list() };
       case 'POST variants': {
@@ -410,8 +433,6 @@ export class SimulatorControls {
         return { variants: this.variants.list() };
       case 'POST replay':
         return { replayed: this.replay(body as ReplayFilter) };
-      case 'GET users/:id':
-        return { waId: toWaId(id), userId: this.userIdOf(id) };
       case 'GET state':
         return this.state();
       case 'GET requests':
@@ -425,7 +446,7 @@ export class SimulatorControls {
         await this.reset();
         return { reset: true };
       default:
-        throw new SimulatorError(404, `unknown control route ${method} ${CONTROL_PREFIX}${path}`);
+        return UNKNOWN_ROUTE;
     }
   }
 }

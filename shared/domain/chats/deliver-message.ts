@@ -9,6 +9,7 @@ import type { Clock } from '#shared/ports/clock';
 import type { ChannelStore } from '#shared/ports/identity-store';
 import { type MessagingNetwork, type NetworkChannel, NetworkError } from '#shared/ports/messaging-network';
 import { backoffSeconds, RetryLater } from '#shared/queue/retry';
+import type { Message } from './chat.ts';
 
 export interface DeliverMessageDeps extends PublishOnceDeps {
   config: Pick<Config, 'groups'>;
@@ -32,45 +33,10 @@ export interface DeliverMessageDeps extends PublishOnceDeps {
  *    once: Meta's `delivered` can overtake its `sent`), and a failure decided here publishes `failed` once (Meta
  *    sends no status for a message it refused); later states come from Meta's notifications (network-updates.ts).
  */
-export async function deliverMessage(
-  deps: DeliverMessageDeps,
-  job: { orgId: string; chatId: string; messageId: string },
-  receiveCount: number,
-): Promise<void> {
-  const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
-  if (message?.status !== 'queued') {
-    // A redelivery after a crash between marking the message sent and linking its wamid finishes the link.
-    if (message?.networkMessageId) await linkSent(deps, job, message.networkMessageId);
-    return;
-  }
-  if (message.sendingSince) {
-    await fail(deps, job, { sendingSince: message.sendingSince }, TIMEOUT);
-    return;
-  }
-  const chat = await deps.chats.getChat(job.orgId, job.chatId);
-  const channel = chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined;
-  if (!chat?.externalChatId || !channel) {
-    await fail(
-      deps,
-      job,
-      { from: ['queued'] },
-      {
-        code: 'CHANNEL_NOT_SUPPORTED',
-        message: 'the chat cannot be reached through the network',
-      },
-    );
-    return;
-  }
-  let network: NetworkChannel;
-  try {
-    network = await deps.channelCredentials.forChannel(channel);
-  } catch (error) {
-    // Queued before an operator disabled the channel (CONTRACT §17): the gate lets nothing more through it. A
-    // suspended organisation's refusal goes up: its job waits on the queue.
-    if (!(error instanceof ChannelDisabledError)) throw error;
-    await fail(deps, job, { from: ['queued'] }, CHANNEL_DISABLED);
-    return;
-  }
+export async function deliverMessage(deps: DeliverMessageDeps, job: MessageJob, receiveCount: number): Promise<void> {
+  const delivery = await openDelivery(deps, job);
+  if (!delivery) return;
+  const { message, to, network } = delivery;
   const since = deps.clock.now().toISOString();
   if (
     !(await deps.chats.updateMessage(
@@ -82,7 +48,6 @@ export async function deliverMessage(
     ))
   )
     return;
-  const to = chat.chatType === 'GROUP' ? { groupId: chat.externalChatId } : { phoneNumber: chat.externalChatId };
   try {
     const { networkMessageId } = await deps.network.sendText(network, to, message.text);
     // `sent` first, then the link: a status notification finds the message only once it is `sent`, so none can be
@@ -104,24 +69,83 @@ export async function deliverMessage(
     await linkSent(deps, job, networkMessageId, network.phoneNumberId);
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
-    if (error.kind === 'not-sent') {
-      await deps.chats.updateMessage(
-        job.orgId,
-        job.chatId,
-        job.messageId,
-        { sendingSince: since },
-        { clearSending: true },
-      );
-      throw new RetryLater(
-        backoffSeconds(deps.config.groups.retryBaseSeconds, receiveCount, error.details.retryAfterSeconds),
-        error.message,
-      );
-    }
-    const failure =
-      error.kind === 'rejected' ? { code: String(error.code ?? 'NETWORK_REJECTED'), message: error.message } : TIMEOUT;
-    logger.warn('message not sent', { messageId: job.messageId, code: failure.code });
-    await fail(deps, job, { sendingSince: since }, failure);
+    await sendFailed(deps, job, since, error, receiveCount);
   }
+}
+
+type MessageJob = { orgId: string; chatId: string; messageId: string };
+/** A message's recipient on the network: a group, or one number. */
+type Recipient = Parameters<MessagingNetwork['sendText']>[1];
+
+/**
+ * Step 1: the queued message, its recipient (the chat on the network) and its channel's network access; undefined when there is nothing to send
+ * (the message is gone or no longer queued, or it failed here: unknown outcome, unreachable chat, disabled channel).
+ */
+async function openDelivery(
+  deps: DeliverMessageDeps,
+  job: MessageJob,
+): Promise<{ message: Message; to: Recipient; network: NetworkChannel } | undefined> {
+  const message = await deps.chats.getMessage(job.orgId, job.chatId, job.messageId);
+  if (message?.status !== 'queued') {
+    // A redelivery after a crash between marking the message sent and linking its wamid finishes the link.
+    if (message?.networkMessageId) await linkSent(deps, job, message.networkMessageId);
+    return undefined;
+  }
+  if (message.sendingSince) {
+    await fail(deps, job, { sendingSince: message.sendingSince }, TIMEOUT);
+    return undefined;
+  }
+  const chat = await deps.chats.getChat(job.orgId, job.chatId);
+  const channel = chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined;
+  if (!chat?.externalChatId || !channel) {
+    await fail(
+      deps,
+      job,
+      { from: ['queued'] },
+      {
+        code: 'CHANNEL_NOT_SUPPORTED',
+        message: 'the chat cannot be reached through the network',
+      },
+    );
+    return undefined;
+  }
+  try {
+    const to = chat.chatType === 'GROUP' ? { groupId: chat.externalChatId } : { phoneNumber: chat.externalChatId };
+    return { message, to, network: await deps.channelCredentials.forChannel(channel) };
+  } catch (error) {
+    // Queued before an operator disabled the channel (CONTRACT §17): the gate lets nothing more through it. A
+    // suspended organisation's refusal goes up: its job waits on the queue.
+    if (!(error instanceof ChannelDisabledError)) throw error;
+    await fail(deps, job, { from: ['queued'] }, CHANNEL_DISABLED);
+    return undefined;
+  }
+}
+
+/** Step 3, the send failed: not sent → queued again and retried with backoff; else `failed` (Meta's code or timeout). */
+async function sendFailed(
+  deps: DeliverMessageDeps,
+  job: MessageJob,
+  since: string,
+  error: NetworkError,
+  receiveCount: number,
+): Promise<void> {
+  if (error.kind === 'not-sent') {
+    await deps.chats.updateMessage(
+      job.orgId,
+      job.chatId,
+      job.messageId,
+      { sendingSince: since },
+      { clearSending: true },
+    );
+    throw new RetryLater(
+      backoffSeconds(deps.config.groups.retryBaseSeconds, receiveCount, error.details.retryAfterSeconds),
+      error.message,
+    );
+  }
+  const failure =
+    error.kind === 'rejected' ? { code: String(error.code ?? 'NETWORK_REJECTED'), message: error.message } : TIMEOUT;
+  logger.warn('message not sent', { messageId: job.messageId, code: failure.code });
+  await fail(deps, job, { sendingSince: since }, failure);
 }
 
 /**

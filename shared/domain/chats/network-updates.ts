@@ -9,7 +9,7 @@ import {
   type StatusNotification,
 } from '#shared/domain/network/notification';
 import { logger } from '#shared/observability/logger';
-import type { ChatStore, MessageLink } from '#shared/ports/chat-store';
+import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
 import type { IdGenerator } from '#shared/ports/ids';
 import { type JoinRequest, type MessageStatus, STATUS_RANK } from './chat.ts';
@@ -136,102 +136,131 @@ export async function applyParticipantsUpdate(deps: NetworkUpdateDeps, notificat
     return;
   }
   const at = notificationTime(event.timestamp, deps.clock.now()).toISOString();
-  const { orgId, chatId } = link;
   switch (event.type) {
     case 'group_join_request_created':
-    case 'group_join_request_revoked': {
-      const member = memberOf(event);
-      if (!event.join_request_id) return;
-      // Published when the list changes, or for the same request again (a repeat): never for a replay that finds
-      // the request already listed since another time, or already gone.
-      const changed =
-        event.type === 'group_join_request_created'
-          ? await deps.chats.putJoinRequest(orgId, chatId, {
-              joinRequestId: event.join_request_id,
-              phoneNumber: member?.phoneNumber ?? null,
-              userId: member?.userId ?? null,
-              createdAt: at,
-            })
-          : await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
-      if (!changed) return;
-      const change = event.type === 'group_join_request_created' ? 'join_requested' : 'join_request_revoked';
-      await publishOnce(deps, participantsEvent(link, notification, change, member ? [member] : [], at));
-      return;
-    }
-    case 'group_participants_add': {
-      const added = membersOf(event.added_participants);
-      let applied: Member[] = [];
-      let announced: Member[] = [];
-      await deps.chats.updateChat(orgId, chatId, (chat) => {
-        const times = chat.memberUpdatedAt ?? {};
-        const changed = chat.changedAt ?? {};
-        const current = chat.participants ?? [];
-        applied = added.filter((member) => !isOlderFor(times, member, at));
-        const fresh = applied.filter((member) => !current.some((existing) => sameParticipant(existing, member)));
-        announced = applied.filter((member) => fresh.includes(member) || isRepeatFor(changed, member, at));
-        const memberUpdatedAt = stamped(times, applied, at);
-        if (!fresh.length && sameRecord(memberUpdatedAt, times)) return undefined;
-        return {
-          participants: [...current, ...fresh.map((member) => ({ ...member, joinedAt: at }))],
-          memberUpdatedAt,
-          ...(fresh.length ? { changedAt: stamped(changed, fresh, at), updatedAt: laterOf(chat.updatedAt, at) } : {}),
-        };
-      });
-      // An approved join request arrives as this add, naming the joiner: the request leaves the list.
-      if (applied.length) await removeJoinRequestsOf(deps, link, await joinRequestsOf(deps, link, applied));
-      if (!announced.length) return;
-      await publishOnce(deps, participantsEvent(link, notification, 'joined', announced, at));
-      return;
-    }
-    case 'group_participants_remove': {
-      const removed = membersOf(event.removed_participants);
-      const errors = removalErrors(event);
-      if (!removed.length) {
-        if (errors.length || event.errors?.length) {
-          logger.warn('participant removal failed on the network; nothing changed', {
-            groupId: event.group_id,
-            code: event.errors?.[0]?.code ?? errors[0]?.code,
-            failed: errors.length,
-          });
-        }
-        return;
-      }
-      const requests = await joinRequestsOf(deps, link, removed);
-      let announced: Member[] = [];
-      await deps.chats.updateChat(orgId, chatId, (chat) => {
-        const times = chat.memberUpdatedAt ?? {};
-        const changed = chat.changedAt ?? {};
-        const current = chat.participants ?? [];
-        const applied = removed.filter((member) => !isOlderFor(times, member, at));
-        const gone = applied.filter(
-          (member) =>
-            current.some((existing) => sameParticipant(existing, member)) ||
-            requests.some((request) => sameParticipant(request, member)),
-        );
-        announced = applied.filter((member) => gone.includes(member) || isRepeatFor(changed, member, at));
-        const memberUpdatedAt = stamped(times, applied, at);
-        if (!gone.length && sameRecord(memberUpdatedAt, times)) return undefined;
-        return {
-          participants: current.filter((existing) => !gone.some((member) => sameParticipant(existing, member))),
-          memberUpdatedAt,
-          ...(gone.length ? { changedAt: stamped(changed, gone, at), updatedAt: laterOf(chat.updatedAt, at) } : {}),
-        };
-      });
-      if (!announced.length) {
-        logger.info('removal of no member nor join requester: nothing published', { groupId: event.group_id });
-        return;
-      }
-      await removeJoinRequestsOf(
-        deps,
-        link,
-        requests.filter((request) => announced.some((member) => sameParticipant(request, member))),
-      );
-      await publishOnce(deps, participantsEvent(link, notification, removalKind(event), announced, at, errors));
-      return;
-    }
+    case 'group_join_request_revoked':
+      return applyJoinRequest(deps, notification, link, at);
+    case 'group_participants_add':
+      return applyAdded(deps, notification, link, at);
+    case 'group_participants_remove':
+      return applyRemoved(deps, notification, link, at);
     default:
       logger.info('participants update type not handled', { type: event.type });
   }
+}
+
+/** A join request made or withdrawn: the chat's list of join requests. */
+async function applyJoinRequest(
+  deps: NetworkUpdateDeps,
+  notification: GroupNotification,
+  link: ExternalChatLink,
+  at: string,
+): Promise<void> {
+  const { group: event } = notification;
+  const { orgId, chatId } = link;
+  const member = memberOf(event);
+  if (!event.join_request_id) return;
+  // Published when the list changes, or for the same request again (a repeat): never for a replay that finds
+  // the request already listed since another time, or already gone.
+  const changed =
+    event.type === 'group_join_request_created'
+      ? await deps.chats.putJoinRequest(orgId, chatId, {
+          joinRequestId: event.join_request_id,
+          phoneNumber: member?.phoneNumber ?? null,
+          userId: member?.userId ?? null,
+          createdAt: at,
+        })
+      : await deps.chats.deleteJoinRequest(orgId, chatId, event.join_request_id);
+  if (!changed) return;
+  const change = event.type === 'group_join_request_created' ? 'join_requested' : 'join_request_revoked';
+  await publishOnce(deps, participantsEvent(link, notification, change, member ? [member] : [], at));
+}
+
+/** Members added: those who were not members join the chat's participants. */
+async function applyAdded(
+  deps: NetworkUpdateDeps,
+  notification: GroupNotification,
+  link: ExternalChatLink,
+  at: string,
+): Promise<void> {
+  const { group: event } = notification;
+  const { orgId, chatId } = link;
+  const added = membersOf(event.added_participants);
+  let applied: Member[] = [];
+  let announced: Member[] = [];
+  await deps.chats.updateChat(orgId, chatId, (chat) => {
+    const times = chat.memberUpdatedAt ?? {};
+    const changed = chat.changedAt ?? {};
+    const current = chat.participants ?? [];
+    applied = added.filter((member) => !isOlderFor(times, member, at));
+    const fresh = applied.filter((member) => !current.some((existing) => sameParticipant(existing, member)));
+    announced = applied.filter((member) => fresh.includes(member) || isRepeatFor(changed, member, at));
+    const memberUpdatedAt = stamped(times, applied, at);
+    if (!fresh.length && sameRecord(memberUpdatedAt, times)) return undefined;
+    return {
+      participants: [...current, ...fresh.map((member) => ({ ...member, joinedAt: at }))],
+      memberUpdatedAt,
+      ...(fresh.length ? { changedAt: stamped(changed, fresh, at), updatedAt: laterOf(chat.updatedAt, at) } : {}),
+    };
+  });
+  // An approved join request arrives as this add, naming the joiner: the request leaves the list.
+  if (applied.length) await removeJoinRequestsOf(deps, link, await joinRequestsOf(deps, link, applied));
+  if (!announced.length) return;
+  await publishOnce(deps, participantsEvent(link, notification, 'joined', announced, at));
+}
+
+/** Members removed or left: members and join requesters leave the chat's lists. */
+async function applyRemoved(
+  deps: NetworkUpdateDeps,
+  notification: GroupNotification,
+  link: ExternalChatLink,
+  at: string,
+): Promise<void> {
+  const { group: event } = notification;
+  const { orgId, chatId } = link;
+  const removed = membersOf(event.removed_participants);
+  const errors = removalErrors(event);
+  if (!removed.length) {
+    if (errors.length || event.errors?.length) {
+      logger.warn('participant removal failed on the network; nothing changed', {
+        groupId: event.group_id,
+        code: event.errors?.[0]?.code ?? errors[0]?.code,
+        failed: errors.length,
+      });
+    }
+    return;
+  }
+  const requests = await joinRequestsOf(deps, link, removed);
+  let announced: Member[] = [];
+  await deps.chats.updateChat(orgId, chatId, (chat) => {
+    const times = chat.memberUpdatedAt ?? {};
+    const changed = chat.changedAt ?? {};
+    const current = chat.participants ?? [];
+    const applied = removed.filter((member) => !isOlderFor(times, member, at));
+    const gone = applied.filter(
+      (member) =>
+        current.some((existing) => sameParticipant(existing, member)) ||
+        requests.some((request) => sameParticipant(request, member)),
+    );
+    announced = applied.filter((member) => gone.includes(member) || isRepeatFor(changed, member, at));
+    const memberUpdatedAt = stamped(times, applied, at);
+    if (!gone.length && sameRecord(memberUpdatedAt, times)) return undefined;
+    return {
+      participants: current.filter((existing) => !gone.some((member) => sameParticipant(existing, member))),
+      memberUpdatedAt,
+      ...(gone.length ? { changedAt: stamped(changed, gone, at), updatedAt: laterOf(chat.updatedAt, at) } : {}),
+    };
+  });
+  if (!announced.length) {
+    logger.info('removal of no member nor join requester: nothing published', { groupId: event.group_id });
+    return;
+  }
+  await removeJoinRequestsOf(
+    deps,
+    link,
+    requests.filter((request) => announced.some((member) => sameParticipant(request, member))),
+  );
+  await publishOnce(deps, participantsEvent(link, notification, removalKind(event), announced, at, errors));
 }
 
 /** The join requests of any of `members`. */

@@ -43,33 +43,8 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
     logger.warn('group_create notification without request_id ignored', { groupId: held.group.group_id });
     return;
   }
-  let link = await deps.groups.findNetworkRequest(networkRequestId);
-  if (!link) {
-    // Kept only for a number of ours, trimmed to what is applied later, and expiring (TTL): an unknown request id
-    // for a number we do not serve is no confirmation of ours (CONTRACT §13).
-    if (!held.phoneNumberId || !(await deps.identity.findChannelByPhoneNumberId(held.phoneNumberId))) {
-      logger.warn('security: group_create notification for an unknown request id and number ignored', {
-        networkRequestId,
-        reportedFor: held.phoneNumberId,
-      });
-      return;
-    }
-    await deps.groups.holdConfirmation(networkRequestId, trimmed(held), deps.clock.now());
-    link = await deps.groups.findNetworkRequest(networkRequestId);
-    if (!link) {
-      logger.warn('group_create notification for an unknown request id kept until the request catches up', {
-        networkRequestId,
-      });
-      return;
-    }
-  }
-  if (link.phoneNumberId !== held.phoneNumberId) {
-    logger.warn('security: group_create notification for another number than the request’s ignored', {
-      networkRequestId,
-      reportedFor: held.phoneNumberId,
-    });
-    return;
-  }
+  const link = await requestLink(deps, held, networkRequestId);
+  if (!link) return;
   const request = await deps.groups.get(link.orgId, link.requestId);
   if (!request) return;
   const errors = held.group.errors ?? [];
@@ -119,6 +94,41 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
     },
     network,
   );
+}
+
+/**
+ * Steps 1 and 2: the request's link to Meta's request_id, if the notification is for the request's number. Not
+ * linked yet: the notification is kept (for a number of ours) and the link read again.
+ */
+async function requestLink(deps: ApplyGroupCreateDeps, held: HeldGroupCreate, networkRequestId: string) {
+  let link = await deps.groups.findNetworkRequest(networkRequestId);
+  if (!link) {
+    // Kept only for a number of ours, trimmed to what is applied later, and expiring (TTL): an unknown request id
+    // for a number we do not serve is no confirmation of ours (CONTRACT §13).
+    if (!held.phoneNumberId || !(await deps.identity.findChannelByPhoneNumberId(held.phoneNumberId))) {
+      logger.warn('security: group_create notification for an unknown request id and number ignored', {
+        networkRequestId,
+        reportedFor: held.phoneNumberId,
+      });
+      return undefined;
+    }
+    await deps.groups.holdConfirmation(networkRequestId, trimmed(held), deps.clock.now());
+    link = await deps.groups.findNetworkRequest(networkRequestId);
+    if (!link) {
+      logger.warn('group_create notification for an unknown request id kept until the request catches up', {
+        networkRequestId,
+      });
+      return undefined;
+    }
+  }
+  if (link.phoneNumberId !== held.phoneNumberId) {
+    logger.warn('security: group_create notification for another number than the request’s ignored', {
+      networkRequestId,
+      reportedFor: held.phoneNumberId,
+    });
+    return undefined;
+  }
+  return link;
 }
 
 async function inviteLinkOf(deps: ApplyGroupCreateDeps, network: NetworkAccess, groupId: string) {

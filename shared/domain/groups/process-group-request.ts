@@ -23,10 +23,10 @@ export interface ProcessGroupRequestDeps extends OutcomeDeps {
  */
 export const HOLD_CODES: ReadonlySet<number> = new Set([190, 368]);
 
-/** Allowed clock skew between our submission time and Meta's `created_at` when matching a listed group. */
 /** The `alert` of the log line a hold writes; the stack's alarm counts these lines. */
 export const GROUP_REQUEST_ON_HOLD = 'GROUP_REQUEST_ON_HOLD';
 
+/** Allowed clock skew between our submission time and Meta's `created_at` when matching a listed group. */
 const RECONCILE_SKEW_MS = 60_000;
 
 /**
@@ -35,8 +35,9 @@ const RECONCILE_SKEW_MS = 60_000;
  *    network gate refuses (disabled) is never submitted (whileDisabled).
  * 2. `pending` → `creating` by conditional write.
  * 3. A previous call whose outcome is unknown (`submittedAt` set, no Meta request_id): once the settle time has
- *    passed (and at least the network's call timeout, so that call has ended), list the number's groups; a matching group completes the request, otherwise the marker is cleared
- *    and the request is submitted again. One request never makes two groups.
+ *    passed (and at least the network's call timeout, so that call has ended), list the number's groups; a matching
+ *    group completes the request, otherwise the marker is cleared and the request is submitted again. One request
+ *    never makes two groups.
  * 4. Mark the submission, POST /{phoneNumberId}/groups, link Meta's request_id to the request, and apply a
  *    confirmation that arrived before the link.
  * 5. Not sent → clear the marker and retry with backoff; ambiguous → retry (reconcile) after the settle time;
@@ -48,7 +49,34 @@ export async function processGroupRequest(
   message: { orgId: string; requestId: string },
   receiveCount: number,
 ): Promise<void> {
-  let request = await deps.groups.get(message.orgId, message.requestId);
+  const job = await openJob(deps, message, receiveCount);
+  if (!job) return;
+  const request = await startCreating(deps, job.request);
+  if (!request) return;
+  if (request.networkRequestId) {
+    // A previous run linked Meta's request id but may have stopped before it looked for a confirmation that came
+    // first (the notification handler keeps those): look again; applying one twice changes nothing.
+    await applyHeldConfirmation(deps, request.networkRequestId);
+    return;
+  }
+  if (!job.network) {
+    await whileDisabled(deps, request, deps.clock.now().toISOString());
+    return;
+  }
+  if (!(await settlePreviousSubmission(deps, request, job.network, receiveCount))) return;
+  await submit(deps, request, job.network, receiveCount);
+}
+
+/**
+ * Step 1: the request, unless it is gone or final, and its channel's network access (undefined when the network
+ * gate refuses a disabled channel). A request whose channel can no longer host groups fails here.
+ */
+async function openJob(
+  deps: ProcessGroupRequestDeps,
+  message: { orgId: string; requestId: string },
+  receiveCount: number,
+): Promise<{ request: GroupRequest; network: NetworkChannel | undefined } | undefined> {
+  const request = await deps.groups.get(message.orgId, message.requestId);
   logger.debug('group request job', {
     requestId: message.requestId,
     receiveCount,
@@ -56,7 +84,7 @@ export async function processGroupRequest(
     submittedAt: request?.submittedAt,
     networkRequestId: request?.networkRequestId,
   });
-  if (!request || request.status === 'created' || request.status === 'failed') return;
+  if (!request || request.status === 'created' || request.status === 'failed') return undefined;
   const channel = await deps.identity.getChannel(request.orgId, request.channelId);
   const reason = channel ? ineligibility(channel) : 'NOT_FOUND';
   if (!channel || reason) {
@@ -64,80 +92,87 @@ export async function processGroupRequest(
       code: 'CHANNEL_NOT_ELIGIBLE',
       message: `the channel cannot host groups (${reason})`,
     });
-    return;
+    return undefined;
   }
-  // The network gate: a disabled channel's request is not submitted (below); a suspended organisation's refusal goes
-  // up, and the queue consumer puts the job back to wait.
+  // The network gate: a disabled channel's request is not submitted (whileDisabled); a suspended organisation's
+  // refusal goes up, and the queue consumer puts the job back to wait.
   let network: NetworkChannel | undefined;
   try {
     network = await deps.channelCredentials.forChannel(channel);
   } catch (error) {
     if (!(error instanceof ChannelDisabledError)) throw error;
   }
-  const now = () => deps.clock.now();
+  return { request, network };
+}
 
-  if (request.status === 'pending') {
-    request =
-      (await deps.groups.transition(request.orgId, request.requestId, ['pending'], 'creating', {
-        now: now().toISOString(),
-      })) ?? (await deps.groups.get(request.orgId, request.requestId));
-    if (request?.status !== 'creating') return;
-  }
-  if (request.networkRequestId) {
-    // A previous run linked Meta's request id but may have stopped before it looked for a confirmation that came
-    // first (the notification handler keeps those): look again; applying one twice changes nothing.
-    const held = (await deps.groups.heldConfirmation(request.networkRequestId)) as HeldGroupCreate | undefined;
-    if (held) await applyGroupCreateNotification(deps, held);
-    return;
-  }
+/** Step 2: `pending` → `creating` by conditional write; the request as it now stands, if it is `creating`. */
+async function startCreating(deps: ProcessGroupRequestDeps, request: GroupRequest): Promise<GroupRequest | undefined> {
+  if (request.status !== 'pending') return request;
+  const now = deps.clock.now().toISOString();
+  const moved =
+    (await deps.groups.transition(request.orgId, request.requestId, ['pending'], 'creating', { now })) ??
+    (await deps.groups.get(request.orgId, request.requestId));
+  return moved?.status === 'creating' ? moved : undefined;
+}
 
-  if (!network) {
-    await whileDisabled(deps, request, now().toISOString());
-    return;
-  }
+/** Applies a confirmation of Meta's request that arrived before the request was linked to it. */
+async function applyHeldConfirmation(deps: ProcessGroupRequestDeps, networkRequestId: string): Promise<void> {
+  const held = (await deps.groups.heldConfirmation(networkRequestId)) as HeldGroupCreate | undefined;
+  if (held) await applyGroupCreateNotification(deps, held);
+}
 
-  const { retryBaseSeconds } = deps.config.groups;
+/**
+ * Step 3, when a previous create call's outcome is unknown (`submittedAt` set): once it cannot still make the group,
+ * a matching group of the number completes the request; otherwise the marker is cleared. True when the request is
+ * to be submitted (now).
+ */
+async function settlePreviousSubmission(
+  deps: ProcessGroupRequestDeps,
+  request: GroupRequest,
+  network: NetworkChannel,
+  receiveCount: number,
+): Promise<boolean> {
+  if (!request.submittedAt) return true;
   // Never reconcile while the previous create call may still be in flight: it could still make the group.
   const settleSeconds = reconcileSettleSeconds(deps);
-  if (request.submittedAt) {
-    const waited = (now().getTime() - Date.parse(request.submittedAt)) / 1000;
-    if (waited < settleSeconds) {
-      throw new RetryLater(settleSeconds - waited, 'the last create call has an unknown outcome; reconciling later');
-    }
-    const existing = await reconcile(deps, request, network, receiveCount);
-    if (existing) {
-      const inviteLink = await withRetry(
-        () => deps.network.getInviteLink(network, existing.groupId),
-        retryBaseSeconds,
-        receiveCount,
-      );
-      logger.info('reconciled a group request with an existing group', {
-        requestId: request.requestId,
-        groupId: existing.groupId,
-      });
-      await completeGroup(
-        deps,
-        request,
-        { groupId: existing.groupId, inviteLink, phoneNumberId: network.phoneNumberId },
-        granted(network),
-      );
-      return;
-    }
-    if (
-      !(await deps.groups.markSubmission(
-        request.orgId,
-        request.requestId,
-        request.submittedAt,
-        undefined,
-        now().toISOString(),
-      ))
-    ) {
-      logger.debug('another run moved the submission on; this one stops', { requestId: request.requestId });
-      return;
-    }
+  const waited = (deps.clock.now().getTime() - Date.parse(request.submittedAt)) / 1000;
+  if (waited < settleSeconds) {
+    throw new RetryLater(settleSeconds - waited, 'the last create call has an unknown outcome; reconciling later');
   }
+  const existing = await reconcile(deps, request, network, receiveCount);
+  if (existing) {
+    const inviteLink = await withRetry(
+      () => deps.network.getInviteLink(network, existing.groupId),
+      deps.config.groups.retryBaseSeconds,
+      receiveCount,
+    );
+    logger.info('reconciled a group request with an existing group', {
+      requestId: request.requestId,
+      groupId: existing.groupId,
+    });
+    const group = { groupId: existing.groupId, inviteLink, phoneNumberId: network.phoneNumberId };
+    await completeGroup(deps, request, group, granted(network));
+    return false;
+  }
+  const now = deps.clock.now().toISOString();
+  if (!(await deps.groups.markSubmission(request.orgId, request.requestId, request.submittedAt, undefined, now))) {
+    logger.debug('another run moved the submission on; this one stops', { requestId: request.requestId });
+    return false;
+  }
+  return true;
+}
 
-  const marker = now().toISOString();
+/**
+ * Step 4: mark the submission, POST /{phoneNumberId}/groups, link Meta's request_id to the request, and apply a
+ * confirmation that arrived before the link.
+ */
+async function submit(
+  deps: ProcessGroupRequestDeps,
+  request: GroupRequest,
+  network: NetworkChannel,
+  receiveCount: number,
+): Promise<void> {
+  const marker = deps.clock.now().toISOString();
   if (!(await deps.groups.markSubmission(request.orgId, request.requestId, undefined, marker, marker))) {
     logger.debug('another run is submitting this request; this one stops', { requestId: request.requestId });
     return;
@@ -151,33 +186,54 @@ export async function processGroupRequest(
     }));
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
-    if (error.kind === 'not-sent') {
-      await deps.groups.markSubmission(request.orgId, request.requestId, marker, undefined, now().toISOString());
-      throw new RetryLater(
-        backoffSeconds(retryBaseSeconds, receiveCount, error.details.retryAfterSeconds),
-        error.message,
-      );
-    }
-    if (error.kind === 'ambiguous') {
-      throw new RetryLater(Math.max(settleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)), error.message);
-    }
-    if (error.code !== undefined && HOLD_CODES.has(error.code)) {
-      await putOnHold(deps, request, marker, error);
-      return;
-    }
-    await failGroup(deps, request, networkFailure(error.code, error.message));
+    await createFailed(deps, request, marker, error, receiveCount);
     return;
   }
-
   await deps.groups.linkNetworkRequest({
     networkRequestId,
     orgId: request.orgId,
     requestId: request.requestId,
     phoneNumberId: network.phoneNumberId,
   });
-  await deps.groups.setNetworkRequestId(request.orgId, request.requestId, networkRequestId, now().toISOString());
-  const held = (await deps.groups.heldConfirmation(networkRequestId)) as HeldGroupCreate | undefined;
-  if (held) await applyGroupCreateNotification(deps, held);
+  const now = deps.clock.now().toISOString();
+  await deps.groups.setNetworkRequestId(request.orgId, request.requestId, networkRequestId, now);
+  await applyHeldConfirmation(deps, networkRequestId);
+}
+
+/**
+ * Step 5, the create call failed: not sent → clear the marker and retry with backoff; ambiguous → retry (reconcile)
+ * after the settle time; the channel refused (HOLD_CODES) → on hold; rejected → the request fails with Meta's code.
+ */
+async function createFailed(
+  deps: ProcessGroupRequestDeps,
+  request: GroupRequest,
+  marker: string,
+  error: NetworkError,
+  receiveCount: number,
+): Promise<void> {
+  const { retryBaseSeconds } = deps.config.groups;
+  if (error.kind === 'not-sent') {
+    await deps.groups.markSubmission(
+      request.orgId,
+      request.requestId,
+      marker,
+      undefined,
+      deps.clock.now().toISOString(),
+    );
+    throw new RetryLater(
+      backoffSeconds(retryBaseSeconds, receiveCount, error.details.retryAfterSeconds),
+      error.message,
+    );
+  }
+  if (error.kind === 'ambiguous') {
+    const settleSeconds = reconcileSettleSeconds(deps);
+    throw new RetryLater(Math.max(settleSeconds, backoffSeconds(retryBaseSeconds, receiveCount)), error.message);
+  }
+  if (error.code !== undefined && HOLD_CODES.has(error.code)) {
+    await putOnHold(deps, request, marker, error);
+    return;
+  }
+  await failGroup(deps, request, networkFailure(error.code, error.message));
 }
 
 /**

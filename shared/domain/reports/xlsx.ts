@@ -181,29 +181,98 @@ export async function* xlsxFile<T extends ReportType>(
   const rowsPerSheet = options.rowsPerSheet ?? XLSX_MAX_ROWS;
   if (rowsPerSheet < 2) throw new RangeError('a sheet holds the header and at least one row');
   const level = options.level ?? 6;
-  const maxSpoolBytes = options.maxSpoolBytes ?? MAX_SPOOL_BYTES;
-  const { columns, isTime } = LAYOUTS[reportType];
-  const names = columns.map((_, index) => columnName(index));
-  const lastColumn = names[names.length - 1]!;
-  const cols = `<cols>${columnWidths(reportType)
-    .map((width, at) => `<col min="${at + 1}" max="${at + 1}" width="${width}" customWidth="1"/>`)
-    .join('')}</cols>`;
+  const markup = new SheetMarkup(reportType, tally);
+  const zip = new ZipStream(level);
+  const sheets = new Sheets(zip, markup, {
+    reportType,
+    level,
+    rowsPerSheet,
+    maxSpoolBytes: options.maxSpoolBytes ?? MAX_SPOOL_BYTES,
+    spoolMemoryBytes: options.spoolMemoryBytes,
+  });
+  try {
+    for await (const batch of batches) {
+      for (const record of batch) {
+        if (sheets.full()) yield* sheets.close();
+        sheets.add(record as Record<string, unknown>);
+      }
+      await sheets.settle();
+    }
+    yield* sheets.close();
+  } finally {
+    await sheets.dispose();
+  }
+  writeWorkbook(zip, sheets.written, markup.lastColumn);
+  zip.finish();
+  yield* zip.take();
+}
+
+/** A report type's sheet XML: its cells and rows, and a sheet's head (with its dimension) and end. */
+class SheetMarkup {
+  readonly lastColumn: string;
+  readonly #columns: readonly string[];
+  readonly #isTime: readonly boolean[];
+  readonly #names: string[];
+  readonly #cols: string;
+  readonly #headerRow: string;
+
+  constructor(
+    reportType: ReportType,
+    private readonly tally: FileTally,
+  ) {
+    const { columns, isTime } = LAYOUTS[reportType];
+    this.#columns = columns;
+    this.#isTime = isTime;
+    this.#names = columns.map((_, index) => columnName(index));
+    this.lastColumn = this.#names[this.#names.length - 1]!;
+    this.#cols = `<cols>${columnWidths(reportType)
+      .map((width, at) => `<col min="${at + 1}" max="${at + 1}" width="${width}" customWidth="1"/>`)
+      .join('')}</cols>`;
+    const header = columns.map((column, at) => this.#textCell(`${this.#names[at]}1`, column, STYLE_HEADER));
+    this.#headerRow = `<row r="1">${header.join('')}</row>`;
+  }
+
+  /** Data row `r` (the header is row 1). */
+  row(values: Record<string, unknown>, r: number): string {
+    let row = `<row r="${r}">`;
+    for (let at = 0; at < this.#columns.length; at++)
+      row += this.#cell(`${this.#names[at]}${r}`, values[this.#columns[at]!], this.#isTime[at]!);
+    return `${row}</row>`;
+  }
+
+  /** Everything before a sheet's data rows; `rows` counts the header. */
+  head(index: number, rows: number): string {
+    return (
+      `${XML_DECLARATION}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}">` +
+      `<dimension ref="A1:${this.lastColumn}${rows}"/>` +
+      `<sheetViews><sheetView workbookViewId="0"${index === 1 ? ' tabSelected="1"' : ''}>` +
+      '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>' +
+      '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>' +
+      `<sheetFormatPr defaultRowHeight="15"/>${this.#cols}<sheetData>${this.#headerRow}`
+    );
+  }
+
+  /** Everything after a sheet's data rows. */
+  end(rows: number): string {
+    return `</sheetData><autoFilter ref="A1:${this.lastColumn}${rows}"/></worksheet>`;
+  }
 
   /** A text cell: cut (and counted) past Excel's limit; an inline string, so never a formula. */
-  const textCell = (ref: string, text: string, style = 0) => {
+  #textCell(ref: string, text: string, style = 0): string {
     const truncated = truncatedCellText(text);
-    if (truncated !== undefined) tally.truncatedCells += 1;
+    if (truncated !== undefined) this.tally.truncatedCells += 1;
     const value = truncated ?? text;
     const space = /^\s|\s$/.test(value) ? ' xml:space="preserve"' : '';
     const s = style ? ` s="${style}"` : '';
     return `<c r="${ref}"${s} t="inlineStr"><is><t${space}>${xmlCellText(value)}</t></is></c>`;
-  };
+  }
+
   /**
    * One cell, typed by the record's value (CONTRACT §23): a number as a number, a boolean as a boolean, a time as a
    * date-time serial (UTC) with the date-time format, anything else as the CSV's text without its formula guard: an
    * inline string is never a formula. Absent, null and empty cells are not written.
    */
-  const cellXml = (ref: string, value: unknown, isTime: boolean) => {
+  #cell(ref: string, value: unknown, isTime: boolean): string {
     if (value === undefined || value === null) return '';
     if (typeof value === 'number' && Number.isFinite(value)) return `<c r="${ref}"><v>${value}</v></c>`;
     if (typeof value === 'boolean') return `<c r="${ref}" t="b"><v>${value ? 1 : 0}</v></c>`;
@@ -213,79 +282,98 @@ export async function* xlsxFile<T extends ReportType>(
         return `<c r="${ref}" s="${STYLE_TIME}"><v>${ms / DAY_MS + EPOCH_DAYS}</v></c>`;
     }
     const text = textOf(value, isTime);
-    return text === '' ? '' : textCell(ref, text);
-  };
-  const headerRow = `<row r="1">${columns.map((column, at) => textCell(`${names[at]}1`, column, STYLE_HEADER)).join('')}</row>`;
-  /** Everything before a sheet's data rows; `rows` counts the header. */
-  const sheetHead = (index: number, rows: number) =>
-    `${XML_DECLARATION}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}">` +
-    `<dimension ref="A1:${lastColumn}${rows}"/>` +
-    `<sheetViews><sheetView workbookViewId="0"${index === 1 ? ' tabSelected="1"' : ''}>` +
-    '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>' +
-    '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>' +
-    `<sheetFormatPr defaultRowHeight="15"/>${cols}<sheetData>${headerRow}`;
+    return text === '' ? '' : this.#textCell(ref, text);
+  }
+}
+
+interface SheetLimits {
+  reportType: ReportType;
+  level: NonNullable<XlsxOptions['level']>;
+  rowsPerSheet: number;
+  maxSpoolBytes: number;
+  spoolMemoryBytes: number | undefined;
+}
+
+/**
+ * The worksheet parts, one at a time: rows are deflated as they come and held in the spool until the sheet ends,
+ * then its head (with the dimension, now known), the spooled rows and its end are written (ZipStream.splice).
+ */
+class Sheets {
+  /** The sheets written so far, with their rows (the header included). */
+  readonly written: { name: string; rows: number }[] = [];
+  readonly #spool: Spool;
   /** Room kept in a sheet's MAX_SHEET_BYTES for its head and end. */
-  const frame = Buffer.byteLength(sheetHead(2, XLSX_MAX_ROWS)) + 1024;
+  readonly #frame: number;
+  #run: DeflateRun;
+  #rows = 1;
+  #sheetBytes: number;
+  #pending = '';
 
-  const zip = new ZipStream(level);
-  const file = (name: string, text: string) => zip.file(name, text);
-  const spool = new Spool(options.spoolMemoryBytes);
-  const sheets: { name: string; rows: number }[] = [];
-  let run = new DeflateRun(level);
-  let rows = 1;
-  let sheetBytes = frame;
-  let pending = '';
-  const push = () => {
-    const bytes = Buffer.from(pending, 'utf8');
-    pending = '';
-    sheetBytes += bytes.length;
-    spool.push(run.deflate(bytes));
-  };
+  constructor(
+    private readonly zip: ZipStream,
+    private readonly markup: SheetMarkup,
+    private readonly limits: SheetLimits,
+  ) {
+    this.#frame = Buffer.byteLength(markup.head(2, XLSX_MAX_ROWS)) + 1024;
+    this.#spool = new Spool(limits.spoolMemoryBytes);
+    this.#run = new DeflateRun(limits.level);
+    this.#sheetBytes = this.#frame;
+  }
+
+  /** Whether the next row starts a further sheet: this one holds its rows, or nears zip's or the spool's bound. */
+  full(): boolean {
+    return (
+      this.#rows === this.limits.rowsPerSheet ||
+      this.#sheetBytes + this.#pending.length * 3 >= MAX_SHEET_BYTES ||
+      this.#spool.size + this.#pending.length * 3 >= this.limits.maxSpoolBytes
+    );
+  }
+
+  add(record: Record<string, unknown>): void {
+    this.#rows += 1;
+    this.#pending += this.markup.row(record, this.#rows);
+    if (this.#pending.length >= PUSH_CHARS) this.#push();
+  }
+
+  /** Waits for the spool's file writes (after each batch). */
+  settle(): Promise<void> {
+    return this.#spool.settle();
+  }
+
   /** Writes the sheet's part: its head (with the dimension, now known), the spooled rows, its end. */
-  async function* closeSheet(): AsyncGenerator<Uint8Array> {
-    if (pending) push();
-    const index = sheets.length + 1;
-    sheets.push({ name: sheetName(reportType, index), rows });
-    zip.begin(`xl/worksheets/sheet${index}.xml`);
-    zip.write(Buffer.from(sheetHead(index, rows), 'utf8'));
-    yield* zip.take();
-    yield* spool.drain();
-    zip.splice(run);
-    zip.write(Buffer.from(`</sheetData><autoFilter ref="A1:${lastColumn}${rows}"/></worksheet>`, 'utf8'), true);
-    yield* zip.take();
-    run = new DeflateRun(level);
-    rows = 1;
-    sheetBytes = frame;
+  async *close(): AsyncGenerator<Uint8Array> {
+    if (this.#pending) this.#push();
+    const index = this.written.length + 1;
+    this.written.push({ name: sheetName(this.limits.reportType, index), rows: this.#rows });
+    this.zip.begin(`xl/worksheets/sheet${index}.xml`);
+    this.zip.write(Buffer.from(this.markup.head(index, this.#rows), 'utf8'));
+    yield* this.zip.take();
+    yield* this.#spool.drain();
+    this.zip.splice(this.#run);
+    this.zip.write(Buffer.from(this.markup.end(this.#rows), 'utf8'), true);
+    yield* this.zip.take();
+    this.#run = new DeflateRun(this.limits.level);
+    this.#rows = 1;
+    this.#sheetBytes = this.#frame;
   }
 
-  try {
-    for await (const batch of batches) {
-      for (const record of batch) {
-        if (
-          rows === rowsPerSheet ||
-          sheetBytes + pending.length * 3 >= MAX_SHEET_BYTES ||
-          spool.size + pending.length * 3 >= maxSpoolBytes
-        ) {
-          yield* closeSheet();
-        }
-        rows += 1;
-        const values = record as Record<string, unknown>;
-        let row = `<row r="${rows}">`;
-        for (let at = 0; at < columns.length; at++)
-          row += cellXml(`${names[at]}${rows}`, values[columns[at]!], isTime[at]!);
-        pending += `${row}</row>`;
-        if (pending.length >= PUSH_CHARS) push();
-      }
-      await spool.settle();
-    }
-    yield* closeSheet();
-  } finally {
-    await spool.close();
+  dispose(): Promise<void> {
+    return this.#spool.close();
   }
 
+  #push(): void {
+    const bytes = Buffer.from(this.#pending, 'utf8');
+    this.#pending = '';
+    this.#sheetBytes += bytes.length;
+    this.#spool.push(this.#run.deflate(bytes));
+  }
+}
+
+/** The parts that name the sheets (written after them: a zip's order does not matter to its readers), and styles. */
+function writeWorkbook(zip: ZipStream, sheets: { name: string; rows: number }[], lastColumn: string): void {
   const sheetList = sheets.map((_, at) => at + 1);
   const quoted = (name: string) => `'${name.replaceAll("'", "''")}'`;
-  file(
+  zip.file(
     'xl/workbook.xml',
     `${XML_DECLARATION}<workbook xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><bookViews><workbookView/></bookViews><sheets>` +
       sheets.map(({ name }, at) => `<sheet name="${name}" sheetId="${at + 1}" r:id="rId${at + 1}"/>`).join('') +
@@ -299,7 +387,7 @@ export async function* xlsxFile<T extends ReportType>(
         .join('') +
       '</definedNames></workbook>',
   );
-  file(
+  zip.file(
     'xl/_rels/workbook.xml.rels',
     `${XML_DECLARATION}<Relationships xmlns="${NS_PKG_REL}">` +
       sheetList
@@ -307,13 +395,13 @@ export async function* xlsxFile<T extends ReportType>(
         .join('') +
       `<Relationship Id="rId${sheets.length + 1}" Type="${NS_REL}/styles" Target="styles.xml"/></Relationships>`,
   );
-  file('xl/styles.xml', STYLES);
-  file(
+  zip.file('xl/styles.xml', STYLES);
+  zip.file(
     '_rels/.rels',
     `${XML_DECLARATION}<Relationships xmlns="${NS_PKG_REL}">` +
       `<Relationship Id="rId1" Type="${NS_REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
   );
-  file(
+  zip.file(
     '[Content_Types].xml',
     `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
       '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
@@ -329,8 +417,6 @@ export async function* xlsxFile<T extends ReportType>(
       '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
       '</Types>',
   );
-  zip.finish();
-  yield* zip.take();
 }
 
 /** Three cell formats: the default, date-times (UTC, to the millisecond, as the CSV), and the bold header. */

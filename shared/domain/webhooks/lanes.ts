@@ -1,4 +1,4 @@
-import { ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION, type Subscription } from './subscription.ts';
+import { ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION, type LaneState, type Subscription } from './subscription.ts';
 
 /**
  * Webhook targets cannot hold the shared dispatcher (CONTRACT §18): a subscription has at most 2 attempts in flight;
@@ -15,21 +15,6 @@ export const MAX_RETRY_AFTER_SECONDS = 10 * 3600;
 const SLOT_WAIT_MS = 2_000;
 /** A lease outlives its attempt's timeout by this much; an attempt that died frees its slot after it. */
 const LEASE_MARGIN_MS = 20_000;
-
-export interface AttemptLease {
-  /** The delivery and a random suffix: one attempt. */
-  leaseId: string;
-  until: string;
-}
-
-/** What a subscription records about its attempts in flight and its recent failures. */
-export interface LaneState {
-  attemptLeases?: AttemptLease[];
-  /** Failed or timed-out attempts since the last success. */
-  recentFailures?: number;
-  /** In the slow lane: the earliest time of its next attempt. */
-  slowLaneNextAt?: string;
-}
 
 export const inSlowLane = (subscription: LaneState) => (subscription.recentFailures ?? 0) >= SLOW_LANE_AFTER_FAILURES;
 

@@ -1,5 +1,4 @@
 import { ALL_EVENTS, type EventType, FIRST_EVENT_TYPES } from '#shared/events/catalog';
-import type { LaneState } from './lanes.ts';
 
 /** What a subscription listens to: named types, or `["*"]` for every type, present and future (CONTRACT §12). */
 export type SubscribedEvents = EventType[] | [typeof ALL_EVENTS];
@@ -9,6 +8,21 @@ export interface SealedSecret {
   sealed: string;
   createdAt: string;
   retiresAt?: string;
+}
+
+export interface AttemptLease {
+  /** The delivery and a random suffix: one attempt. */
+  leaseId: string;
+  until: string;
+}
+
+/** What a subscription records (its lanes, lanes.ts) about its attempts in flight and its recent failures. */
+export interface LaneState {
+  attemptLeases?: AttemptLease[];
+  /** Failed or timed-out attempts since the last success. */
+  recentFailures?: number;
+  /** In the slow lane: the earliest time of its next attempt. */
+  slowLaneNextAt?: string;
 }
 
 export interface Subscription extends LaneState {

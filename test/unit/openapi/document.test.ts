@@ -1,7 +1,8 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '#shared/events/catalog';
-import { openApiDocument, withServer } from '#shared/openapi/document';
+import { openApiDocument } from '#shared/openapi/document';
+import { withServer } from '#shared/openapi/served';
 import { ROUTES } from '#shared/routes/index';
 import { EVENT_BODIES } from '#shared/schemas/events';
 
