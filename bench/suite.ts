@@ -613,9 +613,10 @@ through the local stack's HTTP front, with every DynamoDB call of the route's fu
 per-organisation quota (ORG_REQUEST_RATE_LIMIT, and NETWORK_CALL_RATE_LIMIT on the Meta-calling route), the route's
 own limit and the use case. Both columns come from one run: "a write per request" is the quota as it was before
 leases (RateAllowance.maxLeaseUnits = 1: one conditional UpdateItem on the window item per counted unit), "leased" is
-the service (a container leases 25 units per write; shared/adapters/dynamodb/rate-allowance.ts). The create's reads
-above 1.00 are the organisation-status cache's refresh (one 0.5 RCU read per container per minute, so that a
-suspension takes effect within 60 s), amortised over the run.
+the service (the request quota leased 1, 2, 4 … 25 units per write; limits of at most 600 per window, such as group
+creation's and NETWORK_CALL_RATE_LIMIT's, counted exactly, a write per counted request;
+shared/adapters/dynamodb/rate-allowance.ts). Every request reads its organisation's status copy strongly consistent
+(1.00 RCU), so that a suspension or an erasure takes effect at once (CONTRACT §17); the rest is the route's own.
 
 | route class | a write per request | leased |
 |---|---|---|
