@@ -306,3 +306,13 @@ export const feedKeys = {
 
 /** `EV#` and the sequence in 15 digits: sort-key order is sequence order up to 10^15 events per organisation. */
 export const feedSortKey = (seq: number) => `EV#${String(seq).padStart(15, '0')}`;
+
+/**
+ * An organisation's places in the shared worker pools (shared/queue/org-share.ts): one item per pool in a partition of
+ * its own (found and erased from its id; each item also expires by TTL a day after its last lease), holding the
+ * invocations in flight as leases with their ends.
+ */
+export const poolKeys = {
+  partition: (orgId: string) => `ORG#${orgId}#POOL`,
+  leases: (orgId: string, pool: string) => ({ PK: `ORG#${orgId}#POOL`, SK: `POOL#${pool}` }),
+};
