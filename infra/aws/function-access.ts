@@ -93,7 +93,17 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'list-delivery-attempts': { table: 'read' },
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'send-webhook-test': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
-  'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
+  // Moves a slow receiver's attempts to the slow receivers' pool (issue 35), and back when it answers in time.
+  'webhook-dispatcher': {
+    table: 'readWrite',
+    webhookSecrets: 'open',
+    sendsTo: ['webhook-deliveries', 'webhook-slow-receivers'],
+  },
+  'slow-receiver-dispatcher': {
+    table: 'readWrite',
+    webhookSecrets: 'open',
+    sendsTo: ['webhook-deliveries', 'webhook-slow-receivers'],
+  },
   // The events feed (CONTRACT §20): the reader reads its organisation's feed partition; the writer appends to it.
   'list-events': { table: 'read' },
   // Its own queue, like every consumer: a suspended organisation's event goes back to it, a failed one gets its backoff.
