@@ -169,11 +169,12 @@ export const QUEUES: QueueDef[] = [
     alarmAgeMinutes: 15,
   },
   /**
-   * Every domain event from the bus → feed-writer, which appends it to its organisation's event feed (CONTRACT §20).
-   * A batch's events of one organisation become one conditional write of the feed's head, so a batch of 10 costs
-   * one commit per organisation in it; appends are small and of constant cost, so no organisation can hold the
-   * writers for long (no regrouping by organisation as the dispatcher does). Ten receives before the DLQ: a busy
-   * head makes a writer retry, never fail, so a message that keeps failing is a real fault.
+   * Every domain event from the bus → feed-writer, which forwards it in its organisation's message group (as the
+   * dispatcher forwards its fan-outs: EventBridge gives it none) and then appends it to its organisation's event feed
+   * (CONTRACT §20). In its group, one organisation's burst is that organisation's backlog in the fair queue, not the
+   * head of everyone's line (issue 35). A batch's events of one organisation become one compare-and-set of the feed's
+   * head, so a batch of 10 costs one commit per organisation in it. Ten receives before the DLQ: a busy head makes a
+   * writer retry, never fail, so a message that keeps failing is a real fault.
    */
   {
     name: 'event-feed',
@@ -214,6 +215,7 @@ export const BUS_RULES: BusRule[] = [
     id: 'AppendToFeed',
     description: "Every domain event goes to the feed writer, which appends it to its organisation's event feed",
     pattern: { source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] },
+    // The feed writer forwards each event as an append job in its organisation's group (shared/domain/events/feed.ts).
     targetQueue: 'event-feed',
   },
 ];
