@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AttemptCounter } from '#shared/ports/identity-store';
 
 /** Every key value of the table, built here and nowhere else. See the access-pattern table in the README. */
@@ -220,9 +221,13 @@ export const scheduleKeys = {
   /** How many schedules the organisation holds (REPORT_SCHEDULE_LIMIT). */
   count: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'RSCCOUNT' }),
   duePartition: 'RSC#DUE',
+  /**
+   * Due at one time, schedules sort by a hash of (schedule, time): a tie-break that favours no organisation (by its
+   * id the lowest ids would always be read first when a sweep cannot read every schedule due).
+   */
   due: (dueAt: string, orgId: string, scheduleId: string) => ({
     GSI1PK: 'RSC#DUE',
-    GSI1SK: `${dueAt}#${orgId}#${scheduleId}`,
+    GSI1SK: `${dueAt}#${createHash('sha256').update(`${scheduleId}#${dueAt}`).digest('hex').slice(0, 8)}#${orgId}#${scheduleId}`,
   }),
 };
 
