@@ -10,7 +10,7 @@ import { jobQueue } from '#shared/config/sqs';
 import { OrgSuspendedError } from '#shared/errors';
 import { QUEUES } from '#shared/events/catalog';
 import { logger } from '#shared/observability/logger';
-import { type InvocationShares, OrgShareExceeded } from './org-share.ts';
+import { deferredJob, type InvocationShares, OrgShareExceeded } from './org-share.ts';
 import { backoffSeconds, RetryLater } from './retry.ts';
 
 /** First retry delay of a record that failed unexpectedly; it doubles per receive (10 s, 20 s, 40 s … 15 min). */
@@ -88,7 +88,8 @@ export function sqsConsumer<S extends v.GenericSchema>(
       // Its organisation holds its share of this pool: the job waits for one of its own organisation's invocations to
       // end, as a new message (not a failure: nothing counts toward the DLQ).
       if (error instanceof OrgShareExceeded) {
-        await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: error.delaySeconds });
+        const { job: copy, delaySeconds } = deferredJob(JSON.parse(record.body), error.delaySeconds);
+        await jobQueue().send(queue, copy as { orgId: string }, { delaySeconds });
         logger.debug('organisation at its share of the pool: job put back', {
           queue,
           messageId: record.messageId,

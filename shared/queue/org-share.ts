@@ -20,8 +20,13 @@ import type { PoolLeases } from '#shared/ports/pool-leases';
  */
 export const orgShareOf = (poolSize: number) => Math.max(1, Math.floor(poolSize / 4));
 
-/** How long a job over its organisation's share waits before it is received again (spread up to twice as long). */
+/**
+ * How long a job over its organisation's share waits before it is received again (spread up to twice as long), the
+ * first time; each time it is put back again the wait doubles, up to MAX_OVER_SHARE_FACTOR times: an organisation
+ * whose invocations are held by slow work (a receiver's 10 s) does not make its other jobs circle every 2 s.
+ */
 export const OVER_SHARE_DELAY_SECONDS = 2;
+const MAX_OVER_SHARE_FACTOR = 4;
 /** A lease outlives its invocation's deadline by this much: a crashed invocation's place frees itself after it. */
 const LEASE_MARGIN_MS = 5_000;
 /** After a refusal this container refuses the organisation without asking the table for this long. */
@@ -37,6 +42,20 @@ export class OrgShareExceeded extends Error {
     super(`organisation ${orgId} holds its share of the ${pool} pool`);
     this.name = 'OrgShareExceeded';
   }
+}
+
+/**
+ * The copy of a job over its organisation's share that goes back to the queue, and its delay: the job's own fields
+ * with `shareDeferrals` counting its returns (the consumers' schemas ignore the field).
+ */
+export function deferredJob(
+  body: unknown,
+  delaySeconds: number,
+): { job: Record<string, unknown>; delaySeconds: number } {
+  const job = { ...(body as Record<string, unknown>) };
+  const deferrals = typeof job.shareDeferrals === 'number' ? job.shareDeferrals : 0;
+  job.shareDeferrals = deferrals + 1;
+  return { job, delaySeconds: delaySeconds * Math.min(MAX_OVER_SHARE_FACTOR, 2 ** deferrals) };
 }
 
 /** A pool's share as this container sees it: the leases and its hints of organisations refused a moment ago. */

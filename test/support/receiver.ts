@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request's body had arrived (performance.now()). */
+  at: number;
 }
 
 /** A loopback webhook receiver whose answers a test scripts (default 200), recording every request. */
@@ -34,6 +36,7 @@ export class Receiver {
           path: request.url ?? '/',
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          at: performance.now(),
         });
         const next = this.scripts.get(request.url ?? '/')?.shift() ?? 200;
         const { status, headers, body } = typeof next === 'number' ? { status: next, headers: {}, body: 'ok' } : next;
