@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { createWpCrmClient, events, type FeedEvent } from '#clients/typescript/src/index';
 import type { LocalQueue } from '#infra/local/queue';
 import type { WhatsAppSimulator } from '#infra/local/simulator/server';
@@ -10,6 +11,7 @@ import { resetDeps } from '#shared/config/instances';
 import { generateRecords } from '#shared/domain/crm/generate-records';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
+import { QUEUES } from '#shared/events/catalog';
 import { BASE_PATH } from '#shared/routes/route';
 import { percentile } from './stats.ts';
 
@@ -43,6 +45,8 @@ export interface NoisyOptions {
   tarpitSubscriptions: number;
   /** A's messages to its member-less group (the issue's 40). */
   floodMessages: number;
+  /** Each noisy organisation runs all nine report types during the flood. */
+  floodReports: boolean;
   /** A's group creations. */
   floodGroups: number;
   /** The scale of A's CRM data set (generateRecords): its nine reports read it all. */
@@ -62,6 +66,7 @@ export const NOISY_FULL: NoisyOptions = {
   noisyOrgs: 1,
   tarpitSubscriptions: 14,
   floodMessages: 40,
+  floodReports: true,
   floodGroups: 12,
   reportScale: 1_000,
   samples: 4,
@@ -72,7 +77,17 @@ export const NOISY_FULL: NoisyOptions = {
  * AWS's dispatcher pool (50, npm start runs the event sources at their AWS concurrency) against three noisy
  * organisations with 20 slow subscriptions each: 3 × 20 × 2 attempts = 120 in flight, more than the pool.
  */
-export const NOISY_AWS_POOL: NoisyOptions = { ...NOISY_FULL, noisyOrgs: 3, tarpitSubscriptions: 20, reportScale: 300 };
+export const NOISY_AWS_POOL: NoisyOptions = {
+  ...NOISY_FULL,
+  noisyOrgs: 3,
+  tarpitSubscriptions: 20,
+  // The dispatcher's pool is what this run is about (the other pools are the first two runs'): the organisations
+  // flood it with their messages' statuses, without reports or groups, whose CPU this one machine would otherwise
+  // share with B's every call.
+  floodReports: false,
+  floodGroups: 0,
+  reportScale: 20,
+};
 
 /** NOISY_FULL under npm run start:cdk. */
 export const NOISY_CDK: NoisyOptions = { ...NOISY_FULL, target: 'cdk' };
@@ -82,6 +97,7 @@ export const NOISY_SMOKE: NoisyOptions = {
   noisyOrgs: 1,
   tarpitSubscriptions: 6,
   floodMessages: 12,
+  floodReports: true,
   floodGroups: 6,
   reportScale: 100,
   samples: 2,
@@ -101,6 +117,8 @@ export interface NoisyReport {
   options: Omit<NoisyOptions, 'log'>;
   /** The noisy organisations' state when B started measuring. */
   saturation: { tarpitRequestsHeld: number; reportsRunning: number };
+  /** The machine's 1-minute load average when B started measuring alone, and when it ended measuring. */
+  loadAverage: [number, number];
   alone: PhaseLatencies;
   noisy: PhaseLatencies;
   /** noisy p99 / alone p99 per measure. */
@@ -116,7 +134,14 @@ export interface NoisyReport {
     feed: { messagesWithStatus: number; foreign: number };
     /** What the fair queues saw of A (deprioritised at some point) per queue. */
     deprioritised: Record<string, boolean>;
+    /** Messages in the dead-letter queues after the run. */
+    deadLetters: number;
   };
+  /**
+   * The most of B's jobs seen waiting to be received (visible or delayed, not in flight) in each queue while the
+   * others saturated, sampled every 50 ms: where B waited behind someone, if anywhere.
+   */
+  bWaiting: Record<string, number>;
 }
 
 const MEASURES: Measure[] = ['delivery', 'group', 'report', 'feed'];
@@ -125,8 +150,8 @@ const MEASURES: Measure[] = ['delivery', 'group', 'report', 'feed'];
 interface BenchStack {
   apiUrl: string;
   simulator: WhatsAppSimulator;
-  /** The in-process queues (npm start only), to see what the fair queues made of A. */
-  queues?: Map<string, LocalQueue>;
+  /** The queues by catalog name, to see what the fair queues made of the organisations. */
+  queues: Map<string, LocalQueue>;
   close(): Promise<void>;
 }
 
@@ -161,9 +186,19 @@ async function startStack(target: NoisyOptions['target']): Promise<BenchStack> {
   });
   resetConfig();
   resetDeps();
+  // The template's queues by their catalog names (a physical name holds the queue's construct id).
+  const byName = new Map<string, LocalQueue>();
+  for (const def of QUEUES) {
+    const id = def.name.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+    for (const [physical, queue] of stack.queues) {
+      if (physical.includes(`${id}Queue`)) byName.set(def.name, queue);
+      if (physical.includes(`${id}DeadLetterQueue`)) byName.set(`${def.name}-dlq`, queue);
+    }
+  }
   return {
     apiUrl: stack.apiUrl,
     simulator: stack.simulator!,
+    queues: byName,
     close: async () => {
       const denied = Object.entries(stack.iamReport().functions).filter(([, entry]) => entry.denied.length > 0);
       await stack.close();
@@ -178,13 +213,19 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
   const tarpit = await Tarpit.start();
   const stack = await startStack(options.target);
   const deprioritised: Record<string, boolean> = {};
+  const bWaiting: Record<string, number> = {};
   let noisyIds = new Set<string>();
+  let bId: string | undefined;
+  let measuringB = false;
   let ticks = 0;
   const watch = setInterval(() => {
     ticks += 1;
-    for (const [name, queue] of stack.queues ?? []) {
+    for (const [name, queue] of stack.queues) {
       const tenants = queue.tenants();
       if (tenants.some((tenant) => noisyIds.has(tenant.tenant) && tenant.noisy)) deprioritised[name] = true;
+      // B's jobs waiting to be received while the others saturate (in flight is being worked on, not waiting).
+      const b = measuringB ? tenants.find((tenant) => tenant.tenant === bId) : undefined;
+      if (b) bWaiting[name] = Math.max(bWaiting[name] ?? 0, b.backlog);
       if (process.env.NOISY_DEBUG && ticks % 20 === 0 && queue.size > 0) {
         log(`${name}: ${JSON.stringify(tenants.filter((tenant) => !tenant.tenant.startsWith('message:')))}`);
       }
@@ -198,6 +239,7 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
     }
     noisyIds = new Set(noisyOrgs.map((org) => org.orgId));
     const b = await provision(stack, 'B', 2);
+    bId = b.orgId;
     log(`provisioned ${noisyOrgs.length} noisy organisation(s) and B (${options.target})`);
     for (const [index, org] of noisyOrgs.entries()) await loadRecords(org.orgId, options.reportScale, 7 + index);
     await loadRecords(b.orgId, 20, 8);
@@ -216,6 +258,7 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
     }
 
     const sample = measureB(stack, b, receiver);
+    const loadBefore = round(loadavg()[0]!);
     const alone = await phase(sample, options.samples, 0);
     log(`B alone: ${JSON.stringify(alone.p99)}`);
 
@@ -240,7 +283,10 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
       }
     }
     log(`B starts measuring: ${JSON.stringify(saturation)}`);
+    measuringB = true;
     const noisy = await phase(sample, options.samples, 1);
+    measuringB = false;
+    const loadAverage: [number, number] = [loadBefore, round(loadavg()[0]!)];
     log(`B while the noisy organisations saturate: ${JSON.stringify(noisy.p99)}`);
 
     // Nothing of theirs is lost.
@@ -260,12 +306,14 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
         noisyOrgs: options.noisyOrgs,
         tarpitSubscriptions: options.tarpitSubscriptions,
         floodMessages: options.floodMessages,
+        floodReports: options.floodReports,
         floodGroups: options.floodGroups,
         reportScale: options.reportScale,
         samples: options.samples,
         settleMs: options.settleMs,
       },
       saturation,
+      loadAverage,
       alone,
       noisy,
       ratio: Object.fromEntries(
@@ -286,7 +334,11 @@ export async function runNoisyNeighbour(options: NoisyOptions): Promise<NoisyRep
         messages: { requested: sum((o) => o.messages.requested), recorded: sum((o) => o.messages.recorded) },
         feed: { messagesWithStatus: sum((o) => o.feed.messagesWithStatus), foreign: sum((o) => o.feed.foreign) },
         deprioritised,
+        deadLetters: [...stack.queues]
+          .filter(([name]) => name.endsWith('-dlq'))
+          .reduce((sum, [, queue]) => sum + queue.size, 0),
       },
+      bWaiting,
     };
   } finally {
     clearInterval(watch);
@@ -306,7 +358,7 @@ interface Flood {
 async function flood(stack: BenchStack, org: Org, options: NoisyOptions): Promise<Flood> {
   const work: Flood = { reportIds: [], groupRequests: [], messageIds: [] };
   await Promise.all([
-    ...REPORT_TYPES.map(async (reportType) => {
+    ...(options.floodReports ? REPORT_TYPES : []).map(async (reportType) => {
       const { reportId } = await api<{ reportId: string }>(stack, 'POST', `/reports/${org.orgId}`, org.token, {
         reportType,
       });
@@ -418,10 +470,9 @@ export function renderNoisy(reports: NoisyReport[], baseline: string): string {
       "npm run start:cdk, and on npm start with AWS's pool sizes against three noisy organisations (issue 16's goal " +
       `was 3 ×). \`npm run bench -- --noisy\` (bench/noisy.ts), one stack per run: ${first.samples} samples of each ` +
       "measure per phase, B's API call to the event at B's own receiver. Each noisy organisation, during the second " +
-      'phase: its subscriptions to tarpit receivers (accept, never answer), ' +
-      `${first.floodMessages} messages to its member-less group (each refused by Meta, each a \`message.status\` for ` +
-      `every tarpit), all 9 report types over its CRM data, ${first.floodGroups} group creations. B starts measuring ` +
-      `${first.settleMs / 1000} s after the burst was accepted.`,
+      'phase: its subscriptions to tarpit receivers (accept, never answer), messages to its member-less group (each ' +
+      'refused by Meta, each a `message.status` for every tarpit), and in the first two runs all 9 report types over ' +
+      `its CRM data and group creations. B starts measuring ${first.settleMs / 1000} s after the burst was accepted.`,
     '',
     ...reports.flatMap(renderRun),
     `Baseline: ${baseline}`,
@@ -446,8 +497,12 @@ function renderRun(report: NoisyReport): string[] {
   return [
     `### ${noisyRunTitle(options)}`,
     '',
-    `While B measured, the noisy organisations held ${report.saturation.tarpitRequestsHeld} requests at their tarpits ` +
-      `and ${report.saturation.reportsRunning} of their reports still ran (CRM data of scale ${options.reportScale} each). ` +
+    `Each noisy organisation: ${options.tarpitSubscriptions} tarpit subscriptions, ${options.floodMessages} messages` +
+      (options.floodReports ? `, 9 reports over CRM data of scale ${options.reportScale}` : '') +
+      (options.floodGroups ? `, ${options.floodGroups} group creations` : '') +
+      `. While B measured, they held ${report.saturation.tarpitRequestsHeld} requests at their tarpits ` +
+      `and ${report.saturation.reportsRunning} of their reports still ran; ` +
+      `the machine's load average was ${report.loadAverage[0]} when B began and ${report.loadAverage[1]} when it ended. ` +
       `Goal ${met ? 'met' : '**not met**'} in this run (worst ratio ${Math.max(...MEASURES.map((measure) => ratio[measure]))} ×).`,
     '',
     '| B measures (ms) | alone p50 | alone p99 | saturated p50 | saturated p99 | p99 ratio |',
@@ -461,12 +516,20 @@ function renderRun(report: NoisyReport): string[] {
       `${a.reports.requested} completed ${a.reports.seconds} s after the burst; groups ${a.groups.created}/` +
       `${a.groups.requested} created (${a.groups.failed} refused by Meta); messages ${a.messages.recorded}/` +
       `${a.messages.requested} recorded; their events feeds hold a status of ${a.feed.messagesWithStatus}/` +
-      `${a.messages.requested} of their messages and ${a.feed.foreign} events of another organisation.` +
-      (options.target === 'local'
-        ? ` The local fair queues deprioritised them on: ${
-            Object.keys(a.deprioritised).length ? Object.keys(a.deprioritised).join(', ') : 'none'
-          }.`
-        : ''),
+      `${a.messages.requested} of their messages and ${a.feed.foreign} events of another organisation` +
+      `; ${a.deadLetters} messages in the dead-letter queues. The fair queues deprioritised them on: ${
+        Object.keys(a.deprioritised).length ? Object.keys(a.deprioritised).join(', ') : 'none'
+      }. The most of B's jobs waiting to be received in any queue while they saturated: ${Math.max(
+        0,
+        ...Object.values(report.bWaiting),
+      )}${
+        Object.values(report.bWaiting).some((count) => count > 0)
+          ? ` (${Object.entries(report.bWaiting)
+              .filter(([, count]) => count > 0)
+              .map(([queue, count]) => `${queue} ${count}`)
+              .join(', ')})`
+          : ''
+      }.`,
     '',
   ];
 }

@@ -13,5 +13,9 @@ const AttemptMessage = v.object({
 });
 
 export const handler = sqsConsumer(WEBHOOK_SLOW_RECEIVERS_QUEUE, AttemptMessage, async (message, _count, job) => {
-  await attemptDelivery(dispatchDeps(), message, { queue: WEBHOOK_SLOW_RECEIVERS_QUEUE, admit: job.admit });
+  await attemptDelivery(dispatchDeps(), message, {
+    queue: WEBHOOK_SLOW_RECEIVERS_QUEUE,
+    admit: job.admit,
+    checkShare: job.checkShare,
+  });
 });

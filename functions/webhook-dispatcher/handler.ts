@@ -14,5 +14,9 @@ const DispatchMessage = v.union([
 ]);
 
 export const handler = sqsConsumer(WEBHOOK_DELIVERIES_QUEUE, DispatchMessage, async (message, _count, job) => {
-  await dispatchMessage(dispatchDeps(), message, { queue: WEBHOOK_DELIVERIES_QUEUE, admit: job.admit });
+  await dispatchMessage(dispatchDeps(), message, {
+    queue: WEBHOOK_DELIVERIES_QUEUE,
+    admit: job.admit,
+    checkShare: job.checkShare,
+  });
 });

@@ -86,6 +86,8 @@ export interface CdkStack {
   iamReport(): IamReport;
   /** The template's functions by logical id. */
   functions: Map<string, FunctionRuntime>;
+  /** The template's queues by physical name (what the fair queues see, for the benchmarks). */
+  queues: Map<string, LocalQueue>;
   close(): Promise<void>;
 }
 
@@ -460,6 +462,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     demo,
     simulator,
     functions,
+    queues,
     iamReport: () => ledger.report(),
     close: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

@@ -34,6 +34,12 @@ export interface JobContext {
    * @throws OrgShareExceeded when the organisation holds its share of the pool: the job goes back to its queue
    */
   admit(): Promise<void>;
+  /**
+   * Refuses the job at once when this container refused its organisation a moment ago (no I/O): work that reads before
+   * it admits calls it first.
+   * @throws OrgShareExceeded
+   */
+  checkShare(): void;
 }
 
 /**
@@ -75,6 +81,9 @@ export function sqsConsumer<S extends v.GenericSchema>(
     const job: JobContext = {
       admit: async () => {
         if (shares && orgId && !leave) leave = await shares.admit(orgId);
+      },
+      checkShare: () => {
+        if (shares && orgId && !leave) shares.checkShare(orgId);
       },
     };
     try {

@@ -81,6 +81,11 @@ export class OrgShares {
     return new InvocationShares(this, invocationId, deadlineMs);
   }
 
+  /** Whether this container refused the organisation a moment ago (no I/O): its jobs can go back unread. */
+  refusedRecently(orgId: string): boolean {
+    return (this.#refusedUntil.get(orgId) ?? 0) > this.now();
+  }
+
   /** @internal the lease of one (invocation, organisation); false when the organisation holds its share. */
   async take(orgId: string, leaseId: string, deadlineMs: number): Promise<boolean> {
     const now = this.now();
@@ -159,6 +164,17 @@ export class InvocationShares {
       left = true;
       await leave();
     };
+  }
+
+  /**
+   * Refuses at once, without asking the table, an organisation this container refused a moment ago: a job can check
+   * this before it reads anything.
+   * @throws OrgShareExceeded
+   */
+  checkShare(orgId: string): void {
+    if (!this.#orgs.has(orgId) && this.shares.refusedRecently(orgId)) {
+      throw new OrgShareExceeded(orgId, this.shares.pool, this.shares.delaySeconds());
+    }
   }
 
   /** Gives back every place still held (the invocation ends); a failure only leaves the lease to end by itself. */

@@ -20,6 +20,8 @@ export class Receiver {
   >();
   /** While set, every request is answered with this status (an outage), and not recorded. */
   failing: number | undefined;
+  /** While true, every request is accepted and never answered (a receiver that hangs), and not recorded. */
+  hanging = false;
   #server: Server;
   url = '';
 
@@ -28,6 +30,8 @@ export class Receiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        // Held until the receiver stops: the sender's attempt times out.
+        if (this.hanging) return;
         if (this.failing !== undefined) {
           response.writeHead(this.failing);
           return void response.end();

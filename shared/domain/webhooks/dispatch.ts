@@ -59,6 +59,8 @@ const EARLY_TOLERANCE_MS = 2_000;
 export interface DispatchPool {
   queue: string;
   admit(): Promise<void>;
+  /** Refuses at once (throws) when this container refused the organisation a moment ago: nothing is read for it. */
+  checkShare?(): void;
 }
 
 /** The shared pool with no share to take (tests and callers outside a queue consumer). */
@@ -173,6 +175,8 @@ export async function attemptDelivery(
     await enqueueJob(deps, job, spreadDelaySeconds(deps, new Date(hintedBusyUntil)), pool.queue);
     return;
   }
+  // Its organisation was at its share of this pool a moment ago: back to the queue unread.
+  pool.checkShare?.();
   const delivery = await deps.webhooks.getDelivery(job.orgId, job.webhookId, job.deliveryId);
   if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') {
     logger.debug('attempt job for a final or missing delivery', {

@@ -62,6 +62,10 @@ describe("an invocation's places in its pool (shared/queue/org-share.ts)", () =>
     expect((refusal as OrgShareExceeded).delaySeconds).toBe(3);
     const asked = calls.length;
     await expect(shares.forInvocation('third', 60_000).admit('a')).rejects.toBeInstanceOf(OrgShareExceeded);
+    // A job that reads before it admits is refused before it reads (no I/O), unless its invocation holds a place.
+    expect(() => shares.forInvocation('fifth', 60_000).checkShare('a')).toThrow(OrgShareExceeded);
+    expect(() => holding.checkShare('a')).not.toThrow();
+    expect(() => shares.forInvocation('sixth', 60_000).checkShare('b')).not.toThrow();
     expect(calls).toHaveLength(asked);
     // Once the first invocation gives its place back, the organisation is admitted again.
     await holding.releaseAll();
