@@ -31,6 +31,13 @@ const MAX_OVER_SHARE_FACTOR = 4;
 const LEASE_MARGIN_MS = 5_000;
 /** After a refusal this container refuses the organisation without asking the table for this long. */
 const REFUSAL_HINT_MS = 1_000;
+/**
+ * Before a job is refused it asks again after these pauses (spread ×0.5–1.5): an organisation at its share only for the
+ * moment one of its quick jobs elsewhere takes (a healthy receiver's answer, two of its events at once) gets its place
+ * a few hundred milliseconds later instead of going back to the queue for seconds. An organisation whose places are
+ * held by slow work is refused after them, and then for REFUSAL_HINT_MS without asking.
+ */
+const PATIENCE_MS = [100, 300];
 
 /** Thrown by `admit` when the job's organisation holds its share of the pool: the consumer puts the job back. */
 export class OrgShareExceeded extends Error {
@@ -69,6 +76,7 @@ export class OrgShares {
     private readonly leases: PoolLeases,
     private readonly now: () => number = Date.now,
     private readonly random: () => number = Math.random,
+    private readonly pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {
     this.share = orgShareOf(poolSize);
   }
@@ -88,18 +96,20 @@ export class OrgShares {
 
   /** @internal the lease of one (invocation, organisation); false when the organisation holds its share. */
   async take(orgId: string, leaseId: string, deadlineMs: number): Promise<boolean> {
-    const now = this.now();
-    if ((this.#refusedUntil.get(orgId) ?? 0) > now) return false;
-    const taken = await this.leases.acquire(
-      { orgId, pool: this.pool, leaseId },
-      { share: this.share, untilMs: deadlineMs + LEASE_MARGIN_MS, nowMs: now },
-    );
-    if (taken) this.#refusedUntil.delete(orgId);
-    else {
-      if (this.#refusedUntil.size >= 10_000) this.#refusedUntil.clear();
-      this.#refusedUntil.set(orgId, now + REFUSAL_HINT_MS);
+    if (this.refusedRecently(orgId)) return false;
+    const lease = { orgId, pool: this.pool, leaseId };
+    for (let round = 0; round <= PATIENCE_MS.length; round++) {
+      if (round > 0) await this.pause(PATIENCE_MS[round - 1]! * (0.5 + this.random()));
+      if (round > 0 && this.refusedRecently(orgId)) break;
+      const now = this.now();
+      if (await this.leases.acquire(lease, { share: this.share, untilMs: deadlineMs + LEASE_MARGIN_MS, nowMs: now })) {
+        this.#refusedUntil.delete(orgId);
+        return true;
+      }
     }
-    return taken;
+    if (this.#refusedUntil.size >= 10_000) this.#refusedUntil.clear();
+    this.#refusedUntil.set(orgId, this.now() + REFUSAL_HINT_MS);
+    return false;
   }
 
   /** @internal */

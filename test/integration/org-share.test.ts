@@ -141,7 +141,7 @@ describe("organisations' shares of a shared worker pool", () => {
       };
       try {
         const noisyOrgs = Array.from({ length: noisy }, (_, index) => ORG(index + 1));
-        const perOrg = 3 * poolSize;
+        const perOrg = 2 * poolSize;
         for (const orgId of noisyOrgs) for (let index = 0; index < perOrg; index++) send(orgId, `${orgId}-${index}`);
         // The quiet organisation sends while the noisy ones hold their shares.
         await eventually(() => expect(runs.size).toBeGreaterThan(0));

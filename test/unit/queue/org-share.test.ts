@@ -46,12 +46,14 @@ describe("an invocation's places in its pool (shared/queue/org-share.ts)", () =>
   it('refuses an organisation at its share, and refuses it again for a moment without asking the table', async () => {
     const { leases, calls } = memoryLeases();
     let now = 1_000;
+    const pauses: number[] = [];
     const shares = new OrgShares(
       'pool',
       4,
       leases,
       () => now,
       () => 0.5,
+      async (ms) => void pauses.push(ms),
     );
     const holding = shares.forInvocation('first', 60_000);
     await holding.admit('a');
@@ -60,6 +62,9 @@ describe("an invocation's places in its pool (shared/queue/org-share.ts)", () =>
     const refusal = await other.admit('a').catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(OrgShareExceeded);
     expect((refusal as OrgShareExceeded).delaySeconds).toBe(3);
+    // Refused after asking three times, a moment apart (a quick job of its own elsewhere may end meanwhile).
+    expect(pauses).toEqual([100, 300]);
+    expect(calls.filter((call) => call.startsWith('acquire a'))).toHaveLength(4);
     const asked = calls.length;
     await expect(shares.forInvocation('third', 60_000).admit('a')).rejects.toBeInstanceOf(OrgShareExceeded);
     // A job that reads before it admits is refused before it reads (no I/O), unless its invocation holds a place.
