@@ -170,7 +170,6 @@ describe("one organisation's slow receivers do not hold the shared workers (CONT
     const heldWhileB = tarpit.held.length;
 
     const bound = (aloneMs: number) => Math.max(5_000, 3 * aloneMs);
-    console.info(`noisy neighbour under start:cdk: ${JSON.stringify({ alone, noisy, heldWhileB })}`);
     expect(noisy.report, `report: ${JSON.stringify({ alone, noisy })}`).toBeLessThanOrEqual(bound(alone.report));
     expect(noisy.group, `group: ${JSON.stringify({ alone, noisy })}`).toBeLessThanOrEqual(bound(alone.group));
     expect(heldWhileB).toBeGreaterThan(0);
