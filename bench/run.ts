@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { inChildProcess } from './child.ts';
 import { coldStartRuns } from './cold-start.ts';
 import { erasureOnDynalite } from './erasure.ts';
-import { NOISY_FULL, type NoisyReport, renderNoisy } from './noisy.ts';
+import { NOISY_AWS_POOL, NOISY_CDK, NOISY_FULL, type NoisyReport, noisyRunTitle, renderNoisy } from './noisy.ts';
 import { reportFormatsBenchmark, reportMemoryBenchmark } from './report-memory.ts';
 import type { routeCapacityBenchmark } from './route-capacity.ts';
 import { machine } from './stats.ts';
@@ -33,6 +33,8 @@ import {
  * `npm run bench -- --erasure`: the erasure's cost alone, printed as bench/RESULTS.md's row and paragraph.
  * `npm run bench -- --feed`: the events feed alone (latency, the long read), printed as bench/RESULTS.md's rows and
  * paragraph.
+ * `npm run bench -- --feed-head`: one organisation's feed head under 10 concurrent writers (commits, conflicts, write
+ * units per event), printed.
  * `npm run bench -- --p5`: P5 per route class through the HTTP stack alone, printed as bench/RESULTS.md's table.
  * `npm run bench -- --console`: the console's first-page bytes and the time from a sign-in link to the Overview, printed
  * as bench/RESULTS.md's rows and section.
@@ -108,15 +110,28 @@ const P1_NOTES = {
   ].join('\n'),
 };
 const P6_BASELINE =
-  'main at 33b80dd, measured by the session that filed issue 16 (same shape: 14 tarpit subscriptions, 40 refused ' +
-  "messages): B's `report.completed` reached its receiver after 133.9 s instead of 0.1 s alone, about 1,300 ×.";
+  "issue 16 (main at 33b80dd, npm start, 14 tarpit subscriptions, 40 refused messages): B's `report.completed` " +
+  'reached its receiver after 133.9 s instead of 0.1 s alone, about 1,300 ×. Issue 35 (as its session measured it: ' +
+  "npm run start:cdk, 13 tarpit subscriptions, 40 messages, nine reports): B's `report.completed` after 75.6 s instead of " +
+  '0.7 s alone (109 ×), its `group.created` after 75.7 s (149 ×).';
 
-/** P6 in a child process with V8's default heap (the local stack and both organisations' data live in it). */
+/**
+ * P6's three runs (npm start, npm run start:cdk, npm start with AWS's pools against three noisy organisations), each in
+ * a child process with V8's default heap (the local stack and the organisations' data live in it).
+ */
 async function noisyNeighbour(): Promise<string> {
-  const report = await inChildProcess<NoisyReport>('./noisy.ts', 'runNoisyNeighbour', NOISY_FULL);
-  for (const [measure, ratio] of Object.entries(report.ratio))
-    console.log(`${`p6.${measure}.ratio`.padEnd(48)} ${ratio}`);
-  return renderNoisy(report, P6_BASELINE);
+  const reports: NoisyReport[] = [];
+  for (const [name, options] of Object.entries({ local: NOISY_FULL, cdk: NOISY_CDK, awsPool: NOISY_AWS_POOL })) {
+    console.log(`P6: ${noisyRunTitle(options)}`);
+    const report = await inChildProcess<NoisyReport>('./noisy.ts', 'runNoisyNeighbour', {
+      ...options,
+      log: undefined,
+    });
+    for (const [measure, ratio] of Object.entries(report.ratio))
+      console.log(`${`p6.${name}.${measure}.ratio`.padEnd(48)} ${ratio}`);
+    reports.push(report);
+  }
+  return renderNoisy(reports, P6_BASELINE);
 }
 
 if (process.argv.includes('--noisy')) {
@@ -164,6 +179,14 @@ if (process.argv.includes('--feed')) {
   // `npm run bench -- --feed`: the events feed alone, in a child process (it runs a local stack), printed.
   const feed = await inChildProcess<FeedFigures>('./event-feed.ts', 'eventFeedBenchmark', FULL.feed);
   console.log(`${feedRows(feed)}\n\n${renderFeed(feed)}`);
+  process.exit(0);
+}
+
+if (process.argv.includes('--feed-head')) {
+  // `npm run bench -- --feed-head`: one organisation's feed head under 10 concurrent writers (docs/SCALE.md), printed.
+  const { FEED_HEAD_FULL } = await import('./feed-head.ts');
+  const figures = await inChildProcess<Record<string, unknown>>('./feed-head.ts', 'feedHeadBenchmark', FEED_HEAD_FULL);
+  console.log(JSON.stringify(figures, null, 2));
   process.exit(0);
 }
 

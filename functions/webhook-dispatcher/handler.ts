@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { dispatchDeps } from '#shared/config/webhooks';
 import { dispatchMessage } from '#shared/domain/webhooks/dispatch';
+import { WEBHOOK_DELIVERIES_QUEUE } from '#shared/domain/webhooks/subscriptions';
 import { sqsConsumer } from '#shared/queue/consumer';
 
 const BusEventSchema = v.looseObject({ 'detail-type': v.string(), detail: v.looseObject({}) });
@@ -12,6 +13,10 @@ const DispatchMessage = v.union([
   BusEventSchema,
 ]);
 
-export const handler = sqsConsumer('webhook-deliveries', DispatchMessage, async (message) => {
-  await dispatchMessage(dispatchDeps(), message);
+export const handler = sqsConsumer(WEBHOOK_DELIVERIES_QUEUE, DispatchMessage, async (message, _count, job) => {
+  await dispatchMessage(dispatchDeps(), message, {
+    queue: WEBHOOK_DELIVERIES_QUEUE,
+    admit: job.admit,
+    checkShare: job.checkShare,
+  });
 });

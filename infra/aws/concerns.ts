@@ -10,7 +10,7 @@ export const CONCERNS = {
   Chats: 'messages, receipts, assignment, participants, invite links and join requests, with the message sender',
   Network: "Meta's webhook: the verification handshake, the signed notifications kept, and the worker applying them",
   Webhooks:
-    'outbound webhook subscriptions and deliveries, with the dispatcher and its sweeper; the events feed and its writer',
+    "outbound webhook subscriptions and deliveries, with the dispatchers (the slow receivers' apart) and their sweeper; the events feed and its writer",
   Reports: 'report requests, listing and downloads, report schedules, with the report worker and the sweepers',
   Console: "the organisation's console: its page and assets, its sign-in links and sessions, and its Overview read",
 } as const;
@@ -75,6 +75,7 @@ export const FUNCTION_CONCERNS: Readonly<Record<string, Concern>> = {
   'redeliver-webhook': 'Webhooks',
   'send-webhook-test': 'Webhooks',
   'webhook-dispatcher': 'Webhooks',
+  'slow-receiver-dispatcher': 'Webhooks',
   'webhook-sweeper': 'Webhooks',
   'list-events': 'Webhooks',
   'feed-writer': 'Webhooks',

@@ -12,8 +12,10 @@ export interface FunctionAccess {
   tableKeys?: readonly string[];
   /** The indexes it queries (docs/architecture.md, Access patterns); none by default. */
   indexes?: readonly IndexName[];
-  /** Reads records in batches (the report worker's joins). */
+  /** Reads records in batches (the report worker's joins, the feed writer's markers). */
   batchGets?: boolean;
+  /** Writes items in batches (the feed writer's events and markers: unconditional, idempotent puts). */
+  batchWrites?: boolean;
   reports?: BucketAccess;
   /** PutEvents on the service's bus. */
   publishesEvents?: boolean;
@@ -98,11 +100,22 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   'list-delivery-attempts': { table: 'read' },
   'redeliver-webhook': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
   'send-webhook-test': { table: 'readWrite', sendsTo: ['webhook-deliveries'] },
-  'webhook-dispatcher': { table: 'readWrite', webhookSecrets: 'open', sendsTo: ['webhook-deliveries'] },
+  // Moves a slow receiver's attempts to the slow receivers' pool (issue 35), and back when it answers in time.
+  'webhook-dispatcher': {
+    table: 'readWrite',
+    webhookSecrets: 'open',
+    sendsTo: ['webhook-deliveries', 'webhook-slow-receivers'],
+  },
+  'slow-receiver-dispatcher': {
+    table: 'readWrite',
+    webhookSecrets: 'open',
+    sendsTo: ['webhook-deliveries', 'webhook-slow-receivers'],
+  },
   // The events feed (CONTRACT §20): the reader reads its organisation's feed partition; the writer appends to it.
   'list-events': { table: 'read' },
   // Its own queue, like every consumer: a suspended organisation's event goes back to it, a failed one gets its backoff.
-  'feed-writer': { table: 'readWrite', sendsTo: ['event-feed'] },
+  // Forwards each event in its organisation's group first (issue 35); reads the markers and writes the items in batches.
+  'feed-writer': { table: 'readWrite', batchGets: true, batchWrites: true, sendsTo: ['event-feed'] },
   'webhook-sweeper': { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['webhook-deliveries'] },
   'request-report': { table: 'readWrite', sendsTo: ['report-requests'] },
   'list-reports': { table: 'read' },

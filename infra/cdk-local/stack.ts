@@ -19,6 +19,7 @@ import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { type Config, loadConfig } from '#shared/config/env';
+import { poolSizeVariable, QUEUES } from '#shared/events/catalog';
 import { type EventPattern, matchesPattern } from '#shared/events/pattern';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
@@ -85,6 +86,8 @@ export interface CdkStack {
   iamReport(): IamReport;
   /** The template's functions by logical id. */
   functions: Map<string, FunctionRuntime>;
+  /** The template's queues by physical name (what the fair queues see, for the benchmarks). */
+  queues: Map<string, LocalQueue>;
   close(): Promise<void>;
 }
 
@@ -327,6 +330,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
       environment: {
         ...templateEnv,
         ...overlay,
+        ...localPoolSizes(templateEnv, maxEnvironments),
         PATH: '/usr/local/bin:/usr/bin:/bin',
         HOME: home,
         LANG: 'en_US.UTF-8',
@@ -460,6 +464,7 @@ async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]
     demo,
     simulator,
     functions,
+    queues,
     iamReport: () => ledger.report(),
     close: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -656,6 +661,19 @@ async function runCustomResources(deployment: Deployment, dataDir: string, inMem
   if (!inMemory) await writeFile(stateFile, JSON.stringify(state, null, 2));
 }
 
+/**
+ * A consumer's pool as it runs here (shared/queue/org-share.ts): the template's `<NAME>_POOL_SIZE` (the event source's
+ * maximum concurrency), or the environments this run gives each function when they are fewer.
+ */
+function localPoolSizes(templateEnv: Record<string, string>, maxEnvironments: number): Record<string, string> {
+  return Object.fromEntries(
+    QUEUES.filter((queue) => templateEnv[poolSizeVariable(queue.name)] !== undefined).map((queue) => [
+      poolSizeVariable(queue.name),
+      String(Math.min(Number(templateEnv[poolSizeVariable(queue.name)]), maxEnvironments)),
+    ]),
+  );
+}
+
 function startEventSourceMappings(deployment: Deployment, queues: Map<string, LocalQueue>): QueueConsumer[] {
   const { template, resolver, functions, policies, ledger } = deployment;
   const consumers: QueueConsumer[] = [];
@@ -682,7 +700,12 @@ function startEventSourceMappings(deployment: Deployment, queues: Map<string, Lo
     consumers.push(
       new QueueConsumer(queue, (event: SQSEvent) => invokeForBatch(fn, event), {
         batchSize: Number(props.BatchSize ?? 10),
-        maxConcurrency: Number(props.ScalingConfig?.MaximumConcurrency ?? fn.def.maxEnvironments),
+        // Lambda never runs more batches than the function may run invocations: here its environments, so a batch
+        // is received only when one is free (more would wait, received, behind the running ones).
+        maxConcurrency: Math.min(
+          Number(props.ScalingConfig?.MaximumConcurrency ?? fn.def.maxEnvironments),
+          fn.def.maxEnvironments,
+        ),
         reportBatchItemFailures: props.FunctionResponseTypes?.includes('ReportBatchItemFailures') ?? false,
       }),
     );

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
 import { LOCAL_DEVELOPMENT_APP_SECRET } from '#shared/auth/meta-signature';
-import { QUEUES } from '#shared/events/catalog';
+import { poolSizeVariable, QUEUES } from '#shared/events/catalog';
 
 /**
  * All configuration, read from the environment once and validated here (CONTRACT §10). Every variable has a
@@ -136,6 +136,12 @@ const EnvSchema = v.object({
 
 export type Config = ReturnType<typeof toConfig>;
 
+function poolSize(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(value)) throw new ConfigError([`${name} must be a positive integer`]);
+  return Number(value);
+}
+
 function toConfig(env: Env, raw: Record<string, string | undefined>) {
   return { ...serviceSettings(env, raw), ...wiring(env) };
 }
@@ -150,6 +156,16 @@ function serviceSettings(env: Env, raw: Record<string, string | undefined>) {
       string,
       string | undefined
     >,
+    /**
+     * The pool of each consumer whose organisations have a share of it (`<NAME>_POOL_SIZE`, set by the stack from the
+     * event source's maximum concurrency; the catalog's value when unset).
+     */
+    poolSizes: Object.fromEntries(
+      QUEUES.filter((queue) => queue.orgShare).map((queue) => [
+        queue.name,
+        poolSize(raw[poolSizeVariable(queue.name)], queue.maxConcurrency, poolSizeVariable(queue.name)),
+      ]),
+    ) as Record<string, number | undefined>,
     whatsapp: {
       appSecret: env.WHATSAPP_APP_SECRET,
       verifyToken: env.WHATSAPP_VERIFY_TOKEN,

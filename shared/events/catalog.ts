@@ -45,7 +45,20 @@ export interface QueueDef {
   nodeOptions?: string;
   /** A message older than this means the consumer falls behind or keeps failing: the queue's age alarm fires. */
   alarmAgeMinutes: number;
+  /**
+   * The consumer's pool is shared by every organisation and its work waits on the outside world or runs long: no
+   * organisation holds more than its share of the pool's invocations at once (shared/queue/org-share.ts, CONTRACT
+   * §18). `every-job`: each job takes its organisation's place in the invocation before it runs; `outside-calls`: the
+   * work takes it itself, just before it waits on the outside world (the dispatcher: not for fan-outs or waits).
+   */
+  orgShare?: 'every-job' | 'outside-calls';
 }
+
+/**
+ * The variable that tells a consumer the size of its pool as deployed: the event source's MaximumConcurrency (set
+ * from the same catalog value by the stack; start:cdk lowers it to the environments it runs per function).
+ */
+export const poolSizeVariable = (queue: string) => `${queue.toUpperCase().replaceAll('-', '_')}_POOL_SIZE`;
 
 export const REPORT_WORKER_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=2';
 
@@ -62,6 +75,8 @@ export const QUEUES: QueueDef[] = [
     maxConcurrency: 6,
     // Retries back off up to 15 minutes while Meta is unavailable.
     alarmAgeMinutes: 30,
+    // Each job waits for Meta's answer.
+    orgShare: 'every-job',
   },
   /** Outbound chat messages → message-sender. */
   {
@@ -73,14 +88,17 @@ export const QUEUES: QueueDef[] = [
     maxReceiveCount: 5,
     maxConcurrency: 10,
     alarmAgeMinutes: 15,
+    // Each job waits for Meta's answer.
+    orgShare: 'every-job',
   },
   /**
    * Domain events from the bus, and delivery attempts → webhook-dispatcher. An attempt waits at most 10 s for the
    * receiver and a batch's records run at once, so a batch of 10 fits the 60 s timeout.
-   * Fairness (CONTRACT §18): a subscription has at most 2 attempts in flight, so one organisation's unanswering
-   * receivers hold at most 2 × 20 (WEBHOOK_SUBSCRIPTION_LIMIT) = 40 invocations; 50 leave the others at least 10,
-   * which SQS fair queues fill with the quiet organisations' messages first. 10 × 50 = 500 in flight lets the
-   * in-flight share (30 minimum) detect a flood.
+   * Fairness (CONTRACT §18): an organisation's attempts hold at most its share of the 50 invocations (a quarter,
+   * shared/queue/org-share.ts), and a subscription whose attempt took 3 s or more (a timeout among them) has its
+   * attempts moved to webhook-slow-receivers, a pool of its own, until one answers within 3 s: a slow receiver holds
+   * this pool for one attempt's time at most, however many organisations have one. 10 × 50 = 500 in flight lets the
+   * fair queue's in-flight share (30 minimum) detect a flood.
    */
   {
     name: 'webhook-deliveries',
@@ -91,6 +109,23 @@ export const QUEUES: QueueDef[] = [
     maxConcurrency: 50,
     // A retry waits at most 15 minutes on the queue; longer waits go through the due-time index.
     alarmAgeMinutes: 30,
+    orgShare: 'outside-calls',
+  },
+  /**
+   * The attempts of slow receivers (their last attempt took 3 s or more, or timed out) → slow-receiver-dispatcher, the
+   * dispatcher's code in a pool of its own: slow receivers wait on each other here, never on the healthy receivers'
+   * pool above (CONTRACT §18). Every rule of §18 holds here as there (2 attempts in flight per subscription, 10 s, the
+   * slow lane after 5 failures, Retry-After); each organisation holds at most a quarter of these 10 invocations.
+   */
+  {
+    name: 'webhook-slow-receivers',
+    consumer: 'slow-receiver-dispatcher',
+    batchSize: 10,
+    timeoutSeconds: 60,
+    maxReceiveCount: 5,
+    maxConcurrency: 10,
+    alarmAgeMinutes: 30,
+    orgShare: 'outside-calls',
   },
   /**
    * Report requests → report-worker. One report per invocation with Lambda's longest timeout (15 min): a report
@@ -101,9 +136,9 @@ export const QUEUES: QueueDef[] = [
     name: 'report-requests',
     consumer: 'report-worker',
     // One report per invocation, so the fair queue sees a heavy organisation by its share of processing time (a
-    // report runs for minutes), not by in-flight counts. 12 workers > the 9 report types one organisation can have
-    // running at once: while one organisation runs all nine, another's report still finds a free worker, and the
-    // fair queue hands it over first (CONTRACT §18).
+    // report runs for minutes), not by in-flight counts. An organisation runs at most a quarter of the 12 workers at
+    // once (3 of its 9 types; orgShare below), so however many organisations run all nine, another's report still
+    // finds a free worker while fewer than four do, and the fair queue hands it over first (CONTRACT §18).
     batchSize: 1,
     timeoutSeconds: 900,
     maxReceiveCount: 5,
@@ -114,6 +149,8 @@ export const QUEUES: QueueDef[] = [
     nodeOptions: REPORT_WORKER_NODE_OPTIONS,
     // Workers of at most 15 minutes each.
     alarmAgeMinutes: 30,
+    // A report runs for seconds to minutes: an organisation runs at most a quarter of the pool's reports at once.
+    orgShare: 'every-job',
   },
   /**
    * Meta's notifications, as the internet-facing network webhook kept them → apply-network-notifications, which sorts
@@ -132,11 +169,12 @@ export const QUEUES: QueueDef[] = [
     alarmAgeMinutes: 15,
   },
   /**
-   * Every domain event from the bus → feed-writer, which appends it to its organisation's event feed (CONTRACT §20).
-   * A batch's events of one organisation become one conditional write of the feed's head, so a batch of 10 costs
-   * one commit per organisation in it; appends are small and of constant cost, so no organisation can hold the
-   * writers for long (no regrouping by organisation as the dispatcher does). Ten receives before the DLQ: a busy
-   * head makes a writer retry, never fail, so a message that keeps failing is a real fault.
+   * Every domain event from the bus → feed-writer, which forwards it in its organisation's message group (as the
+   * dispatcher forwards its fan-outs: EventBridge gives it none) and then appends it to its organisation's event feed
+   * (CONTRACT §20). In its group, one organisation's burst is that organisation's backlog in the fair queue, not the
+   * head of everyone's line (issue 35). A batch's events of one organisation become one compare-and-set of the feed's
+   * head, so a batch of 10 costs one commit per organisation in it. Ten receives before the DLQ: a busy head makes a
+   * writer retry, never fail, so a message that keeps failing is a real fault.
    */
   {
     name: 'event-feed',
@@ -177,6 +215,7 @@ export const BUS_RULES: BusRule[] = [
     id: 'AppendToFeed',
     description: "Every domain event goes to the feed writer, which appends it to its organisation's event feed",
     pattern: { source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] },
+    // The feed writer forwards each event as an append job in its organisation's group (shared/domain/events/feed.ts).
     targetQueue: 'event-feed',
   },
 ];

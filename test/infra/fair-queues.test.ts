@@ -5,7 +5,7 @@ import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { SQS_FAIR_QUEUE_DEFAULTS } from '#infra/local/queue';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
 import { ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION } from '#shared/domain/webhooks/subscription';
-import { QUEUES } from '#shared/events/catalog';
+import { poolSizeVariable, QUEUES } from '#shared/events/catalog';
 import { flatTemplate, type Json, logicalId, resources, testApp } from './support.ts';
 
 /** WEBHOOK_SUBSCRIPTION_LIMIT's default (shared/config/env.ts). */
@@ -57,6 +57,32 @@ describe('fair queues: consumer sizing (CONTRACT §18)', () => {
     expect(mapping.ScalingConfig.MaximumConcurrency).toBeGreaterThanOrEqual(
       ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION * SUBSCRIPTIONS_PER_ORGANISATION + 10,
     );
+  });
+
+  it("tells each consumer whose organisations share its pool the pool's size as deployed (its MaximumConcurrency)", () => {
+    const shared = QUEUES.filter((def) => def.orgShare);
+    expect(shared.map((def) => def.name).sort()).toEqual([
+      'group-requests',
+      'outbound-messages',
+      'report-requests',
+      'webhook-deliveries',
+      'webhook-slow-receivers',
+    ]);
+    for (const def of shared) {
+      const fnId = logicalId(stack.workers.get(def.name)!.consumer.fn);
+      const fn = resources(template, 'AWS::Lambda::Function').find(([id]) => id === fnId)![1];
+      expect(fn.Properties.Environment.Variables[poolSizeVariable(def.name)], def.name).toBe(
+        String(mappingOf(def.name).ScalingConfig.MaximumConcurrency),
+      );
+    }
+  });
+
+  it('gives slow webhook receivers a pool of their own, apart from the healthy receivers’ (issue 35)', () => {
+    const healthy = mappingOf('webhook-deliveries');
+    const slow = mappingOf('webhook-slow-receivers');
+
+    expect(slow.EventSourceArn).not.toEqual(healthy.EventSourceArn);
+    expect(slow.ScalingConfig.MaximumConcurrency).toBeLessThan(healthy.ScalingConfig.MaximumConcurrency);
   });
 
   it('is sized from the one queue catalog both deployments read', () => {

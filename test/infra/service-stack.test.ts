@@ -371,9 +371,11 @@ describe('ServiceStack (dev)', () => {
         Condition: { ...contextKeys, Null: { 'kms:EncryptionContextKeys': 'false' } },
       }),
     ]);
-    expect(kmsStatements('webhook-dispatcher')).toEqual([
-      expect.objectContaining({ Action: 'kms:Decrypt', Condition: contextKeys }),
-    ]);
+    for (const dispatcher of ['webhook-dispatcher', 'slow-receiver-dispatcher']) {
+      expect(kmsStatements(dispatcher), dispatcher).toEqual([
+        expect.objectContaining({ Action: 'kms:Decrypt', Condition: contextKeys }),
+      ]);
+    }
   });
 
   it('lets every function behind a non-public route read the public keys item, and no other item through that grant', () => {
@@ -461,7 +463,7 @@ describe('ServiceStack (dev)', () => {
     expect(envOf('invite-participants').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');
   });
 
-  it('encrypts webhook secrets with a rotating KMS key that only the dispatcher may decrypt with', () => {
+  it('encrypts webhook secrets with a rotating KMS key that only the dispatchers may decrypt with', () => {
     const keyId = logicalId(stack.webhookSecretsKey);
     const users = (action: string) =>
       statements(template)
@@ -472,7 +474,9 @@ describe('ServiceStack (dev)', () => {
         .flatMap(({ roles }) => roles);
 
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
-    expect(new Set(users('kms:Decrypt'))).toEqual(new Set([logicalId(fnOf('webhook-dispatcher').role)]));
+    expect(new Set(users('kms:Decrypt'))).toEqual(
+      new Set([logicalId(fnOf('webhook-dispatcher').role), logicalId(fnOf('slow-receiver-dispatcher').role)]),
+    );
     expect(new Set(users('kms:Encrypt'))).toEqual(
       new Set([logicalId(fnOf('create-webhook').role), logicalId(fnOf('rotate-webhook-secret').role)]),
     );

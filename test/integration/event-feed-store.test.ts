@@ -26,7 +26,7 @@ function stoppingAfterCommit(db: DynamoDBDocumentClient): DynamoDBDocumentClient
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return (command: { constructor: { name: string } }) =>
-        command.constructor.name === 'PutCommand'
+        ['PutCommand', 'BatchWriteCommand'].includes(command.constructor.name)
           ? Promise.reject(new Error('stopped'))
           : target.send(command as never);
     },

@@ -446,8 +446,11 @@ describe('report schedules (CONTRACT §23)', () => {
     };
     await runReportSchedules(crashing);
     expect(await reportOf(schedule.scheduleId, occurrences[0]!)).toBeUndefined();
-    // The occurrence stays due (claimed, pending), not dropped.
+    // The occurrence stays due (claimed, pending), not dropped; the failure's backoff keeps it out of the sweeps for
+    // 5 minutes (issue 35: a failing schedule is not read at every sweep ahead of the others).
     expect((await read(schedule.scheduleId)).nextRunAt).toBe(occurrences[0]);
+    expect(await run()).toEqual({ requested: 0, waiting: 0, taken: 0, skipped: 0 });
+    time.now = new Date(time.now.getTime() + 301_000);
 
     const requested: Report[] = [];
     for (const occurrence of occurrences) {
@@ -535,6 +538,80 @@ describe('report schedules (CONTRACT §23)', () => {
     for (const [org, ids] of [
       [a, aSchedules.map((schedule) => schedule.scheduleId)],
       [b, [bSchedule.scheduleId]],
+    ] as const) {
+      for (const scheduleId of ids) {
+        await api.call(`/report-schedules/${org.orgId}/${scheduleId}`, { method: 'DELETE', token: org.token });
+      }
+    }
+  });
+
+  it("reads a suspended organisation's and a failing schedule again only after their wait, not at every sweep ahead of others (issue 35)", async () => {
+    const suspended = await api.newOrg('Schedules while suspended');
+    const failing = await api.newOrg('Schedules that fail');
+    const quiet = await api.newOrg('Schedules of a neighbour');
+    const at = farFromNow();
+    const make = async (org: { orgId: string; token: string }, body: Record<string, unknown>) => {
+      const response = await create(body, org.orgId, org.token);
+      expect(response.status).toBe(201);
+      return (await response.json()) as ScheduleView;
+    };
+    const daily = (reportType: string, time: string) => ({
+      reportType,
+      schedule: { every: 'day', at: time, timezone: 'UTC' },
+    });
+    // The suspended organisation's schedules (LIMIT of them) and the failing one are due a minute before the quiet
+    // organisation's: in due order they are read first at every sweep unless their waits take them out of the way.
+    const held = await Promise.all(Array.from({ length: LIMIT }, () => make(suspended, daily('CHAT', at))));
+    const broken = await make(failing, daily('CONTACT', at));
+    const due = Date.parse(held[0]!.nextRunAt!);
+    const [hour, minute] = at.split(':').map(Number) as [number, number];
+    const later = `${String(hour).padStart(2, '0')}:${String(minute + 1).padStart(2, '0')}`;
+    const neighbour = await make(quiet, daily('CONTACT', later));
+
+    const time = { now: new Date(due + 70_000) };
+    const base = reportScheduleSweeperDeps();
+    const sweeperDeps: RunScheduleDeps = {
+      ...base,
+      clock: { now: () => time.now },
+      access: { workStatus: async (orgId: string) => (orgId === suspended.orgId ? 'suspended' : 'active') },
+      // The failing organisation's occurrence fails every time it is run (a throttled table, say).
+      reports: new Proxy(base.reports, {
+        get: (target, property, receiver) =>
+          property === 'get'
+            ? async (orgId: string, reportId: string) => {
+                if (orgId === failing.orgId) throw new Error('throttled');
+                return target.get(orgId, reportId);
+              }
+            : Reflect.get(target, property, receiver),
+      }),
+    };
+    // Sweeps of two schedules each (a stand-in for SCHEDULES_PER_SWEEP under a backlog), one a minute.
+    const outcomes = [];
+    for (let sweep = 0; sweep < 5; sweep++) {
+      outcomes.push(await runReportSchedules(sweeperDeps, { perSweep: 2 }));
+      time.now = new Date(time.now.getTime() + 60_000);
+    }
+    // Each waiting schedule is read once and then waits 5 minutes: the neighbour's runs by the fourth sweep (7 waiting
+    // ahead of it, 2 a sweep), not never; the fifth finds nothing to read.
+    expect(outcomes.slice(0, 4).reduce((sum, counts) => sum + counts.skipped, 0)).toBe(LIMIT);
+    expect(outcomes.slice(0, 4).map((counts) => counts.requested)).toContain(1);
+    expect(outcomes[4]).toEqual({ requested: 0, waiting: 0, taken: 0, skipped: 0 });
+    const report = await deps().reports.get(
+      quiet.orgId,
+      occurrenceReportId(neighbour.scheduleId, new Date(due + 60_000)),
+    );
+    expect(report).toMatchObject({ reportType: 'CONTACT', scheduleId: neighbour.scheduleId });
+    // Nothing is dropped: the waiting occurrences are still due, and are read again after their wait.
+    const stillDue = await sweeperDeps.schedules.get(failing.orgId, broken.scheduleId);
+    expect(stillDue?.pendingRunAt ?? stillDue?.nextRunAt).toBe(broken.nextRunAt);
+    time.now = new Date(due + 70_000 + 301_000 + 4 * 60_000);
+    expect(await runReportSchedules(sweeperDeps, { perSweep: 100 })).toMatchObject({ skipped: LIMIT });
+
+    await settled(report);
+    for (const [org, ids] of [
+      [suspended, held.map((schedule) => schedule.scheduleId)],
+      [failing, [broken.scheduleId]],
+      [quiet, [neighbour.scheduleId]],
     ] as const) {
       for (const scheduleId of ids) {
         await api.call(`/report-schedules/${org.orgId}/${scheduleId}`, { method: 'DELETE', token: org.token });

@@ -1,11 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { loadConfig } from '#shared/config/env';
-import { type AttemptJob, attemptDelivery, fanOutEvent } from '#shared/domain/webhooks/dispatch';
+import { type AttemptJob, attemptDelivery, type DispatchPool, fanOutEvent } from '#shared/domain/webhooks/dispatch';
 import { SlotHints } from '#shared/domain/webhooks/lanes';
-import { createSubscription } from '#shared/domain/webhooks/subscriptions';
+import {
+  createSubscription,
+  WEBHOOK_DELIVERIES_QUEUE,
+  WEBHOOK_SLOW_RECEIVERS_QUEUE,
+} from '#shared/domain/webhooks/subscriptions';
 import { ulidIds } from '#shared/ports/ids';
 import type { WebhookSendOutcome } from '#shared/ports/webhook-transport';
+import { OrgShareExceeded } from '#shared/queue/org-share';
 import { useDynamo } from '#test/support/dynamo';
 
 const table = useDynamo();
@@ -17,7 +22,7 @@ const table = useDynamo();
 function harness() {
   const time = { now: new Date('2026-11-22T10:00:00.000Z') };
   const sent: { url: string; timeoutMs?: number; answer: (outcome: WebhookSendOutcome) => void }[] = [];
-  const queued: { body: AttemptJob; delaySeconds?: number }[] = [];
+  const queued: { body: AttemptJob; delaySeconds?: number; queue?: string }[] = [];
   const deps = {
     config: loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
     clock: { now: () => time.now },
@@ -33,8 +38,12 @@ function harness() {
         new Promise<WebhookSendOutcome>((answer) => sent.push({ url, timeoutMs: options?.timeoutMs, answer })),
     },
     queue: {
-      send: async (_: string, body: unknown, options?: { delaySeconds?: number }) =>
-        void queued.push({ body: body as AttemptJob, delaySeconds: options?.delaySeconds }),
+      send: async (queue: string, body: unknown, options?: { delaySeconds?: number }) =>
+        void queued.push({
+          body: body as AttemptJob,
+          delaySeconds: options?.delaySeconds,
+          ...(queue === WEBHOOK_DELIVERIES_QUEUE ? {} : { queue }),
+        }),
       retryAfter: async () => undefined,
     },
     random: () => 0.5,
@@ -46,6 +55,8 @@ function harness() {
 }
 
 const ok: WebhookSendOutcome = { ok: true, statusCode: 200, latencyMs: 5, gone: false };
+/** The slow receivers' own pool (issue 35), with no share to take. */
+const SLOW_POOL: DispatchPool = { queue: WEBHOOK_SLOW_RECEIVERS_QUEUE, admit: async () => undefined };
 const timedOut: WebhookSendOutcome = { ok: false, latencyMs: 10_000, gone: false, error: 'timeout' };
 const throttled = (retryAfterSeconds: number): WebhookSendOutcome => ({
   ok: false,
@@ -155,8 +166,9 @@ describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
   it('moves a subscription whose last 5 attempts timed out to the slow lane: once a minute, 3 s, until a success', async () => {
     const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 3);
     const [job, other, third] = jobs as [AttemptJob, AttemptJob, AttemptJob];
+    // Its first timeout made it a slow receiver: its attempts run in the slow receivers' pool (issue 35).
     for (let attempt = 0; attempt < 5; attempt++) {
-      const running = attemptDelivery(h.deps, job);
+      const running = attemptDelivery(h.deps, job, SLOW_POOL);
       await requestsInFlight(h, attempt + 1);
       h.sent[attempt]!.answer(timedOut);
       await running;
@@ -169,7 +181,7 @@ describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
 
     // Within the minute after the fifth failure: the other delivery waits for the lane, no request is made.
     h.queued.length = 0;
-    await attemptDelivery(h.deps, other);
+    await attemptDelivery(h.deps, other, SLOW_POOL);
     expect(h.sent).toHaveLength(5);
     expect(h.queued[0]!.delaySeconds).toBeGreaterThanOrEqual(30);
     expect(await h.deps.webhooks.getDelivery(orgId, webhookId, other.deliveryId)).toMatchObject({
@@ -179,11 +191,11 @@ describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
 
     // When it is due again (a minute or more on): one attempt, with a 3 s timeout; another in the same minute waits.
     h.advance(h.queued[0]!.delaySeconds!);
-    const slow = attemptDelivery(h.deps, other);
+    const slow = attemptDelivery(h.deps, other, SLOW_POOL);
     await requestsInFlight(h, 6);
     expect(h.sent[5]!.timeoutMs).toBe(3_000);
     h.queued.length = 0;
-    await attemptDelivery(h.deps, third);
+    await attemptDelivery(h.deps, third, SLOW_POOL);
     expect(h.sent).toHaveLength(6);
     expect(h.queued).toHaveLength(1);
 
@@ -192,7 +204,7 @@ describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
     await slow;
     expect(await h.deps.webhooks.getSubscription(orgId, webhookId)).toMatchObject({ recentFailures: 0 });
     h.advance(h.queued[0]!.delaySeconds!);
-    const normal = attemptDelivery(h.deps, third);
+    const normal = attemptDelivery(h.deps, third, SLOW_POOL);
     await requestsInFlight(h, 7);
     expect(h.sent[6]!.timeoutMs).toBe(10_000);
     h.sent[6]!.answer(ok);
@@ -239,5 +251,76 @@ describe('webhook targets cannot hold the dispatcher (CONTRACT §18)', () => {
     // 10 h is honoured (kept in the due index); beyond it the schedule's first step (5 s) applies.
     expect(delays).toEqual([36_000, 5, 5]);
     expect(h.queued.map((entry) => entry.delaySeconds)).toEqual([5]);
+  });
+  it("moves a receiver that timed out out of the healthy receivers' pool at once, and back after an attempt under 3 s (issue 35)", async () => {
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 3);
+    const [first, second, third] = jobs as [AttemptJob, AttemptJob, AttemptJob];
+    // Fan-out sent every first attempt to the healthy receivers' pool.
+    const running = attemptDelivery(h.deps, first);
+    await requestsInFlight(h, 1);
+    h.sent[0]!.answer(timedOut);
+    await running;
+
+    // One timeout: the retry, and every job of the subscription that reaches the healthy pool, go to the slow pool
+    // without an attempt spent there.
+    expect(await h.deps.webhooks.getSubscription(orgId, webhookId)).toMatchObject({
+      slowReceiver: true,
+      recentFailures: 1,
+    });
+    expect(h.queued).toEqual([{ body: first, delaySeconds: expect.any(Number), queue: WEBHOOK_SLOW_RECEIVERS_QUEUE }]);
+    h.queued.length = 0;
+    await attemptDelivery(h.deps, second);
+    expect(h.sent).toHaveLength(1);
+    expect(h.queued).toEqual([{ body: second, delaySeconds: 0, queue: WEBHOOK_SLOW_RECEIVERS_QUEUE }]);
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, second.deliveryId)).toMatchObject({ attempts: 0 });
+
+    // In the slow pool every rule of §18 still holds: 10 s until the slow lane, and a success in time counts.
+    h.queued.length = 0;
+    const slowAttempt = attemptDelivery(h.deps, second, SLOW_POOL);
+    await requestsInFlight(h, 2);
+    expect(h.sent[1]!.timeoutMs).toBe(10_000);
+    h.sent[1]!.answer({ ...ok, latencyMs: 3_500 });
+    await slowAttempt;
+    // A success that took 3.5 s keeps it in the slow pool; one under 3 s brings it back.
+    expect(await h.deps.webhooks.getSubscription(orgId, webhookId)).toMatchObject({
+      slowReceiver: true,
+      recentFailures: 0,
+    });
+    const quick = attemptDelivery(h.deps, third, SLOW_POOL);
+    await requestsInFlight(h, 3);
+    h.sent[2]!.answer(ok);
+    await quick;
+    const healthy = await h.deps.webhooks.getSubscription(orgId, webhookId);
+    expect(healthy?.slowReceiver).toBeUndefined();
+    expect(h.queued).toEqual([]);
+  });
+
+  it("takes the organisation's place in the pool before an attempt, and leaves the delivery untouched when its share is full", async () => {
+    const { orgId, webhookId, jobs } = await subscriptionWithDeliveries(h, 1);
+    const refused: DispatchPool = {
+      queue: WEBHOOK_DELIVERIES_QUEUE,
+      admit: async () => {
+        throw new OrgShareExceeded(orgId, WEBHOOK_DELIVERIES_QUEUE, 2);
+      },
+    };
+
+    await expect(attemptDelivery(h.deps, jobs[0]!, refused)).rejects.toBeInstanceOf(OrgShareExceeded);
+
+    // No request, no slot taken, no attempt spent: the consumer puts the job back and it runs later as it was.
+    expect(h.sent).toHaveLength(0);
+    expect((await h.deps.webhooks.getSubscription(orgId, webhookId))?.attemptLeases ?? []).toEqual([]);
+    expect(await h.deps.webhooks.getDelivery(orgId, webhookId, jobs[0]!.deliveryId)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+    });
+    const admitted: string[] = [];
+    const later = attemptDelivery(h.deps, jobs[0]!, {
+      queue: WEBHOOK_DELIVERIES_QUEUE,
+      admit: async () => void admitted.push(orgId),
+    });
+    await requestsInFlight(h, 1);
+    h.sent[0]!.answer(ok);
+    await later;
+    expect(admitted).toEqual([orgId]);
   });
 });

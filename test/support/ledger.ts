@@ -470,7 +470,7 @@ async function tenant(api: TestStack, index: number, receiver: Receiver): Promis
   return { orgId, channelId, token, webhookId };
 }
 
-/** The fault schedule: Graph faults and delays, Meta's duplicates, a DynamoDB restart, a receiver outage. */
+/** The fault schedule: Graph faults and delays, Meta's duplicates, a DynamoDB restart, a receiver outage and hang. */
 async function scheduleNemesis(
   api: TestStack,
   receiver: Receiver,
@@ -536,6 +536,22 @@ async function scheduleNemesis(
     at: outageFrom + 3_000,
     run: () => {
       receiver.failing = undefined;
+    },
+  });
+  // The receiver hangs for 2 s: those attempts time out (10 s), which moves the subscriptions to the slow receivers'
+  // pool (issue 35); their deliveries must still all arrive once it answers again.
+  const hangFrom = random() * durationMs * 0.7;
+  events.push({
+    at: hangFrom,
+    run: () => {
+      count('webhook receiver hangs');
+      receiver.hanging = true;
+    },
+  });
+  events.push({
+    at: hangFrom + 2_000,
+    run: () => {
+      receiver.hanging = false;
     },
   });
 

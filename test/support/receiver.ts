@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request's body had arrived (performance.now()). */
+  at: number;
 }
 
 /** A loopback webhook receiver whose answers a test scripts (default 200), recording every request. */
@@ -18,6 +20,8 @@ export class Receiver {
   >();
   /** While set, every request is answered with this status (an outage), and not recorded. */
   failing: number | undefined;
+  /** While true, every request is accepted and never answered (a receiver that hangs), and not recorded. */
+  hanging = false;
   #server: Server;
   url = '';
 
@@ -26,6 +30,8 @@ export class Receiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        // Held until the receiver stops: the sender's attempt times out.
+        if (this.hanging) return;
         if (this.failing !== undefined) {
           response.writeHead(this.failing);
           return void response.end();
@@ -34,6 +40,7 @@ export class Receiver {
           path: request.url ?? '/',
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          at: performance.now(),
         });
         const next = this.scripts.get(request.url ?? '/')?.shift() ?? 200;
         const { status, headers, body } = typeof next === 'number' ? { status: next, headers: {}, body: 'ok' } : next;

@@ -22,8 +22,9 @@ export type IndexName = (typeof TABLE_INDEXES)[number]['indexName'];
 export type BucketAccess = 'read' | 'write' | 'expire';
 
 // Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no streams, no ConditionCheckItem (the service
-// uses no transactions), no batch writes (only the operator's import makes them). Item actions name the table only;
-// Query reaches the indexes a function declares, BatchGetItem only where a function joins records.
+// uses no transactions), no batch writes but where a function declares them (the feed writer's items; the operator's
+// import). Item actions name the table only; Query reaches the indexes a function declares, BatchGetItem only where a
+// function joins records or checks many keys at once.
 const TABLE_ACTIONS: Record<TableAccess, string[]> = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
   readWrite: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
@@ -134,21 +135,30 @@ export class AppFunction extends Construct {
 
   /** `TABLE_NAME`, plus exact item actions on the table and its named indexes; no grant without `access`. */
   /**
-   * `TABLE_NAME`, plus the table's actions for `access` (BatchGetItem with `batchGets`), and Query on the `indexes` the
-   * function reads; with
+   * `TABLE_NAME`, plus the table's actions for `access` (BatchGetItem with `batchGets`, BatchWriteItem with
+   * `batchWrites`), and Query on the `indexes` the function reads; with
    * `leadingKeys`, only on partitions whose key matches one of those patterns (`dynamodb:LeadingKeys`, StringLike).
    */
   bindTable(
     table: ITableV2,
     access?: TableAccess,
-    options: { leadingKeys?: readonly string[]; indexes?: readonly IndexName[]; batchGets?: boolean } = {},
+    options: {
+      leadingKeys?: readonly string[];
+      indexes?: readonly IndexName[];
+      batchGets?: boolean;
+      batchWrites?: boolean;
+    } = {},
   ): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (!access) return this;
     const conditions = options.leadingKeys
       ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...options.leadingKeys] } }
       : undefined;
-    const actions = [...TABLE_ACTIONS[access], ...(options.batchGets ? ['dynamodb:BatchGetItem'] : [])];
+    const actions = [
+      ...TABLE_ACTIONS[access],
+      ...(options.batchGets ? ['dynamodb:BatchGetItem'] : []),
+      ...(options.batchWrites && access === 'readWrite' ? ['dynamodb:BatchWriteItem'] : []),
+    ];
     this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn], conditions }));
     if (options.indexes?.length) {
       this.role.addToPrincipalPolicy(

@@ -5,7 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
-import type { QueueDef } from '#shared/events/catalog';
+import { poolSizeVariable, type QueueDef } from '#shared/events/catalog';
 import { AppFunction } from './app-function.ts';
 
 /** The env var holding a queue's URL; the same name the local stack sets (infra/local/stack.ts). */
@@ -54,7 +54,11 @@ export class QueueWorker extends Construct {
       // function. Otherwise, Lambda may throttle your messages"
       // (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html). docs/deployment.md: account quotas.
       reservedConcurrency: def.maxConcurrency,
-      environment: def.nodeOptions ? { NODE_OPTIONS: `--enable-source-maps ${def.nodeOptions}` } : undefined,
+      environment: {
+        ...(def.nodeOptions ? { NODE_OPTIONS: `--enable-source-maps ${def.nodeOptions}` } : {}),
+        // The pool the organisations share (shared/queue/org-share.ts): the event source's maximum concurrency below.
+        ...(def.orgShare ? { [poolSizeVariable(def.name)]: String(def.maxConcurrency) } : {}),
+      },
       logRemovalPolicy: props.logRemovalPolicy,
     });
 

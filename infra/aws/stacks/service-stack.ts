@@ -188,6 +188,7 @@ export class ServiceStack extends Stack {
           leadingKeys: access.tableKeys,
           indexes: access.indexes,
           batchGets: access.batchGets,
+          batchWrites: access.batchWrites,
         });
       if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
       if (verifiesTokens.has(fn) && (access.table !== 'readWrite' || access.tableKeys)) {

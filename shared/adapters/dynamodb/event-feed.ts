@@ -1,7 +1,8 @@
 import {
+  BatchGetCommand,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -34,10 +35,14 @@ interface Head {
  * The event feed on DynamoDB with single-item conditional writes only (the local stack's dynalite has no
  * TransactWriteItems; docs/architecture.md: "The events feed"). The head item is the commit point:
  * 1. A writer reads the head (strongly consistent), drops the events already appended — in the head's pending map
- *    or marked by their id — and commits the rest in ONE conditional UpdateItem on the head's version: the sequence
- *    advances by their number and they enter the pending map at seq+1…seq+n. A lost race re-reads and retries.
- * 2. It then writes each as an item at its sequence and a marker for its id (both idempotent puts), and only then
- *    removes them from the pending map (a version bump: a writer that read the head before this fails its commit).
+ *    or marked by their id (one batched read of the markers) — and commits the rest in ONE UpdateItem that
+ *    compares-and-sets the sequence alone: it advances by their number and they enter the pending map at
+ *    seq+1…seq+n. A lost race re-reads and retries. Only a commit moves the sequence, so only another commit makes a
+ *    commit lose: a writer that read the head before an event it offers was committed by another always loses.
+ * 2. It then writes each as an item at its sequence and a marker for its id (idempotent puts, 25 to a batched
+ *    write), and only then removes them from the pending map — a write that leaves the sequence alone, so it never
+ *    makes a concurrent commit lose (issue 35: a head taking hundreds of commits a second lost most of them to
+ *    these clean-ups).
  * A reader reads the head first (its sequence H and pending map), then queries the items up to H: every sequence
  * ≤ H is in the pending map or, having left it, already an item — so a read returns a gap-free prefix and nothing
  * after H, whatever the writers do meanwhile.
@@ -58,8 +63,11 @@ export class DynamoEventFeed implements EventFeed {
       const pendingIds = new Set(Object.values(head.pending).map((entry) => entry.eventId));
       const unseen = offered.filter((entry) => !pendingIds.has(entry.eventId));
       // Markers are read after the head: an event that left the pending map before the head was read has its marker.
-      const marked = await limited(unseen, (entry) => this.#marked(orgId, entry.eventId));
-      const fresh = unseen.filter((_, index) => !marked[index]);
+      const marked = await this.#marked(
+        orgId,
+        unseen.map((entry) => entry.eventId),
+      );
+      const fresh = unseen.filter((entry) => !marked.has(entry.eventId));
       const ours = (entry: PendingEntry) =>
         offeredIds.has(entry.eventId) || this.now() - entry.committedAt > STRANDED_AFTER_MS;
       if (fresh.length === 0) {
@@ -170,19 +178,38 @@ export class DynamoEventFeed implements EventFeed {
     };
   }
 
-  async #marked(orgId: string, eventId: string): Promise<boolean> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: feedKeys.marker(orgId, eventId),
-        ConsistentRead: true,
-        ProjectionExpression: 'PK',
-      }),
-    );
-    return Item !== undefined;
+  /** The event ids among `eventIds` that have their marker: batched reads of up to 100 markers each (consistent). */
+  async #marked(orgId: string, eventIds: string[]): Promise<Set<string>> {
+    const marked = new Set<string>();
+    const byKey = new Map(eventIds.map((eventId) => [feedKeys.marker(orgId, eventId).SK, eventId]));
+    for (let start = 0; start < eventIds.length; start += MARKERS_PER_READ) {
+      let keys: Record<string, unknown>[] = eventIds
+        .slice(start, start + MARKERS_PER_READ)
+        .map((eventId) => feedKeys.marker(orgId, eventId));
+      for (let round = 0; keys.length > 0; round++) {
+        if (round === MAX_BATCH_ROUNDS) throw new Error(`the event feed of ${orgId}: markers left unread`);
+        if (round > 0) await backoff(round);
+        const result = await this.db.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'PK, SK' },
+            },
+          }),
+        );
+        for (const item of result.Responses?.[this.tableName] ?? []) {
+          const eventId = byKey.get(String(item.SK));
+          if (eventId !== undefined) marked.add(eventId);
+        }
+        keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return marked;
   }
 
-  /** The commit: one conditional write of the head on the version read. False when another writer got there first. */
+  /**
+   * The commit: one write of the head that compares-and-sets the sequence read (the version is still advanced, for
+   * a writer of an earlier release that compares it). False when another writer committed first.
+   */
   async #commit(orgId: string, head: Head, added: [number, PendingEntry][]): Promise<boolean> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':seq': head.seq + added.length, ':version': head.version + 1 };
@@ -195,8 +222,8 @@ export class DynamoEventFeed implements EventFeed {
         return `pending.#p${index} = :p${index}`;
       });
       update = `SET seq = :seq, version = :version, ${sets.join(', ')}`;
-      condition = 'version = :read';
-      values[':read'] = head.version;
+      condition = 'seq = :read';
+      values[':read'] = head.seq;
     } else {
       update = 'SET seq = :seq, version = :version, pending = :pending';
       condition = 'attribute_not_exists(PK)';
@@ -222,29 +249,30 @@ export class DynamoEventFeed implements EventFeed {
 
   /**
    * Writes committed entries out as items with their markers (the same content whoever writes them, so a repeat is
-   * harmless), then takes them out of the head with a version bump.
+   * harmless; batched writes of 25), then takes them out of the head, leaving its sequence alone.
    */
   async #writeOut(orgId: string, committed: [number, PendingEntry][]): Promise<void> {
     if (committed.length === 0) return;
-    await limited(
-      committed.flatMap(([seq, entry]) => {
-        const { committedAt, ...kept } = entry;
-        return [
-          { ...feedKeys.event(orgId, seq), seq, ...kept, ttl: entry.expiresAt },
-          { ...feedKeys.marker(orgId, entry.eventId), seq, ttl: entry.expiresAt },
-        ];
-      }),
-      (item) => this.db.send(new PutCommand({ TableName: this.tableName, Item: item })),
-    );
+    const items = committed.flatMap(([seq, entry]) => {
+      const { committedAt, ...kept } = entry;
+      return [
+        { ...feedKeys.event(orgId, seq), seq, ...kept, ttl: entry.expiresAt },
+        { ...feedKeys.marker(orgId, entry.eventId), seq, ttl: entry.expiresAt },
+      ];
+    });
+    const batches: Record<string, unknown>[][] = [];
+    for (let start = 0; start < items.length; start += ITEMS_PER_WRITE) {
+      batches.push(items.slice(start, start + ITEMS_PER_WRITE));
+    }
+    await limited(batches, (batch) => this.#putAll(orgId, batch));
     const names = Object.fromEntries(committed.map(([seq], index) => [`#p${index}`, String(seq)]));
     const trimmed = this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: feedKeys.head(orgId),
-        UpdateExpression: `SET version = version + :one REMOVE ${committed.map((_, index) => `pending.#p${index}`).join(', ')}`,
+        UpdateExpression: `REMOVE ${committed.map((_, index) => `pending.#p${index}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':one': 1 },
       }),
     );
     // No head: the organisation's feed was erased meanwhile (CONTRACT §17); there is nothing to take them out of.
@@ -252,7 +280,28 @@ export class DynamoEventFeed implements EventFeed {
       if (!isConditionalCheckFailed(error)) throw error;
     });
   }
+
+  /** One batched write of up to 25 puts, its unprocessed items written again after a backoff. */
+  async #putAll(orgId: string, items: Record<string, unknown>[]): Promise<void> {
+    let requests = items.map((item) => ({ PutRequest: { Item: item } }));
+    for (let round = 0; requests.length > 0; round++) {
+      if (round === MAX_BATCH_ROUNDS) throw new Error(`the event feed of ${orgId}: items left unwritten`);
+      if (round > 0) await backoff(round);
+      const result = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
+      requests = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
+    }
+  }
 }
+
+/** Markers one batched read asks for (BatchGetItem's limit). */
+const MARKERS_PER_READ = 100;
+/** Puts one batched write carries (BatchWriteItem's limit). */
+const ITEMS_PER_WRITE = 25;
+/** A batched call whose items are still left over (throttling) after this many rounds fails the append. */
+const MAX_BATCH_ROUNDS = 8;
+
+const backoff = (round: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 25 * 2 ** round)));
 
 function pendingOf(head: Head, keep: (entry: PendingEntry) => boolean): [number, PendingEntry][] {
   return Object.entries(head.pending)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AttemptCounter } from '#shared/ports/identity-store';
 
 /** Every key value of the table, built here and nowhere else. See the access-pattern table in docs/architecture.md. */
@@ -246,9 +247,13 @@ export const scheduleKeys = {
   /** How many schedules the organisation holds (REPORT_SCHEDULE_LIMIT). */
   count: (orgId: string) => ({ PK: `ORG#${orgId}`, SK: 'RSCCOUNT' }),
   duePartition: 'RSC#DUE',
+  /**
+   * Due at one time, schedules sort by a hash of (schedule, time): a tie-break that favours no organisation (by its
+   * id the lowest ids would always be read first when a sweep cannot read every schedule due).
+   */
   due: (dueAt: string, orgId: string, scheduleId: string) => ({
     GSI1PK: 'RSC#DUE',
-    GSI1SK: `${dueAt}#${orgId}#${scheduleId}`,
+    GSI1SK: `${dueAt}#${createHash('sha256').update(`${scheduleId}#${dueAt}`).digest('hex').slice(0, 8)}#${orgId}#${scheduleId}`,
   }),
 };
 
@@ -334,3 +339,13 @@ export const feedKeys = {
 
 /** `EV#` and the sequence in 15 digits: sort-key order is sequence order up to 10^15 events per organisation. */
 export const feedSortKey = (seq: number) => `EV#${String(seq).padStart(15, '0')}`;
+
+/**
+ * An organisation's places in the shared worker pools (shared/queue/org-share.ts): one item per pool in a partition of
+ * its own (found and erased from its id; each item also expires by TTL a day after its last lease), holding the
+ * invocations in flight as leases with their ends.
+ */
+export const poolKeys = {
+  partition: (orgId: string) => `ORG#${orgId}#POOL`,
+  leases: (orgId: string, pool: string) => ({ PK: `ORG#${orgId}#POOL`, SK: `POOL#${pool}` }),
+};

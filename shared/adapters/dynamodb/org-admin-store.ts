@@ -23,6 +23,7 @@ import {
   keys,
   limitKeys,
   outboxKeys,
+  poolKeys,
   RATE_SCOPES,
   reportKeys,
   scheduleKeys,
@@ -298,7 +299,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
    * 4. its CRM records of every kind, the contacts' chat edges;
    * 5. the rest of its own partition (reports, report windows, counters, markers);
    * 6. its idempotency keys, its rate windows of every scope, its outbox, its event feed, its console links and
-   *    sessions.
+   *    sessions, its pool leases.
    * A link under a global key (WAGROUP, WAMSG, WAREQ) is reported only when it names this organisation.
    */
   async findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void> {
@@ -362,6 +363,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     for (const partition of outboxKeys.partitions(orgId)) await this.#partition(partition, emit);
     await this.#partition(feedKeys.partition(orgId), emit);
     await this.#partition(consoleKeys.partition(orgId), emit);
+    await this.#partition(poolKeys.partition(orgId), emit);
   }
 
   /**
@@ -497,6 +499,8 @@ function kindOf(item: Item, orgId: string): string {
   if (PK.startsWith(`${org}#OUTBOX#`)) return 'events';
   // The event feed (CONTRACT §20): its events; its head and its markers of event ids.
   if (PK === feedKeys.partition(orgId)) return SK.startsWith(feedKeys.eventPrefix) ? 'feedEvents' : 'feedIndex';
+  // Its places in the shared worker pools (shared/queue/org-share.ts).
+  if (PK === poolKeys.partition(orgId)) return 'other';
   if (PK.startsWith(`${org}#`)) return 'records';
   if (PK === consoleKeys.partition(orgId))
     return SK.startsWith(consoleKeys.sessionPrefix) ? 'consoleSessions' : 'consoleLinks';

@@ -6,6 +6,10 @@ import { logger } from '#shared/observability/logger';
 import type { Clock } from '#shared/ports/clock';
 import type { CursorKey } from '#shared/ports/cursor-key';
 import type { EventFeed, FeedEntry } from '#shared/ports/event-feed';
+import type { JobQueue } from '#shared/ports/job-queue';
+
+/** The feed writer's queue. */
+export const EVENT_FEED_QUEUE = 'event-feed';
 
 /** The part of a bus event the feed reads: the detail is the webhook body plus `event_id` (as the dispatcher's). */
 export interface FeedBusEvent {
@@ -22,6 +26,37 @@ export interface AppendDeps {
   config: Pick<Config, 'events'>;
   clock: Clock;
   appender: FeedAppender;
+  queue: Pick<JobQueue, 'send'>;
+}
+
+/**
+ * A bus event forwarded by the feed writer to its own queue in its organisation's message group, as the dispatcher
+ * forwards its fan-outs: EventBridge's SQS target cannot give an event its organisation's MessageGroupId, so without
+ * this every event would be a tenant of its own and one organisation's burst would hold the feed writers while
+ * everyone's events waited behind it. In its group, the fair queue hands a quiet organisation's events over first
+ * (CONTRACT §18, §20).
+ */
+export interface AppendJob {
+  kind: 'append';
+  orgId: string;
+  event: FeedBusEvent;
+}
+
+/** The feed writer's queue carries bus events (forwarded at once in their organisation's group) and append jobs. */
+export async function feedMessage(deps: AppendDeps, message: FeedBusEvent | AppendJob): Promise<void> {
+  if ((message as { kind?: unknown }).kind === 'append') return appendToFeed(deps, (message as AppendJob).event);
+  const event = message as FeedBusEvent;
+  const orgId = event.detail.organisation_id;
+  if (typeof orgId !== 'string' || orgId === '') {
+    logger.warn('event without organisation_id not appended to the feed', { type: event['detail-type'] });
+    return;
+  }
+  const job: AppendJob = {
+    kind: 'append',
+    orgId,
+    event: { 'detail-type': event['detail-type'], detail: event.detail },
+  };
+  await deps.queue.send(EVENT_FEED_QUEUE, job);
 }
 
 /**
@@ -30,7 +65,10 @@ export interface AppendDeps {
  * 2. Offer it with its expiry (EVENT_RETENTION_SECONDS from now); the feed appends each event id once, so a
  *    duplicate from the bus or a retried message changes nothing.
  */
-export async function appendToFeed(deps: AppendDeps, event: FeedBusEvent): Promise<void> {
+export async function appendToFeed(
+  deps: Pick<AppendDeps, 'config' | 'clock' | 'appender'>,
+  event: FeedBusEvent,
+): Promise<void> {
   const { eventId, organisationId, body } = webhookBodyOf(event.detail);
   if (!eventId || !organisationId) {
     logger.warn('event without event_id or organisation_id not appended to the feed', { type: event['detail-type'] });

@@ -3,11 +3,17 @@ import { DomainError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
 import type { ReportScheduleStore } from '#shared/ports/report-schedule-store';
 import { type RequestReportDeps, requestReport } from './request-report.ts';
-import { nextRunAfter, occurrenceReportId, occurrenceRequest, type ReportSchedule } from './schedule.ts';
+import { dueAt, nextRunAfter, occurrenceReportId, occurrenceRequest, type ReportSchedule } from './schedule.ts';
 
 /** Due schedules read per sweep (one Query of the due index, paged), and how many are run at once. */
 export const SCHEDULES_PER_SWEEP = 1000;
 const CONCURRENCY = 8;
+/**
+ * A schedule whose organisation is suspended, or whose occurrence failed, is not read again for this long: the work
+ * of a suspended organisation waits as its queued jobs do (SUSPENDED_WORK_DELAY_SECONDS), and a failure is tried
+ * again by a later sweep, not by every one.
+ */
+export const WAIT_AFTER_SUSPENDED_OR_FAILED_SECONDS = 300;
 
 export type RunScheduleDeps = RequestReportDeps & {
   schedules: ReportScheduleStore;
@@ -31,6 +37,8 @@ export type OccurrenceOutcome = 'requested' | 'waiting' | 'taken' | 'skipped';
  *    (conditional on still being that occurrence).
  * Occurrences missed while the service was down are each run, oldest first, one per claim: the next one is claimed
  * only after the previous one's report was requested (and so, for one type, one per 5-minute window).
+ * A schedule that waits for any reason — the window, its organisation's suspension, a failure — gets one "not before"
+ * (`retryAt`), its place in the due index, so it is not read again until then (CONTRACT §18, issue 35).
  */
 export async function runReportSchedules(
   deps: RunScheduleDeps,
@@ -46,11 +54,12 @@ export async function runReportSchedules(
       try {
         counts[await runOccurrence(deps, schedule, now)] += 1;
       } catch (error) {
-        // One schedule's failure (a throttled write) must not hold the others back: it stays due for the next sweep.
-        logger.error('report schedule not run; the next sweep tries again', {
+        // One schedule's failure (a throttled write) must not hold the others back: it waits a while and is tried again.
+        logger.error('report schedule not run; a later sweep tries again', {
           scheduleId: schedule.scheduleId,
           error: error as Error,
         });
+        await waitBeforeReading(deps, schedule, now).catch(() => undefined);
       }
     }
   };
@@ -65,7 +74,12 @@ export async function runOccurrence(
   read: ReportSchedule,
   now: Date,
 ): Promise<OccurrenceOutcome> {
-  if ((await deps.access.workStatus(read.organisationId)) !== 'active') return 'skipped';
+  const status = await deps.access.workStatus(read.organisationId);
+  if (status === 'gone') return 'skipped';
+  if (status === 'suspended') {
+    await waitBeforeReading(deps, read, now);
+    return 'skipped';
+  }
   let schedule = read;
   if (!schedule.pendingRunAt) {
     const occurrence = schedule.nextRunAt;
@@ -76,6 +90,7 @@ export async function runOccurrence(
             pendingRunAt: occurrence,
             pendingRequest: occurrenceRequest(current, new Date(occurrence)),
             nextRunAt: nextRunAfter(current.schedule, new Date(occurrence)),
+            retryAt: undefined,
           }
         : undefined,
     );
@@ -129,4 +144,15 @@ export async function runOccurrence(
       : undefined,
   );
   return cleared?.changed ? 'requested' : 'taken';
+}
+
+/**
+ * Not read again for a while (a suspension, a failure): the schedule's "not before" moves on, unless it was changed
+ * meanwhile (its due time) or already waits longer.
+ */
+async function waitBeforeReading(deps: RunScheduleDeps, read: ReportSchedule, now: Date): Promise<void> {
+  const retryAt = new Date(now.getTime() + WAIT_AFTER_SUSPENDED_OR_FAILED_SECONDS * 1000).toISOString();
+  await deps.schedules.update(read.organisationId, read.scheduleId, (current) =>
+    dueAt(current) === dueAt(read) && (current.retryAt ?? '') < retryAt ? { retryAt } : undefined,
+  );
 }

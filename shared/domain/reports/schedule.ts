@@ -29,8 +29,9 @@ export interface ReportSchedule {
   /** What the pending occurrence requests, as the schedule was when it fell due (absent on claims made before). */
   pendingRequest?: OccurrenceRequest;
   /**
-   * Set while the pending occurrence waits for its type's 5-minute window: the window's end, before which the sweeper
-   * does not read the schedule again.
+   * The schedule's one "not before": while it waits — its pending occurrence for its type's 5-minute window (the
+   * window's end), its organisation's suspension, or a failed attempt's backoff — the sweeper does not read it again
+   * before this time (its place in the due index). Cleared once an occurrence is requested.
    */
   retryAt?: string;
   lastRunAt?: string;
@@ -55,15 +56,15 @@ export const dueAt = (schedule: ReportSchedule): string | undefined =>
   schedule.status === 'active' ? (schedule.pendingRunAt ?? schedule.nextRunAt) : undefined;
 
 /**
- * When the sweeper reads the schedule again (its place in the due index): when due, except that an occurrence waiting
- * for its type's window is read again only when the window ends. Were it read every minute until then, an
- * organisation's schedules of one type all falling due at once would wait in the index, most overdue first, and be
- * read ahead of every other organisation's at each sweep for as long as their windows take to pass them (one per
- * 5 minutes): a noisy neighbour of the sweep's batch (CONTRACT §18).
+ * When the sweeper reads the schedule again (its place in the due index): when due, or at its "not before" if that is
+ * later, whatever the schedule waits for (its type's window, its organisation's suspension, a failure's backoff).
+ * Were a waiting schedule read every minute until then, an organisation's schedules that fall due together and wait
+ * would stay at the head of the index, most overdue first, and fill sweep after sweep ahead of every other
+ * organisation's: a noisy neighbour of the sweep's batch (CONTRACT §18, issue 35).
  */
 export function sweepAt(schedule: ReportSchedule): string | undefined {
   const due = dueAt(schedule);
-  return due && schedule.pendingRunAt && schedule.retryAt ? schedule.retryAt : due;
+  return due && schedule.retryAt && schedule.retryAt > due ? schedule.retryAt : due;
 }
 
 export function scheduleView(schedule: ReportSchedule) {

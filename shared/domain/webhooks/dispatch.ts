@@ -16,6 +16,7 @@ import {
   honouredRetryAfter,
   inSlowLane,
   SLOW_LANE_TIMEOUT_MS,
+  SLOW_RECEIVER_MS,
   type SlotHints,
   settleLease,
   takeLease,
@@ -28,7 +29,7 @@ import {
   secretContext,
   subscribesTo,
 } from './subscription.ts';
-import { WEBHOOK_DELIVERIES_QUEUE } from './subscriptions.ts';
+import { WEBHOOK_DELIVERIES_QUEUE, WEBHOOK_SLOW_RECEIVERS_QUEUE } from './subscriptions.ts';
 
 export interface DispatchDeps {
   config: Pick<Config, 'webhooks'>;
@@ -49,6 +50,25 @@ const MAX_QUEUE_DELAY_SECONDS = 900;
 const ATTEMPT_LOG_SIZE = 20;
 /** A job that arrives this much before its attempt is due is early (a duplicate), and skipped. */
 const EARLY_TOLERANCE_MS = 2_000;
+
+/**
+ * The dispatcher pool a job runs in: its queue, and the organisation's place in the invocation, which an attempt takes
+ * just before it waits on the receiver (shared/queue/org-share.ts; it throws when the organisation holds its share,
+ * and the job goes back to its queue).
+ */
+export interface DispatchPool {
+  queue: string;
+  admit(): Promise<void>;
+  /** Refuses at once (throws) when this container refused the organisation a moment ago: nothing is read for it. */
+  checkShare?(): void;
+}
+
+/** The shared pool with no share to take (tests and callers outside a queue consumer). */
+export const UNSHARED_POOL: DispatchPool = { queue: WEBHOOK_DELIVERIES_QUEUE, admit: async () => undefined };
+
+/** Where a subscription's attempts run: slow receivers in their own pool (lanes.ts SLOW_RECEIVER_MS). */
+export const poolOf = (subscription: Pick<Subscription, 'slowReceiver'>) =>
+  subscription.slowReceiver ? WEBHOOK_SLOW_RECEIVERS_QUEUE : WEBHOOK_DELIVERIES_QUEUE;
 
 export interface AttemptJob {
   kind: 'attempt';
@@ -122,7 +142,8 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
       createdAt: now,
       updatedAt: now,
     });
-    if (delivery.status === 'pending' && delivery.attempts === 0) await enqueue(deps, delivery, 0);
+    if (delivery.status === 'pending' && delivery.attempts === 0)
+      await enqueue(deps, delivery, 0, poolOf(subscription));
   }
 }
 
@@ -133,20 +154,29 @@ export async function fanOutEvent(deps: DispatchDeps, event: BusEvent): Promise<
  * `failed`. Short waits are SQS message delays, long ones the due-time index that the sweeper reads.
  * 0. A job for a subscription whose slots this container saw taken goes back to the queue unread (SlotHints).
  * 1. Skip a delivery that is final or not yet due (a duplicate job); fail it when its subscription is gone.
- * 2. Take one of the subscription's attempt slots (a conditional write; CONTRACT §18: 2 in flight, the slow lane's
- *    one a minute). Without a slot the delivery waits for one: its attempt is not spent, nothing is lost.
- * 3. Claim the attempt on the delivery (a duplicate job that read the same version loses), send it within 10 s
- *    (3 s in the slow lane), record it and schedule the retry.
- * 4. Free the slot and record the outcome on the subscription: a success leaves the slow lane, the fifth failure in
- *    a row enters it, five days of failures disable the subscription.
+ * 2. A slow receiver's job that reached the healthy receivers' pool moves to the slow receivers' pool (issue 35).
+ * 3. Take the organisation's place in this invocation (no more than its share of the pool: else the job goes back to
+ *    its queue), then one of the subscription's attempt slots (a conditional write; CONTRACT §18: 2 in flight, the
+ *    slow lane's one a minute). Without a slot the delivery waits for one: its attempt is not spent, nothing is lost.
+ * 4. Claim the attempt on the delivery (a duplicate job that read the same version loses), send it within 10 s
+ *    (3 s in the slow lane), record it and schedule the retry (in the slow receivers' pool when it took 3 s or more).
+ * 5. Free the slot and record the outcome on the subscription: a success leaves the slow lane, the fifth failure in
+ *    a row enters it, five days of failures disable the subscription; the attempt's time makes the receiver slow or
+ *    healthy.
  */
-export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Promise<void> {
+export async function attemptDelivery(
+  deps: DispatchDeps,
+  job: AttemptJob,
+  pool: DispatchPool = UNSHARED_POOL,
+): Promise<void> {
   const hintedBusyUntil = deps.slotHints?.busyUntil(job.webhookId, deps.clock.now().getTime());
   if (hintedBusyUntil !== undefined) {
     // This container saw the subscription's slots taken until then: wait again without reading anything.
-    await enqueueJob(deps, job, spreadDelaySeconds(deps, new Date(hintedBusyUntil)));
+    await enqueueJob(deps, job, spreadDelaySeconds(deps, new Date(hintedBusyUntil)), pool.queue);
     return;
   }
+  // Its organisation was at its share of this pool a moment ago: back to the queue unread.
+  pool.checkShare?.();
   const delivery = await deps.webhooks.getDelivery(job.orgId, job.webhookId, job.deliveryId);
   if (!delivery || delivery.status === 'succeeded' || delivery.status === 'failed') {
     logger.debug('attempt job for a final or missing delivery', {
@@ -170,27 +200,34 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
     if (saved) countBusiness('deliveriesFailed');
     return;
   }
+  // A slow receiver never waits in the healthy receivers' pool: its job moves to its own (once; no attempt spent).
+  if (pool.queue === WEBHOOK_DELIVERIES_QUEUE && poolOf(subscription) !== pool.queue) {
+    await enqueueJob(deps, job, 0, poolOf(subscription));
+    return;
+  }
   const leaseId = `${delivery.deliveryId}:${deps.ids.next('att')}`;
   const slot = attemptSlot(subscription, now);
+  if (slot.free) await pool.admit();
   const leased = slot.free ? await tryLease(deps, subscription, now, leaseId) : undefined;
   if (!leased) {
     const retryAt = slot.free ? new Date(now.getTime() + 1_000) : slot.retryAt;
     logger.debug('no attempt slot; the delivery waits', { deliveryId: job.deliveryId, retryAt: retryAt.toISOString() });
     deps.slotHints?.markBusy(job.webhookId, retryAt.getTime());
-    await waitForSlot(deps, delivery, retryAt);
+    await waitForSlot(deps, delivery, retryAt, poolOf(subscription));
     return;
   }
   // This attempt took the last free slot: the next deliveries of the subscription need not look before it ends.
   const after = attemptSlot(leased, now);
   if (!after.free) deps.slotHints?.markBusy(job.webhookId, after.retryAt.getTime());
-  let outcome: 'succeeded' | 'failed' | 'abandoned' = 'abandoned';
+  let ended: Attempted = { outcome: 'abandoned', latencyMs: 0 };
   try {
-    outcome = await attemptWithLease(deps, delivery, leased, now);
+    ended = await attemptWithLease(deps, delivery, leased, now);
   } finally {
     deps.slotHints?.forget(job.webhookId);
+    const { outcome, latencyMs } = ended;
     const settled = await deps.webhooks
       .updateSubscription(job.orgId, job.webhookId, (current) =>
-        settleLease(current, deps.clock.now(), leaseId, outcome),
+        settleLease(current, deps.clock.now(), leaseId, outcome, latencyMs),
       )
       .catch((error: unknown) => {
         logger.warn('attempt slot not freed; it frees itself when its lease ends', {
@@ -201,6 +238,12 @@ export async function attemptDelivery(deps: DispatchDeps, job: AttemptJob): Prom
       });
     if (outcome === 'failed' && settled) await disableIfFailingTooLong(deps, settled, deps.clock.now());
   }
+}
+
+/** How an attempt ended, and how long it held the dispatcher waiting for the receiver. */
+interface Attempted {
+  outcome: 'succeeded' | 'failed' | 'abandoned';
+  latencyMs: number;
 }
 
 /** Takes an attempt slot with a conditional write; undefined when another attempt took it first. */
@@ -222,10 +265,10 @@ async function tryLease(deps: DispatchDeps, subscription: Subscription, now: Dat
  * the queue's longest delay goes through the due-time index. A duplicate job re-queues itself too, and loses to the
  * first claim as usual.
  */
-async function waitForSlot(deps: DispatchDeps, delivery: Delivery, retryAt: Date) {
+async function waitForSlot(deps: DispatchDeps, delivery: Delivery, retryAt: Date, queue: string) {
   const now = deps.clock.now();
   const delaySeconds = spreadDelaySeconds(deps, retryAt);
-  if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) return enqueue(deps, delivery, delaySeconds);
+  if (delaySeconds <= MAX_QUEUE_DELAY_SECONDS) return enqueue(deps, delivery, delaySeconds, queue);
   const nextAttemptAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
   const waiting: Delivery = { ...delivery, nextAttemptAt, updatedAt: now.toISOString() };
   if (waiting.updatedAt === delivery.updatedAt) waiting.updatedAt = new Date(now.getTime() + 1).toISOString();
@@ -237,13 +280,13 @@ async function attemptWithLease(
   delivery: Delivery,
   subscription: Subscription,
   now: Date,
-): Promise<'succeeded' | 'failed' | 'abandoned'> {
+): Promise<Attempted> {
   // Claims the attempt: a duplicate job that read the same version loses here.
   const claimed = { ...delivery, updatedAt: now.toISOString() };
   if (claimed.updatedAt === delivery.updatedAt) claimed.updatedAt = new Date(now.getTime() + 1).toISOString();
   if (!(await deps.webhooks.saveDelivery(claimed, delivery.updatedAt))) {
     logger.debug('attempt not claimed: the delivery changed meanwhile', { deliveryId: delivery.deliveryId });
-    return 'abandoned';
+    return { outcome: 'abandoned', latencyMs: 0 };
   }
 
   const context = secretContext(subscription.orgId, subscription.webhookId);
@@ -278,16 +321,17 @@ async function attemptWithLease(
     attemptLog: [...claimed.attemptLog, attempt].slice(-ATTEMPT_LOG_SIZE),
     updatedAt: done.toISOString(),
   };
+  const latencyMs = result.latencyMs;
   if (result.ok) {
     if (await deps.webhooks.saveDelivery({ ...next, status: 'succeeded', nextAttemptAt: undefined }, claimed.updatedAt))
       countBusiness('deliveriesSucceeded');
-    return 'succeeded';
+    return { outcome: 'succeeded', latencyMs };
   }
   if (result.gone) {
     if (await deps.webhooks.saveDelivery({ ...next, status: 'failed', nextAttemptAt: undefined }, claimed.updatedAt))
       countBusiness('deliveriesFailed');
     await disable(deps, subscription, 'GONE', done);
-    return 'failed';
+    return { outcome: 'failed', latencyMs };
   }
   const schedule = deps.config.webhooks.retryScheduleSeconds;
   const step = schedule[next.cycleAttempts - 1];
@@ -302,17 +346,20 @@ async function attemptWithLease(
     const retrying: Delivery = { ...next, status: 'retrying', nextAttemptAt };
     const longWait = delaySeconds > MAX_QUEUE_DELAY_SECONDS;
     if (await deps.webhooks.saveDelivery(retrying, claimed.updatedAt, longWait ? nextAttemptAt : undefined)) {
-      if (!longWait) await enqueue(deps, retrying, delaySeconds);
+      // The retry runs in the pool this attempt's time chose (settleLease records it on the subscription).
+      const queue = poolOf({ slowReceiver: latencyMs >= SLOW_RECEIVER_MS });
+      if (!longWait) await enqueue(deps, retrying, delaySeconds, queue);
     }
   }
-  return 'failed';
+  return { outcome: 'failed', latencyMs };
 }
 
 /** Moves deliveries whose long wait is over back onto the queue (the webhook sweeper). */
 export async function sweepDueDeliveries(deps: Pick<DispatchDeps, 'clock' | 'webhooks' | 'queue'>): Promise<number> {
   const due = await deps.webhooks.dueDeliveries(deps.clock.now(), 100);
   for (const delivery of due) {
-    await enqueue(deps, delivery, 0);
+    // To the healthy receivers' pool: the dispatcher moves a slow receiver's job to its own.
+    await enqueue(deps, delivery, 0, WEBHOOK_DELIVERIES_QUEUE);
     await deps.webhooks.saveDelivery(delivery, delivery.updatedAt);
   }
   return due.length;
@@ -330,17 +377,18 @@ function spreadDelaySeconds(deps: Pick<DispatchDeps, 'clock' | 'random'>, retryA
   return Math.max(1, ((retryAt.getTime() - deps.clock.now().getTime()) / 1000) * spread);
 }
 
-async function enqueue(deps: Pick<DispatchDeps, 'queue'>, delivery: Delivery, delaySeconds: number) {
+async function enqueue(deps: Pick<DispatchDeps, 'queue'>, delivery: Delivery, delaySeconds: number, queue: string) {
   await enqueueJob(
     deps,
     { kind: 'attempt', orgId: delivery.orgId, webhookId: delivery.webhookId, deliveryId: delivery.deliveryId },
     delaySeconds,
+    queue,
   );
 }
 
-async function enqueueJob(deps: Pick<DispatchDeps, 'queue'>, job: AttemptJob, delaySeconds: number) {
+async function enqueueJob(deps: Pick<DispatchDeps, 'queue'>, job: AttemptJob, delaySeconds: number, queue: string) {
   const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(delaySeconds));
-  await deps.queue.send(WEBHOOK_DELIVERIES_QUEUE, job, { delaySeconds: delay });
+  await deps.queue.send(queue, job, { delaySeconds: delay });
 }
 
 /** Five days of failures since the last success disable the subscription. */
@@ -359,10 +407,17 @@ async function disable(deps: DispatchDeps, subscription: Subscription, reason: '
   );
 }
 
-/** The dispatcher's queue carries bus events (forwarded at once), fan-out jobs and attempt jobs. */
-export function dispatchMessage(deps: DispatchDeps, message: AttemptJob | FanOutJob | BusEvent): Promise<unknown> {
+/**
+ * The dispatcher's queue carries bus events (forwarded at once), fan-out jobs and attempt jobs; the slow receivers'
+ * queue attempt jobs only.
+ */
+export function dispatchMessage(
+  deps: DispatchDeps,
+  message: AttemptJob | FanOutJob | BusEvent,
+  pool: DispatchPool = UNSHARED_POOL,
+): Promise<unknown> {
   const kind = (message as { kind?: unknown }).kind;
-  if (kind === 'attempt') return attemptDelivery(deps, message as AttemptJob);
+  if (kind === 'attempt') return attemptDelivery(deps, message as AttemptJob, pool);
   if (kind === 'fan-out') return fanOutEvent(deps, (message as FanOutJob).event);
   return forwardEvent(deps, message as BusEvent);
 }

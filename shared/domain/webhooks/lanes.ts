@@ -9,6 +9,12 @@ export const SLOW_LANE_AFTER_FAILURES = 5;
 export const SLOW_LANE_INTERVAL_SECONDS = 60;
 export const SLOW_LANE_TIMEOUT_MS = 3_000;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
+/**
+ * An attempt that held its dispatcher this long, answered or not (a timeout among them), makes its receiver a slow
+ * one: the subscription's attempts run in the slow receivers' own pool (queue webhook-slow-receivers) until one takes
+ * less, so that a slow receiver holds the healthy receivers' pool for one attempt at most (CONTRACT §18, issue 35).
+ */
+export const SLOW_RECEIVER_MS = 3_000;
 /** A receiver's `Retry-After` is honoured up to 10 h; a longer or malformed one leaves the retry schedule in charge. */
 export const MAX_RETRY_AFTER_SECONDS = 10 * 3600;
 /** How long a delivery that found both slots taken waits at least before it looks again (spread by the caller). */
@@ -57,19 +63,23 @@ export const holdsLease = (subscription: LaneState | undefined, leaseId: string)
 
 /**
  * Ends an attempt: frees its lease and records the outcome. A success leaves the slow lane; the fifth failure in a
- * row enters it (the next attempt a minute after this one).
+ * row enters it (the next attempt a minute after this one). An attempt of SLOW_RECEIVER_MS or more makes the receiver
+ * a slow one, a shorter one a healthy one again.
  */
 export function settleLease(
   subscription: Subscription,
   now: Date,
   leaseId: string,
   outcome: 'succeeded' | 'failed' | 'abandoned',
+  latencyMs = 0,
 ): Partial<Subscription> {
   const attemptLeases = liveLeases(subscription, now).filter((lease) => lease.leaseId !== leaseId);
   if (outcome === 'abandoned') return { attemptLeases };
+  const slowReceiver = latencyMs >= SLOW_RECEIVER_MS ? true : undefined;
   if (outcome === 'succeeded') {
     return {
       attemptLeases,
+      slowReceiver,
       recentFailures: 0,
       slowLaneNextAt: undefined,
       lastSuccessAt: now.toISOString(),
@@ -80,6 +90,7 @@ export function settleLease(
   const entering = recentFailures >= SLOW_LANE_AFTER_FAILURES && !inSlowLane(subscription);
   return {
     attemptLeases,
+    slowReceiver,
     recentFailures,
     failingSince: subscription.failingSince ?? now.toISOString(),
     ...(entering ? { slowLaneNextAt: new Date(now.getTime() + SLOW_LANE_INTERVAL_SECONDS * 1000).toISOString() } : {}),

@@ -23,6 +23,8 @@ export interface LaneState {
   recentFailures?: number;
   /** In the slow lane: the earliest time of its next attempt. */
   slowLaneNextAt?: string;
+  /** Its last attempt took SLOW_RECEIVER_MS or more: its attempts run in the slow receivers' pool. */
+  slowReceiver?: boolean;
 }
 
 export interface Subscription extends LaneState {

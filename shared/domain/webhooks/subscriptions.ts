@@ -22,6 +22,8 @@ import {
 } from './subscription.ts';
 
 export const WEBHOOK_DELIVERIES_QUEUE = 'webhook-deliveries';
+/** The slow receivers' own dispatcher pool (lanes.ts SLOW_RECEIVER_MS). */
+export const WEBHOOK_SLOW_RECEIVERS_QUEUE = 'webhook-slow-receivers';
 
 export interface SubscriptionDeps {
   config: Pick<Config, 'webhooks'>;

@@ -75,6 +75,18 @@ describe('loadConfig', () => {
     ).toBeUndefined();
   });
 
+  it("reads each shared consumer's pool as deployed (<QUEUE>_POOL_SIZE), the catalog's when unset (issue 35)", () => {
+    expect(loadConfig({}).poolSizes).toEqual({
+      'group-requests': 6,
+      'outbound-messages': 10,
+      'webhook-deliveries': 50,
+      'webhook-slow-receivers': 10,
+      'report-requests': 12,
+    });
+    expect(loadConfig({ WEBHOOK_DELIVERIES_POOL_SIZE: '4' }).poolSizes['webhook-deliveries']).toBe(4);
+    expect(() => loadConfig({ REPORT_REQUESTS_POOL_SIZE: '0' })).toThrow(/REPORT_REQUESTS_POOL_SIZE/);
+  });
+
   it('names every invalid variable at once', () => {
     const attempt = () =>
       loadConfig({ TOKEN_TTL_SECONDS: 'soon', GROUP_CREATE_RATE_LIMIT: '30', WHATSAPP_GRAPH_URL: 'not a url' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '#shared/domain/cursor';
-import { appendToFeed, BatchingAppender, readFeed } from '#shared/domain/events/feed';
+import { appendToFeed, BatchingAppender, EVENT_FEED_QUEUE, feedMessage, readFeed } from '#shared/domain/events/feed';
 import { DomainError, ValidationError } from '#shared/errors';
 import type { CursorKeys } from '#shared/ports/cursor-key';
 import type { EventFeed, FeedEntry, FeedPage } from '#shared/ports/event-feed';
@@ -212,6 +212,32 @@ describe('appendToFeed with the BatchingAppender', () => {
       body: '{"type":"group.deleted","timestamp":"t","organisation_id":"a","chat_id":"c"}',
       expiresAt: Date.parse('2026-11-24T10:00:00.000Z') / 1000 + RETENTION,
     });
+  });
+
+  it("forwards a bus event as an append job in its organisation's group, and appends the job (issue 35)", async () => {
+    const sent: [string, unknown][] = [];
+    const appended: string[] = [];
+    const deps = {
+      config: { events: { retentionSeconds: RETENTION } },
+      clock: { now: () => new Date('2026-11-24T10:00:00.000Z') },
+      appender: {
+        offer: async (orgId: string, entry: { eventId: string }) => void appended.push(`${orgId} ${entry.eventId}`),
+      },
+      queue: { send: async (queue: string, body: unknown) => void sent.push([queue, body]) },
+    };
+    const busEvent = {
+      'detail-type': 'group.deleted',
+      detail: { event_id: 'e1', type: 'group.deleted', timestamp: 't', organisation_id: 'a', chat_id: 'c' },
+    };
+
+    await feedMessage(deps, busEvent);
+    await feedMessage(deps, { 'detail-type': 'group.deleted', detail: { event_id: 'e2' } });
+
+    // Nothing is appended on the event's first pass: it goes back in its organisation's group (its orgId).
+    expect(appended).toEqual([]);
+    expect(sent).toEqual([[EVENT_FEED_QUEUE, { kind: 'append', orgId: 'a', event: busEvent }]]);
+    await feedMessage(deps, sent[0]![1] as Parameters<typeof feedMessage>[1]);
+    expect(appended).toEqual(['a e1']);
   });
 
   it('fails every offer of a failed append, so that each record is retried', async () => {

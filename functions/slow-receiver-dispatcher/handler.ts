@@ -1,0 +1,21 @@
+import * as v from 'valibot';
+import { dispatchDeps } from '#shared/config/webhooks';
+import { attemptDelivery } from '#shared/domain/webhooks/dispatch';
+import { WEBHOOK_SLOW_RECEIVERS_QUEUE } from '#shared/domain/webhooks/subscriptions';
+import { sqsConsumer } from '#shared/queue/consumer';
+
+/** One delivery attempt to a slow receiver, in the slow receivers' own pool (CONTRACT §18, issue 35). */
+const AttemptMessage = v.object({
+  kind: v.literal('attempt'),
+  orgId: v.string(),
+  webhookId: v.string(),
+  deliveryId: v.string(),
+});
+
+export const handler = sqsConsumer(WEBHOOK_SLOW_RECEIVERS_QUEUE, AttemptMessage, async (message, _count, job) => {
+  await attemptDelivery(dispatchDeps(), message, {
+    queue: WEBHOOK_SLOW_RECEIVERS_QUEUE,
+    admit: job.admit,
+    checkShare: job.checkShare,
+  });
+});
