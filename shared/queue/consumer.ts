@@ -105,7 +105,7 @@ export function sqsConsumer<S extends v.GenericSchema>(
       // Its organisation holds its share of this pool: the job waits for one of its own organisation's invocations to
       // end, as a new message (not a failure: nothing counts toward the DLQ).
       if (error instanceof OrgShareExceeded) {
-        const { job: copy, delaySeconds } = deferredJob(JSON.parse(record.body), error.delaySeconds);
+        const { job: copy, delaySeconds } = deferredJob(JSON.parse(record.body), error);
         await jobQueue().send(queue, copy as { orgId: string }, { delaySeconds });
         logger.debug('organisation at its share of the pool: job put back', {
           queue,

@@ -21,12 +21,20 @@ import type { PoolLeases } from '#shared/ports/pool-leases';
 export const orgShareOf = (poolSize: number) => Math.max(1, Math.floor(poolSize / 4));
 
 /**
- * How long a job over its organisation's share waits before it is received again (spread up to twice as long), the
- * first time; each time it is put back again the wait doubles, up to MAX_OVER_SHARE_FACTOR times: an organisation
- * whose invocations are held by slow work (a receiver's 10 s) does not make its other jobs circle every 2 s.
+ * How long a job over its organisation's share waits before it is received again, spread ×0.5–1.5: about as long as
+ * its organisation holds a place in this pool (what this container measured of its places lately), so that a place
+ * freed is taken again soon — a fast organisation's jobs come back within a second or two, and one held up by slow work
+ * (a receiver's 10 s) does not make its jobs circle every second. Where this container has not seen the organisation
+ * hold a place, OVER_SHARE_DELAY_SECONDS spread ×1–2, doubled once for a job that already came back
+ * (MAX_OVER_SHARE_FACTOR).
  */
 export const OVER_SHARE_DELAY_SECONDS = 2;
-const MAX_OVER_SHARE_FACTOR = 4;
+const MAX_OVER_SHARE_FACTOR = 2;
+/** The measured hold time's bounds for the delay. */
+const MIN_DELAY_MS = 500;
+const MAX_DELAY_MS = 10_000;
+/** Weight of the newest hold time in the running average. */
+const HOLD_WEIGHT = 0.3;
 /** A lease outlives its invocation's deadline by this much: a crashed invocation's place frees itself after it. */
 const LEASE_MARGIN_MS = 5_000;
 /** After a refusal this container refuses the organisation without asking the table for this long. */
@@ -45,6 +53,8 @@ export class OrgShareExceeded extends Error {
     readonly orgId: string,
     readonly pool: string,
     readonly delaySeconds: number,
+    /** The delay comes from this container's measure of the organisation's hold time (not the default). */
+    readonly measured = false,
   ) {
     super(`organisation ${orgId} holds its share of the ${pool} pool`);
     this.name = 'OrgShareExceeded';
@@ -57,18 +67,21 @@ export class OrgShareExceeded extends Error {
  */
 export function deferredJob(
   body: unknown,
-  delaySeconds: number,
+  error: Pick<OrgShareExceeded, 'delaySeconds' | 'measured'>,
 ): { job: Record<string, unknown>; delaySeconds: number } {
   const job = { ...(body as Record<string, unknown>) };
   const deferrals = typeof job.shareDeferrals === 'number' ? job.shareDeferrals : 0;
   job.shareDeferrals = deferrals + 1;
-  return { job, delaySeconds: delaySeconds * Math.min(MAX_OVER_SHARE_FACTOR, 2 ** deferrals) };
+  const factor = error.measured ? 1 : Math.min(MAX_OVER_SHARE_FACTOR, 2 ** deferrals);
+  return { job, delaySeconds: error.delaySeconds * factor };
 }
 
 /** A pool's share as this container sees it: the leases and its hints of organisations refused a moment ago. */
 export class OrgShares {
   readonly share: number;
   readonly #refusedUntil = new Map<string, number>();
+  /** How long each organisation held a place of this pool lately, in ms (a running average). */
+  readonly #holdMs = new Map<string, number>();
 
   constructor(
     readonly pool: string,
@@ -112,16 +125,33 @@ export class OrgShares {
     return false;
   }
 
-  /** @internal */
-  async give(orgId: string, leaseId: string): Promise<void> {
+  /** @internal `heldMs`: how long the place was held. */
+  async give(orgId: string, leaseId: string, heldMs?: number): Promise<void> {
     this.#refusedUntil.delete(orgId);
+    if (heldMs !== undefined) {
+      const before = this.#holdMs.get(orgId);
+      if (this.#holdMs.size >= 10_000) this.#holdMs.clear();
+      this.#holdMs.set(orgId, before === undefined ? heldMs : before + HOLD_WEIGHT * (heldMs - before));
+    }
     await this.leases.release({ orgId, pool: this.pool, leaseId });
   }
 
-  /** @internal the put-back delay of a refused job, spread so that a refused batch does not come back at once. */
-  delaySeconds(): number {
-    return OVER_SHARE_DELAY_SECONDS * (1 + this.random());
+  /** @internal the refusal of a job: its put-back delay, spread so that a refused batch does not come back at once. */
+  refusal(orgId: string): OrgShareExceeded {
+    const held = this.#holdMs.get(orgId);
+    if (held === undefined)
+      return new OrgShareExceeded(orgId, this.pool, OVER_SHARE_DELAY_SECONDS * (1 + this.random()));
+    const delayMs = Math.min(MAX_DELAY_MS, Math.max(MIN_DELAY_MS, held)) * (0.5 + this.random());
+    return new OrgShareExceeded(orgId, this.pool, delayMs / 1000, true);
   }
+}
+
+/** An organisation's place in one invocation: its lease, the jobs in it, and since when. */
+interface Place {
+  taken: Promise<boolean>;
+  leaseId: string;
+  active: number;
+  since: number;
 }
 
 /**
@@ -131,7 +161,7 @@ export class OrgShares {
  * invocation that only another holds.
  */
 export class InvocationShares {
-  readonly #orgs = new Map<string, { taken: Promise<boolean>; leaseId: string; active: number }>();
+  readonly #orgs = new Map<string, Place>();
   #leases = 0;
 
   constructor(
@@ -151,7 +181,8 @@ export class InvocationShares {
     if (!entry) {
       // A lease id per place taken: a place given back and taken again in one invocation is another lease.
       const leaseId = `${this.invocationId}:${this.#leases++}`;
-      entry = { taken: this.shares.take(orgId, leaseId, this.deadlineMs), leaseId, active: 0 };
+      const since = Date.now();
+      entry = { taken: this.shares.take(orgId, leaseId, this.deadlineMs), leaseId, active: 0, since };
       this.#orgs.set(orgId, entry);
     }
     entry.active += 1;
@@ -166,7 +197,7 @@ export class InvocationShares {
     }
     if (!taken) {
       await leave();
-      throw new OrgShareExceeded(orgId, this.shares.pool, this.shares.delaySeconds());
+      throw this.shares.refusal(orgId);
     }
     let left = false;
     return async () => {
@@ -183,7 +214,7 @@ export class InvocationShares {
    */
   checkShare(orgId: string): void {
     if (!this.#orgs.has(orgId) && this.shares.refusedRecently(orgId)) {
-      throw new OrgShareExceeded(orgId, this.shares.pool, this.shares.delaySeconds());
+      throw this.shares.refusal(orgId);
     }
   }
 
@@ -196,12 +227,12 @@ export class InvocationShares {
     await Promise.all(held);
   }
 
-  async #leave(orgId: string, entry: { taken: Promise<boolean>; leaseId: string; active: number }): Promise<void> {
+  async #leave(orgId: string, entry: Place): Promise<void> {
     entry.active -= 1;
     if (entry.active > 0) return;
     if (this.#orgs.get(orgId) === entry) this.#orgs.delete(orgId);
     if (!(await entry.taken.catch(() => false))) return;
-    await this.shares.give(orgId, entry.leaseId).catch((error: unknown) =>
+    await this.shares.give(orgId, entry.leaseId, Date.now() - entry.since).catch((error: unknown) =>
       logger.warn('pool lease not given back; it ends by itself', {
         pool: this.shares.pool,
         orgId,

@@ -48,6 +48,7 @@ describe('wpcrm operator commands (dlq, requests held, status)', () => {
       'outbound-messages',
       'report-requests',
       'webhook-deliveries',
+      'webhook-slow-receivers',
     ]);
     expect(queues.find((item) => item.queue === 'group-requests')).toMatchObject({ depth: 3 });
     expect(queues.find((item) => item.queue === 'group-requests')?.oldestAgeSeconds).toBeGreaterThanOrEqual(0);

@@ -139,13 +139,15 @@ describe('faults and exposure on the local stack', () => {
       );
     }
     // 120 sends of a second each through 10 × 10 slots, beside the notifications they cause: it asserts the cap,
-    // not the speed, so it waits as long as a loaded machine needs.
-    await eventually(async () => expect(await unsent(chatId, ids)).toEqual([]), { timeoutMs: 50_000 });
+    // not the speed, so it waits as long as a loaded machine needs. One organisation holds at most a quarter of the
+    // sender's pool (CONTRACT §18, shared/queue/org-share.ts: 2 of its 10 invocations) and its other jobs go back to
+    // the queue until a place frees, so its 120 seconds of Meta take about 50 s here (12 s before shares).
+    await eventually(async () => expect(await unsent(chatId, ids)).toEqual([]), { timeoutMs: 120_000 });
 
     expect(simulator().state().counts.graphMaxInFlight).toBeLessThanOrEqual(
       OUTBOUND.maxConcurrency * OUTBOUND.batchSize,
     );
-  }, 75_000);
+  }, 150_000);
 
   it('delays only the sends to the group Meta rate-limits with 131056; the other group proceeds (H-2)', async () => {
     const x = await groupWithMember('Pair X');

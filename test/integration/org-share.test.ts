@@ -87,7 +87,7 @@ describe("organisations' shares of a shared worker pool", () => {
       resetDeps();
       const queue = new LocalQueue(QUEUE, { visibilityTimeoutSeconds: 180, maxReceiveCount: 5 });
       provide(poolLeases, new DynamoPoolLeases(table.db, table.tableName));
-      provide(accessStatus, { isSuspended: async () => false } as unknown as ReturnType<typeof accessStatus>);
+      provide(accessStatus, { workStatus: async () => 'active' } as unknown as ReturnType<typeof accessStatus>);
       provide(jobQueue, {
         send: async (_name: string, body: Job, options?: { delaySeconds?: number }) => {
           queue.send(JSON.stringify(body), options?.delaySeconds ?? 0, body.orgId);

@@ -78,15 +78,38 @@ describe("an invocation's places in its pool (shared/queue/org-share.ts)", () =>
     await expect(shares.forInvocation('fourth', 60_000).admit('a')).resolves.toBeTypeOf('function');
   });
 
-  it('puts a job back with a wait that doubles each time it returns, at most four times the first', () => {
+  it('puts a job back after the default wait, doubled once when it comes back, while its hold time is unknown', () => {
     let job: unknown = { orgId: 'a', reportId: 'r' };
     const delays: number[] = [];
     for (let round = 0; round < 5; round++) {
-      const deferred = deferredJob(job, 2);
+      const deferred = deferredJob(job, { delaySeconds: 2, measured: false });
       delays.push(deferred.delaySeconds);
       job = deferred.job;
     }
-    expect(delays).toEqual([2, 4, 8, 8, 8]);
+    expect(delays).toEqual([2, 4, 4, 4, 4]);
     expect(job).toEqual({ orgId: 'a', reportId: 'r', shareDeferrals: 5 });
+  });
+
+  it('puts a job back for about as long as its organisation holds a place once measured: soon for quick work, later for slow', async () => {
+    const { leases } = memoryLeases();
+    const shares = new OrgShares(
+      'pool',
+      4,
+      leases,
+      () => 1_000,
+      () => 0.5,
+    );
+
+    await shares.give('fast-org', 'x', 800);
+    await shares.give('slow-org', 'y', 9_000);
+    await shares.give('slow-org', 'y', 9_000);
+    const fast = shares.refusal('fast-org');
+    const held = shares.refusal('slow-org');
+    const unknown = shares.refusal('new-org');
+
+    expect(fast).toMatchObject({ delaySeconds: 0.8, measured: true });
+    expect(held).toMatchObject({ delaySeconds: 9, measured: true });
+    expect(unknown).toMatchObject({ delaySeconds: 3, measured: false });
+    expect(deferredJob({ orgId: 'fast-org', shareDeferrals: 3 }, fast).delaySeconds).toBe(0.8);
   });
 });
