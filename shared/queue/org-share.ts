@@ -37,6 +37,9 @@ const MAX_DELAY_MS = 10_000;
 const HOLD_WEIGHT = 0.3;
 /** A lease outlives its invocation's deadline by this much: a crashed invocation's place frees itself after it. */
 const LEASE_MARGIN_MS = 5_000;
+/** Tries at giving a place back, and the first pause between them (doubling: about 3 s in all). */
+const GIVE_BACK_ATTEMPTS = 5;
+const GIVE_BACK_PAUSE_MS = 200;
 /** After a refusal this container refuses the organisation without asking the table for this long. */
 const REFUSAL_HINT_MS = 1_000;
 /**
@@ -136,6 +139,11 @@ export class OrgShares {
     await this.leases.release({ orgId, pool: this.pool, leaseId });
   }
 
+  /** @internal */
+  pauseFor(ms: number): Promise<void> {
+    return this.pause(ms);
+  }
+
   /** @internal the refusal of a job: its put-back delay, spread so that a refused batch does not come back at once. */
   refusal(orgId: string): OrgShareExceeded {
     const held = this.#holdMs.get(orgId);
@@ -232,12 +240,24 @@ export class InvocationShares {
     if (entry.active > 0) return;
     if (this.#orgs.get(orgId) === entry) this.#orgs.delete(orgId);
     if (!(await entry.taken.catch(() => false))) return;
-    await this.shares.give(orgId, entry.leaseId, Date.now() - entry.since).catch((error: unknown) =>
-      logger.warn('pool lease not given back; it ends by itself', {
-        pool: this.shares.pool,
-        orgId,
-        error: error as Error,
-      }),
-    );
+    const heldMs = Date.now() - entry.since;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.shares.give(orgId, entry.leaseId, heldMs);
+        return;
+      } catch (error) {
+        // A brief outage of the table must not leave the place taken until the invocation's deadline (a report
+        // worker's is 15 minutes away): try again for a few seconds before leaving it to end by itself.
+        if (attempt + 1 >= GIVE_BACK_ATTEMPTS) {
+          logger.warn('pool lease not given back; it ends by itself', {
+            pool: this.shares.pool,
+            orgId,
+            error: error as Error,
+          });
+          return;
+        }
+        await this.shares.pauseFor(GIVE_BACK_PAUSE_MS * 2 ** attempt);
+      }
+    }
   }
 }

@@ -112,4 +112,31 @@ describe("an invocation's places in its pool (shared/queue/org-share.ts)", () =>
     expect(unknown).toMatchObject({ delaySeconds: 3, measured: false });
     expect(deferredJob({ orgId: 'fast-org', shareDeferrals: 3 }, fast).delaySeconds).toBe(0.8);
   });
+  it('gives a place back through a brief outage of the table instead of leaving it taken until the deadline', async () => {
+    const { leases, held } = memoryLeases();
+    let failures = 2;
+    const release = leases.release;
+    leases.release = async (lease) => {
+      if (failures-- > 0) throw new Error('connect ECONNREFUSED');
+      await release(lease);
+    };
+    const pauses: number[] = [];
+    const shares = new OrgShares(
+      'pool',
+      4,
+      leases,
+      () => 1_000,
+      () => 0.5,
+      async (ms) => {
+        pauses.push(ms);
+      },
+    );
+    const invocation = shares.forInvocation('inv', 15 * 60_000);
+
+    const leave = await invocation.admit('a');
+    await leave();
+
+    expect(held.get('a')?.size).toBe(0);
+    expect(pauses).toEqual([200, 400]);
+  });
 });
