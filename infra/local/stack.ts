@@ -9,7 +9,7 @@ import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
 import { newKeySet } from '#shared/auth/key-set';
 import { deps, resetDeps } from '#shared/config/deps';
 import { type Config, loadConfig, resetConfig } from '#shared/config/env';
-import { QUEUES, SCHEDULES } from '#shared/events/catalog';
+import { poolSizeVariable, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { logger } from '#shared/observability/logger';
 import { BASE_PATH } from '#shared/routes/route';
 import { AwsEmulator } from './aws-emulator.ts';
@@ -157,7 +157,11 @@ async function start(options: LocalStackOptions, cleanups: (() => Promise<void>)
     // The business counts' EMF records (shared/observability/metrics.ts), read by `wpcrm status`.
     WPCRM_METRICS_FILE: join(dataDir, 'logs', 'metrics.log'),
   };
-  for (const def of QUEUES) handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);
+  for (const def of QUEUES) {
+    handlerEnv[queueUrlVariable(def.name)] = emulator.queueUrl(def.name);
+    // The pool its organisations share, as the stack tells the consumer on AWS (shared/queue/org-share.ts).
+    if (def.orgShare) handlerEnv[poolSizeVariable(def.name)] ??= String(def.maxConcurrency);
+  }
   const previousEnv = Object.fromEntries(Object.keys(handlerEnv).map((name) => [name, process.env[name]]));
   Object.assign(process.env, handlerEnv);
   // First in the list, so it runs last: no handler may rebuild its dependencies from the restored environment.
