@@ -42,6 +42,16 @@ export function contextSettings(
 }
 
 /**
+ * The declared settings that `env` gives, as the context options that would give them on AWS: how `npm run start:cdk`
+ * passes the settings of its environment to its synth.
+ */
+export function settingsAsContext(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    declared.filter(([name]) => env[name] !== undefined).map(([name]) => [settingContext(name), env[name]!]),
+  );
+}
+
+/**
  * The environment a function receives from the settings: each setting its row lists (and, behind an authenticated
  * route, each setting every token verifier reads) with its given value, or its default where the setting is stated.
  */

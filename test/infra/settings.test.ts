@@ -2,7 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import { FUNCTIONS } from '#infra/aws/functions';
-import { contextSettings, defaultOf, settingContext } from '#infra/aws/settings';
+import { contextSettings, defaultOf, settingContext, settingsAsContext } from '#infra/aws/settings';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { SETTINGS, type SettingName } from '#shared/config/settings';
 import { ROUTES } from '#shared/routes/index';
@@ -110,6 +110,21 @@ describe('settings: declared once, each reaching the functions that read it', ()
     );
     expect(attempt).toThrow(/-c webhookSubscriptionLimit="0": WEBHOOK_SUBSCRIPTION_LIMIT must be at least 1/);
     expect(attempt).toThrow(/-c tokenTtlSeconds="30": TOKEN_TTL_SECONDS must be at least 60/);
+  });
+
+  it('turns the settings of an environment into the options that give them (how start:cdk synthesizes)', () => {
+    const env = {
+      MESSAGE_SEND_RATE_LIMIT: '5/60',
+      REPORT_RETENTION_SECONDS: '3600',
+      PORT: '0',
+      WHATSAPP_GRAPH_URL: 'x',
+    };
+
+    expect(settingsAsContext(env)).toEqual({ messageSendRateLimit: '5/60', reportRetentionSeconds: '3600' });
+    expect(contextSettings((key) => settingsAsContext(env)[key], {})).toEqual({
+      MESSAGE_SEND_RATE_LIMIT: '5/60',
+      REPORT_RETENTION_SECONDS: '3600',
+    });
   });
 
   it("takes the report retention from cdk's environment when no option gives it, and no other setting", () => {
