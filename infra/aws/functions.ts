@@ -503,32 +503,47 @@ export interface ScheduleDef {
   everyMinutes: number;
 }
 
-const rows = Object.entries(FUNCTIONS);
+type Rows = Readonly<Record<string, FunctionRow>>;
+
+/** The workers' queues of `rows`, in the table's order. */
+export function queuesOf(rows: Rows): QueueDef[] {
+  return Object.entries(rows).flatMap(([fn, row]) => {
+    if (!row.queue) return [];
+    const { fromBus: _, ...queue } = row.queue;
+    const { timeoutSeconds = 10, memoryMb, nodeOptions } = row;
+    return [{ ...queue, consumer: fn, timeoutSeconds, memoryMb, nodeOptions }];
+  });
+}
+
+/** The sweepers of `rows`, in the table's order. */
+export function schedulesOf(rows: Rows): ScheduleDef[] {
+  return Object.entries(rows).flatMap(([fn, row]) =>
+    row.everyMinutes === undefined ? [] : [{ name: fn, fn, everyMinutes: row.everyMinutes }],
+  );
+}
+
+/** The bus rules of `rows`, each sending to its worker's queue. */
+export function busRulesOf(rows: Rows): BusRule[] {
+  return Object.values(rows).flatMap((row) =>
+    row.queue?.fromBus ? [{ ...row.queue.fromBus, targetQueue: row.queue.name }] : [],
+  );
+}
 
 /** The workers' queues, in the table's order. */
-export const QUEUES: readonly QueueDef[] = rows.flatMap(([fn, row]) => {
-  if (!row.queue) return [];
-  const { fromBus: _, ...queue } = row.queue;
-  const { timeoutSeconds = 10, memoryMb, nodeOptions } = row;
-  return [{ ...queue, consumer: fn, timeoutSeconds, memoryMb, nodeOptions }];
-});
+export const QUEUES: readonly QueueDef[] = queuesOf(FUNCTIONS);
 
 /** The sweepers, in the table's order. */
-export const SCHEDULES: readonly ScheduleDef[] = rows.flatMap(([fn, row]) =>
-  row.everyMinutes === undefined ? [] : [{ name: fn, fn, everyMinutes: row.everyMinutes }],
-);
+export const SCHEDULES: readonly ScheduleDef[] = schedulesOf(FUNCTIONS);
 
 /**
  * The bus rules, each sending to its worker's queue: the local bus applies them, the CDK stack turns them into
  * EventBridge rules.
  */
-export const BUS_RULES: readonly BusRule[] = rows.flatMap(([, row]) =>
-  row.queue?.fromBus ? [{ ...row.queue.fromBus, targetQueue: row.queue.name }] : [],
-);
+export const BUS_RULES: readonly BusRule[] = busRulesOf(FUNCTIONS);
 
-/** The row of `fn`; a function without one fails the synth and names itself. */
-export function functionRow(fn: string): FunctionRow {
-  const row = FUNCTIONS[fn];
+/** The row of `fn` in `rows`; a function without one fails the synth and names itself. */
+export function functionRow(fn: string, rows: Rows = FUNCTIONS): FunctionRow {
+  const row = rows[fn];
   if (!row) throw new Error(`function ${fn} has no row: add it to FUNCTIONS (infra/aws/functions.ts)`);
   return row;
 }

@@ -6,7 +6,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
 import { ROUTES } from '#shared/routes/index';
-import { takesCursor } from '#shared/routes/route';
+import { type RouteDef, takesCursor } from '#shared/routes/route';
 import type { AlarmEndpoints } from '../alarm-endpoints.ts';
 import { CONCERNS, type Concern } from '../concerns.ts';
 import { AppFunction } from '../constructs/app-function.ts';
@@ -20,7 +20,7 @@ import { ServiceApi, type Throttle } from '../constructs/service-api.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import type { EdgeConfig } from '../edge.ts';
 import { functionFiles } from '../function-files.ts';
-import { BUS_RULES, FUNCTIONS, type FunctionRow, functionRow, QUEUES, SCHEDULES } from '../functions.ts';
+import { busRulesOf, FUNCTIONS, type FunctionRow, functionRow, queuesOf, schedulesOf } from '../functions.ts';
 import { pascalCase } from '../naming.ts';
 import { type GivenSettings, settingsEnvironment, validateSettings } from '../settings.ts';
 import { removalPolicyFor, type Stage } from '../stage.ts';
@@ -54,6 +54,16 @@ export interface ServiceStackProps extends StackProps {
    * @default - none: the operator subscribes to AlarmTopicArn by hand
    */
   alarmEndpoints?: AlarmEndpoints;
+  /**
+   * The API's routes (a test adds one of its own).
+   * @default ROUTES (shared/routes/index.ts)
+   */
+  routes?: readonly RouteDef[];
+  /**
+   * One row per function (a test adds one of its own).
+   * @default FUNCTIONS (infra/aws/functions.ts)
+   */
+  functions?: Readonly<Record<string, FunctionRow>>;
 }
 
 /** What the functions' rows and the routes say about each function, read once. */
@@ -94,11 +104,15 @@ export class ServiceStack extends Stack {
   readonly concerns: ReadonlyMap<Concern, NestedStack>;
   readonly #props: ServiceStackProps;
   readonly #settings: GivenSettings;
+  readonly #routes: readonly RouteDef[];
+  readonly #rows: Readonly<Record<string, FunctionRow>>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     this.#props = props;
     this.#settings = validateSettings(props.settings ?? {});
+    this.#routes = props.routes ?? ROUTES;
+    this.#rows = props.functions ?? FUNCTIONS;
     const removalPolicy = removalPolicyFor(props.stage);
     const reportRetentionSeconds = Number(this.#settings.REPORT_RETENTION_SECONDS ?? 604_800);
     this.data = new DataStore(this, 'Data', { removalPolicy, reportRetentionSeconds });
@@ -123,13 +137,13 @@ export class ServiceStack extends Stack {
     this.cursorKey = this.#cursorKey();
 
     this.concerns = this.#concernStacks();
-    const deployment = deploymentOf(FUNCTIONS);
+    const deployment = deploymentOf(this.#rows, this.#routes);
     this.workers = this.#workers();
     this.functions = this.#functions(deployment);
     for (const [fn, appFunction] of this.functions) this.#wire(fn, appFunction, deployment);
 
     this.api = new ServiceApi(this, 'Http', {
-      routes: ROUTES,
+      routes: this.#routes,
       functionFor: this.#lambdaOf,
       scopeFor: (route) => this.#scopeOf(route.fn),
       accountThrottle: props.apiAccountThrottle,
@@ -213,16 +227,20 @@ export class ServiceStack extends Stack {
     );
   }
 
+  #rowOf(fn: string): FunctionRow {
+    return functionRow(fn, this.#rows);
+  }
+
   /** The nested stack of `fn`'s concern. */
   #scopeOf(fn: string): NestedStack {
-    return this.concerns.get(functionRow(fn).concern)!;
+    return this.concerns.get(this.#rowOf(fn).concern)!;
   }
 
   /** Each worker's queue, DLQ, consumer and their alarms, in its consumer's concern. */
   #workers(): Map<string, QueueWorker> {
     return new Map(
-      QUEUES.map((def) => {
-        const row = functionRow(def.consumer);
+      queuesOf(this.#rows).map((def) => {
+        const row = this.#rowOf(def.consumer);
         const worker = new QueueWorker(this.#scopeOf(def.consumer), pascalCase(def.name), {
           def,
           logRemovalPolicy: this.#removalPolicy,
@@ -241,13 +259,13 @@ export class ServiceStack extends Stack {
   #functions(deployment: Deployment): Map<string, AppFunction> {
     const functions = new Map([...this.workers.values()].map((worker) => [worker.def.consumer, worker.consumer]));
     const order = [
-      ...ROUTES.map((route) => route.fn),
+      ...this.#routes.map((route) => route.fn),
       deployment.fallback,
-      ...SCHEDULES.map((schedule) => schedule.fn),
+      ...schedulesOf(this.#rows).map((schedule) => schedule.fn),
     ];
     for (const fn of order) {
       if (functions.has(fn)) continue;
-      const row = functionRow(fn);
+      const row = this.#rowOf(fn);
       functions.set(
         fn,
         new AppFunction(this.#scopeOf(fn), pascalCase(fn), {
@@ -266,7 +284,8 @@ export class ServiceStack extends Stack {
 
   /** Each variable of `fn` together with the least-privilege grant it needs, as its row and its routes say. */
   #wire(fn: string, appFunction: AppFunction, deployment: Deployment): void {
-    const { access } = functionRow(fn);
+    const row = this.#rowOf(fn);
+    const { access } = row;
     const verifiesTokens = deployment.verifiesTokens.has(fn);
     appFunction
       .addEnvironment('JWT_ISSUER', this.#props.jwtIssuer)
@@ -288,7 +307,7 @@ export class ServiceStack extends Stack {
     const { edge } = this.#props;
     if (edge && deployment.servesHttp.has(fn))
       appFunction.addEnvironment('WPCRM_EDGE_ORIGIN', `https://${edge.domainName}`);
-    const settings = settingsEnvironment(functionRow(fn), verifiesTokens, this.#settings);
+    const settings = settingsEnvironment(row, verifiesTokens, this.#settings);
     for (const [name, value] of Object.entries(settings)) appFunction.addEnvironment(name, value);
     if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
     if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
@@ -315,12 +334,12 @@ export class ServiceStack extends Stack {
   #eventRules(): void {
     const queues = new Map([...this.workers].map(([name, worker]) => [name, worker.queue]));
     for (const [concern, scope] of this.concerns) {
-      const rules = BUS_RULES.filter((rule) => {
+      const rules = busRulesOf(this.#rows).filter((rule) => {
         const worker = this.workers.get(rule.targetQueue);
         if (!worker) throw new Error(`bus rule ${rule.id}: no queue named ${rule.targetQueue}`);
-        return functionRow(worker.def.consumer).concern === concern;
+        return this.#rowOf(worker.def.consumer).concern === concern;
       });
-      const schedules = SCHEDULES.filter((schedule) => functionRow(schedule.fn).concern === concern);
+      const schedules = schedulesOf(this.#rows).filter((schedule) => this.#rowOf(schedule.fn).concern === concern);
       new EventRules(scope, 'Events', {
         bus: this.data.bus,
         rules,
@@ -403,19 +422,19 @@ export class ServiceStack extends Stack {
  * is the fallback. Every route's function has a row, and every row is deployed by a route, a queue, a schedule or as
  * the fallback: a row that serves nothing fails the synth.
  */
-function deploymentOf(rows: Readonly<Record<string, FunctionRow>>): Deployment {
-  for (const route of ROUTES) functionRow(route.fn);
+function deploymentOf(rows: Readonly<Record<string, FunctionRow>>, routes: readonly RouteDef[]): Deployment {
+  for (const route of routes) functionRow(route.fn, rows);
   const fallbacks = Object.keys(rows).filter((fn) => rows[fn]!.fallback);
   if (fallbacks.length !== 1) throw new Error(`FUNCTIONS needs exactly one fallback row, not ${fallbacks.length}`);
-  const routed = new Set(ROUTES.map((route) => route.fn));
+  const routed = new Set(routes.map((route) => route.fn));
   const idle = Object.entries(rows).filter(
     ([fn, row]) => !routed.has(fn) && !row.queue && row.everyMinutes === undefined && !row.fallback,
   );
   if (idle.length > 0) throw new Error(`rows of FUNCTIONS that serve nothing: ${idle.map(([fn]) => fn).join(', ')}`);
   return {
     servesHttp: new Set([...routed, fallbacks[0]!]),
-    verifiesTokens: new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn)),
-    pagesLists: new Set(ROUTES.filter(takesCursor).map((route) => route.fn)),
+    verifiesTokens: new Set(routes.filter((route) => route.auth !== 'public').map((route) => route.fn)),
+    pagesLists: new Set(routes.filter(takesCursor).map((route) => route.fn)),
     fallback: fallbacks[0]!,
   };
 }
