@@ -25,6 +25,8 @@ export const OPTIONS_CONTEXT = {
   alarmHttpsEndpoint: 'https://alerts.example.com/hooks/wp-crm',
   apiAccountRateLimit: '20000',
   apiAccountBurstLimit: '10000',
+  // A setting (shared/config/settings.ts) as an operator gives it: the console framed by an intranet.
+  consoleFrameAncestors: 'https://intranet.example.com',
 };
 
 export const CONFIGURATIONS: { name: string; stage: string; context: Record<string, string> }[] = [
