@@ -23,7 +23,7 @@ export const PRICES = {
   internetTransferGb: 0.09,
 } as const;
 
-/** Memory of each function on AWS (AppFunction's 512 MB default; catalog.ts gives the report worker 1 GB). */
+/** Memory of each function on AWS (AppFunction's 512 MB default; its row in infra/aws/functions.ts gives the report worker 1 GB). */
 const MEMORY_MB: Record<string, number> = { 'report-worker': 1024 };
 const memoryGb = (fn: string) => (MEMORY_MB[fn] ?? 512) / 1024;
 

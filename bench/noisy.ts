@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createWpCrmClient, events, type FeedEvent } from '#clients/typescript/src/index';
+import { QUEUES } from '#infra/aws/functions';
 import type { LocalQueue } from '#infra/local/queue';
 import type { WhatsAppSimulator } from '#infra/local/simulator/server';
 import { startLocalStack } from '#infra/local/stack';
@@ -11,7 +12,6 @@ import { resetDeps } from '#shared/config/instances';
 import { generateRecords } from '#shared/domain/crm/generate-records';
 import { createChannel, createCredential, createOrg } from '#shared/domain/orgs/administer';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
-import { QUEUES } from '#shared/events/catalog';
 import { BASE_PATH } from '#shared/routes/route';
 import { percentile } from './stats.ts';
 

@@ -1,4 +1,4 @@
-import { REPORT_WORKER_NODE_OPTIONS } from '#shared/events/catalog';
+import { REPORT_WORKER_NODE_OPTIONS } from '#infra/aws/functions';
 import { inChildProcess } from './child.ts';
 import { type BundleFigures, type ColdStartRun, coldStartRuns, importRatio, worstRatios } from './cold-start.ts';
 import { type CostLine, groupCreationCost, PRICES, pollCost, reportCost, sumCapacity, totalDollars } from './cost.ts';

@@ -15,8 +15,8 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { QUEUES } from '#infra/aws/functions';
 import type { LocalCredentials } from '#infra/local/sigv4';
-import { QUEUES } from '#shared/events/catalog';
 import {
   BUSINESS_METRICS,
   type BusinessCount,

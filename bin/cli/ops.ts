@@ -1,11 +1,11 @@
 import { QueryCommand, type QueryCommandInput, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QUEUES } from '#infra/aws/functions';
 import { groupKeys, reportKeys, webhookKeys } from '#shared/adapters/dynamodb/keys';
 import { loadConfig } from '#shared/config/env';
 import type { GroupRequest } from '#shared/domain/groups/group-request';
 import { RECHECK_HOLD_AFTER_SECONDS } from '#shared/domain/groups/sweep-group-requests';
 import type { Report } from '#shared/domain/reports/report';
 import type { Subscription } from '#shared/domain/webhooks/subscription';
-import { QUEUES } from '#shared/events/catalog';
 import { type Command, command } from './command.ts';
 import { invalid } from './errors.ts';
 import type { OpsSources, QueuePair } from './ops-sources.ts';

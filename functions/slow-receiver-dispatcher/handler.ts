@@ -12,10 +12,16 @@ const AttemptMessage = v.object({
   deliveryId: v.string(),
 });
 
-export const handler = sqsConsumer(WEBHOOK_SLOW_RECEIVERS_QUEUE, AttemptMessage, async (message, _count, job) => {
-  await attemptDelivery(dispatchDeps(), message, {
-    queue: WEBHOOK_SLOW_RECEIVERS_QUEUE,
-    admit: job.admit,
-    checkShare: job.checkShare,
-  });
-});
+// An attempt takes its organisation's place in the pool itself, just before it calls the receiver (not a fan-out).
+export const handler = sqsConsumer(
+  WEBHOOK_SLOW_RECEIVERS_QUEUE,
+  AttemptMessage,
+  async (message, _count, job) => {
+    await attemptDelivery(dispatchDeps(), message, {
+      queue: WEBHOOK_SLOW_RECEIVERS_QUEUE,
+      admit: job.admit,
+      checkShare: job.checkShare,
+    });
+  },
+  { admits: 'outside-calls' },
+);

@@ -13,10 +13,16 @@ const DispatchMessage = v.union([
   BusEventSchema,
 ]);
 
-export const handler = sqsConsumer(WEBHOOK_DELIVERIES_QUEUE, DispatchMessage, async (message, _count, job) => {
-  await dispatchMessage(dispatchDeps(), message, {
-    queue: WEBHOOK_DELIVERIES_QUEUE,
-    admit: job.admit,
-    checkShare: job.checkShare,
-  });
-});
+// An attempt takes its organisation's place in the pool itself, just before it calls the receiver (not a fan-out).
+export const handler = sqsConsumer(
+  WEBHOOK_DELIVERIES_QUEUE,
+  DispatchMessage,
+  async (message, _count, job) => {
+    await dispatchMessage(dispatchDeps(), message, {
+      queue: WEBHOOK_DELIVERIES_QUEUE,
+      admit: job.admit,
+      checkShare: job.checkShare,
+    });
+  },
+  { admits: 'outside-calls' },
+);

@@ -4,19 +4,10 @@ import { parseAlarmEndpoints } from './alarm-endpoints.ts';
 import type { Throttle } from './constructs/service-api.ts';
 import { addControlTowerChecks } from './control-tower.ts';
 import { parseEdge } from './edge.ts';
+import { contextSettings } from './settings.ts';
 import { EdgeStack } from './stacks/edge-stack.ts';
 import { ServiceStack } from './stacks/service-stack.ts';
 import { parseStage, type Stage } from './stage.ts';
-
-/** `-c reportRetentionSeconds=N`, else REPORT_RETENTION_SECONDS, else the default (7 days). */
-function retentionSeconds(value: unknown): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 1) {
-    throw new Error(`reportRetentionSeconds must be a positive integer, not ${JSON.stringify(value)}`);
-  }
-  return seconds;
-}
 
 /** `-c <name>=N`: a positive integer, or undefined when not given. */
 function positiveInteger(name: string, value: unknown): number | undefined {
@@ -59,9 +50,8 @@ export function buildApp(app: App, stage: Stage = parseStage(app.node.tryGetCont
     edge,
     alarmEndpoints,
     apiAccountThrottle: apiAccountThrottle(app),
-    reportRetentionSeconds: retentionSeconds(
-      app.node.tryGetContext('reportRetentionSeconds') ?? process.env.REPORT_RETENTION_SECONDS,
-    ),
+    // Each setting from `-c <setting in camelCase>=…`, validated as the functions validate it (infra/aws/settings.ts).
+    settings: contextSettings((key) => app.node.tryGetContext(key)),
   });
   if (edge) {
     new EdgeStack(app, `WpCrm-${stage}-Edge`, {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import { buildApp } from './build-app.ts';
+import { CONFIGURATIONS } from './configurations.ts';
 import { REPO_ROOT } from './constructs/function-bundle.ts';
 import { HEADROOM, LIMITS } from './limits.ts';
 import { parseStage } from './stage.ts';
@@ -17,36 +18,6 @@ import { parseStage } from './stage.ts';
  * skipped: assets change only their hashes, not the templates' shape. Exits 1 on any error; every warning cfn-lint
  * may print is either fixed or in CFN_LINT_IGNORED with its reason.
  */
-
-/** The operator's edge settings as docs/deployment.md writes them (example values). */
-const EDGE_CONTEXT = {
-  edgeDomainName: 'api.example.com',
-  edgeCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/11111111-2222-3333-4444-555555555555',
-  edgeOriginDomainName: 'origin.api.example.com',
-  edgeOriginCertificateArn: 'arn:aws:acm:eu-west-1:111122223333:certificate/66666666-7777-8888-9999-000000000000',
-  edgeOriginTruststoreUri: 's3://my-truststore/wp-crm/cloudfront-ca.pem',
-  edgeOriginClientCertificateArn: 'arn:aws:acm:us-east-1:111122223333:certificate/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
-};
-
-/**
- * The optional settings (docs/deployment.md), all at once: each only adds to the templates (a property, an alarm,
- * subscriptions, higher route throttles), so one configuration covers them together.
- */
-const OPTIONS_CONTEXT = {
-  edgeOriginOwnershipCertificateArn:
-    'arn:aws:acm:eu-west-1:111122223333:certificate/12121212-3434-5656-7878-909090909090',
-  alarmEmail: 'oncall@example.com',
-  alarmHttpsEndpoint: 'https://alerts.example.com/hooks/wp-crm',
-  apiAccountRateLimit: '20000',
-  apiAccountBurstLimit: '10000',
-};
-
-export const CONFIGURATIONS: { name: string; stage: string; context: Record<string, string> }[] = [
-  { name: 'dev', stage: 'dev', context: {} },
-  { name: 'dev-edge', stage: 'dev', context: EDGE_CONTEXT },
-  { name: 'prod-edge', stage: 'prod', context: EDGE_CONTEXT },
-  { name: 'prod-edge-options', stage: 'prod', context: { ...EDGE_CONTEXT, ...OPTIONS_CONTEXT } },
-];
 
 /** cfn-lint rules not applied, each with the reason (docs/testing.md, lint:cfn). */
 export const CFN_LINT_IGNORED: Record<string, string> = {

@@ -7,6 +7,8 @@ import { join, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { REPO_ROOT } from '#infra/aws/constructs/app-function';
+import { QUEUES } from '#infra/aws/functions';
+import { settingsAsContext } from '#infra/aws/settings';
 import { AwsEmulator, type EventBusBackend } from '#infra/local/aws-emulator';
 import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue, QueueConsumer } from '#infra/local/queue';
@@ -19,7 +21,7 @@ import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
 import { DynamoIdentityStore } from '#shared/adapters/dynamodb/identity-store';
 import { type Config, loadConfig } from '#shared/config/env';
-import { poolSizeVariable, QUEUES } from '#shared/events/catalog';
+import { poolSizeVariable } from '#shared/events/catalog';
 import { type EventPattern, matchesPattern } from '#shared/events/pattern';
 import { systemClock } from '#shared/ports/clock';
 import { ulidIds } from '#shared/ports/ids';
@@ -31,7 +33,7 @@ import { lambdaServiceCalls } from './lambda-logs.ts';
 import { FunctionRuntime, type InvokeOutcome } from './lambda-runtime.ts';
 import { TemplatePolicies } from './policies.ts';
 import { AwsServices } from './services.ts';
-import { synthesize } from './synth.ts';
+import { type SynthOutput, synthesize } from './synth.ts';
 import {
   type DeploymentContext,
   type PhysicalResource,
@@ -44,29 +46,11 @@ import {
 const ACCOUNT = '000000000000';
 /** The local emulation of Lambda's concurrency: environments per function at most. */
 const DEFAULT_MAX_ENVIRONMENTS = 4;
-/** Variables of CONTRACT §10 that a user may set for the local run; they reach every function too. */
-const LOCAL_OVERRIDES = [
-  'WHATSAPP_GRAPH_URL',
-  'TOKEN_TTL_SECONDS',
-  'GROUP_CREATE_RATE_LIMIT',
-  'GROUP_CONFIRMATION_TIMEOUT_SECONDS',
-  'GROUP_RECONCILE_SETTLE_SECONDS',
-  'NETWORK_RETRY_BASE_SECONDS',
-  'REPORT_WINDOW_SECONDS',
-  'REPORT_PROCESSING_TIMEOUT_SECONDS',
-  'REPORT_RETENTION_SECONDS',
-  'EVENT_RETENTION_SECONDS',
-  'REPORT_DOWNLOAD_URL_TTL_SECONDS',
-  'WEBHOOK_RETRY_SCHEDULE_SECONDS',
-  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
-  'MESSAGE_SEND_RATE_LIMIT',
-  'WEBHOOK_SUBSCRIPTION_LIMIT',
-  'REPORT_SCHEDULE_LIMIT',
-  'WPCRM_S3_PUBLIC_URL',
-  'ORG_REQUEST_RATE_LIMIT',
-  'NETWORK_CALL_RATE_LIMIT',
-  'WEBHOOK_REDELIVER_RATE_LIMIT',
-];
+/**
+ * Variables of CONTRACT §10 that only the local run has, which a user may set for it: they reach every function. The
+ * service's settings are not among them: they reach the functions that read them through the template, as on AWS.
+ */
+const LOCAL_OVERRIDES = ['WHATSAPP_GRAPH_URL', 'WEBHOOK_ALLOW_PRIVATE_TARGETS', 'WPCRM_S3_PUBLIC_URL'];
 
 export interface CdkStackOptions {
   /** Environment to read configuration from (CONTRACT §10, §14); defaults to process.env. */
@@ -115,7 +99,7 @@ interface Deployment {
  * those of `npm start`.
  */
 export async function startCdkStack(options: CdkStackOptions = {}): Promise<CdkStack> {
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: Cleanups = [];
   try {
     return await start(options, cleanups);
   } catch (error) {
@@ -124,353 +108,483 @@ export async function startCdkStack(options: CdkStackOptions = {}): Promise<CdkS
   }
 }
 
-async function start(options: CdkStackOptions, cleanups: (() => Promise<void>)[]): Promise<CdkStack> {
-  const sourceEnv = options.env ?? process.env;
-  const cfg = loadConfig(sourceEnv);
-  const stage = sourceEnv.WPCRM_STAGE ?? 'dev';
-  const mode = parseMode(sourceEnv.WPCRM_IAM);
-  const outdir =
-    sourceEnv.WPCRM_CDK_OUT ??
-    // Outside the repository, so that a bundle can't resolve a module from the repo's node_modules by accident.
-    join(tmpdir(), `wpcrm-cdk-out-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`);
-  const synth = await synthesize({ outdir, stage });
-  const { template, stackName } = synth;
-
-  const inMemory = cfg.local.dataDir === ':memory:';
-  const dataDir = inMemory ? await mkdtemp(join(tmpdir(), 'wpcrm-cdk-')) : resolve(cfg.local.dataDir);
-  await mkdir(join(dataDir, 'logs'), { recursive: true });
-  if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-
-  const ledger = new Ledger(mode);
-  // Fresh for each run (CONTRACT §21), written to stack.json: the key of the embedded servers and the queues' and
-  // bus's endpoint (the gateway forwards with it; the CLI and tests sign with it), each function's own session key
-  // (below), and the bearer token of the diagnostic routes.
-  const credentials = newLocalCredentials();
-  const localRoutesToken = randomBytes(32).toString('base64url');
-  const queues = new Map<string, LocalQueue>();
-  let bus: TemplateBus | undefined;
-  const emulator = new AwsEmulator(queues, { put: (entries) => bus!.put(entries) }, credentials);
-  const emulatorUrl = await emulator.listen();
-  cleanups.push(() => emulator.close());
-
-  const services = new AwsServices(inMemory ? undefined : join(dataDir, 'aws-services.json'), cfg.aws.region, ACCOUNT);
-  // A deployment refuses the local stack's default app secret (CONTRACT §13): one of its own, per data dir, unless
-  // the user set WHATSAPP_APP_SECRET. The simulator signs with it and the operator step below stores it.
-  const appSecret = sourceEnv.WHATSAPP_APP_SECRET ?? (await deploymentAppSecret(dataDir, inMemory));
-  let policies: TemplatePolicies | undefined;
-  const functionsByName = new Map<string, FunctionRuntime>();
-  let s3Backend = '';
-  let dynamoEndpoint = '';
-  const gateway = new AwsGateway(
-    {
-      describe: (http) => policies!.describe(http),
-      authorize: (principal, request) => policies!.authorize(principal, request),
-    },
-    ledger,
-    () => ({
-      dynamodb: dynamoEndpoint,
-      s3: s3Backend,
-      sqsAndEvents: emulatorUrl,
-      localCredentials: credentials,
-      services,
-      invoke: (name, payload, type) => invokeApi(functionsByName, name, payload, type),
-    }),
-    ACCOUNT,
-  );
-  const awsEndpoint = await gateway.listen();
-  cleanups.push(() => gateway.close());
-
-  const routes: ApiRoute[] = [];
-  const apiOptions = {
-    apiId: '',
-    routes,
-    localRoutes: {
-      '/_local/iam': () => ledger.report(),
-      // A fresh session of one function's role, for a test to show what that role may not do (CONTRACT §21): its
-      // calls are checked as the function's, and reported apart, as `probe:<logical id>`.
-      '/_local/assume-role': (request: IncomingMessage) => {
-        const logicalId = new URL(request.url ?? '/', 'http://local').searchParams.get('function') ?? '';
-        if (!functions.has(logicalId)) return { error: `no function with the logical id ${JSON.stringify(logicalId)}` };
-        const session = newSessionCredentials();
-        const principal = policies!.sessionFor(logicalId, session.accessKeyId, `probe-${logicalId}`.slice(0, 64));
-        gateway.addPrincipal(session.accessKeyId, { ...principal, ledgerId: `${PROBE_PREFIX}${logicalId}` }, session);
-        return session;
-      },
-    },
-    localRoutesToken,
-    onForbiddenInvoke: (route: ApiRoute) =>
-      ledger.denied(`apigateway:${route.fn.def.logicalId}`, 'lambda:InvokeFunction', route.fn.def.arn),
-  };
-  const api = new TemplateHttpApi(apiOptions);
-  const apiPort = await api.listen(cfg.local.port);
-  const apiOrigin = `http://127.0.0.1:${apiPort}`;
-
-  const ctx: DeploymentContext = { stackName, region: cfg.aws.region, account: ACCOUNT, awsEndpoint, apiOrigin };
-  const physical = physicalResources(template, ctx);
-  const resolver = new TemplateResolver(ctx, physical);
-  policies = new TemplatePolicies(template, resolver, physical, {
-    defaultRegion: cfg.aws.region,
-    account: ACCOUNT,
-    secretArn: (id) => services.secretArn(id),
-    kmsKeyArn: (id) => services.keyArn(id),
-    kmsKeyArnForCiphertext: (blob) => services.keyArnForCiphertext(blob),
-  });
-
-  // Data resources, as CloudFormation would create them.
-  const tables = resourcesOf(template, 'AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table');
-  const buckets = resourcesOf(template, 'AWS::S3::Bucket');
-  if (buckets.length !== 1)
-    throw new Error(`the local runner serves exactly one bucket; the template has ${buckets.length}`);
-  const bucketName = physical.get(buckets[0]![0])!.ref;
-  const dynamo = await startDynamo({
-    port: cfg.local.dynamoPort,
-    path: inMemory ? undefined : join(dataDir, 'dynamodb'),
-    guarded: credentials,
-  });
-  cleanups.push(dynamo.close);
-  dynamoEndpoint = dynamo.endpoint;
-  const s3 = await startS3({
-    port: cfg.local.s3Port,
-    directory: join(dataDir, 's3'),
-    bucket: bucketName,
-    guarded: credentials,
-  });
-  cleanups.push(s3.close);
-  s3Backend = s3.endpoint;
-  const dynamoClient = new DynamoDBClient({
-    region: cfg.aws.region,
-    endpoint: dynamo.endpoint,
-    credentials,
-  });
-  for (const [logicalId, resource] of tables) {
-    await createTable(dynamoClient, physical.get(logicalId)!.ref, resource);
-  }
-  const tableName = physical.get(tables[0]![0])!.ref;
-
-  createQueues(template, physical, resolver, queues);
-  for (const [logicalId, resource] of resourcesOf(template, 'AWS::SecretsManager::Secret')) {
-    services.ensureSecret(physical.get(logicalId)!.ref, initialSecretValue(resource), resource.Properties?.Description);
-  }
-  for (const [logicalId, resource] of resourcesOf(template, 'AWS::SSM::Parameter')) {
-    const props = resolver.resolve(resource.Properties ?? {}) as { Type?: string; Value?: string };
-    services.ensureParameter(physical.get(logicalId)!.ref, props.Type ?? 'String', props.Value ?? '');
-  }
-  for (const [logicalId, resource] of resourcesOf(template, 'AWS::KMS::Key')) {
-    const key = physical.get(logicalId)!;
-    services.ensureKey(key.ref, key.attributes.Arn!, resource.Properties?.Description);
-  }
-
-  // The messaging network: the simulator, unless the user points WHATSAPP_GRAPH_URL elsewhere.
-  let simulator: WhatsAppSimulator | undefined;
-  let simulatorPort: number | null = null;
-  if (!sourceEnv.WHATSAPP_GRAPH_URL) {
-    simulator = new WhatsAppSimulator({
-      appSecret,
-      webhookUrl: `${apiOrigin}${BASE_PATH}/network/whatsapp/webhook`,
-    });
-    simulatorPort = await simulator.listen(cfg.local.simulatorPort);
-    cleanups.push(() => simulator!.close());
-  }
-  const graphUrl = sourceEnv.WHATSAPP_GRAPH_URL ?? `http://127.0.0.1:${simulatorPort}/${GRAPH_VERSION}`;
-
-  // Functions.
-  const overlay: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WHATSAPP_GRAPH_URL: graphUrl };
-  for (const name of LOCAL_OVERRIDES) if (sourceEnv[name] !== undefined) overlay[name] = sourceEnv[name]!;
-  const maxEnvironments = Number(sourceEnv.WPCRM_LAMBDA_MAX_ENVIRONMENTS ?? DEFAULT_MAX_ENVIRONMENTS);
-  const functions = new Map<string, FunctionRuntime>();
-  const logFds: number[] = [];
-  cleanups.push(async () => {
-    for (const fd of logFds) closeSync(fd);
-  });
-  const home = join(dataDir, 'lambda-home');
-  mkdirSync(home, { recursive: true });
-  for (const [logicalId, resource] of resourcesOf(template, 'AWS::Lambda::Function')) {
-    if (resource.Metadata?.['aws:asset:is-bundled'] !== true) continue; // CDK's own framework functions (docs/local-stacks.md)
-    const props = resource.Properties ?? {};
-    const own = physical.get(logicalId)!;
-    // The execution role's session: a key pair and token of its own, fresh for this run; the gateway verifies every
-    // signature of the function's calls with it.
-    const session = newSessionCredentials();
-    const { accessKeyId } = session;
-    const principal = policies.sessionFor(logicalId, accessKeyId, own.ref);
-    gateway.addPrincipal(accessKeyId, principal, session);
-    ledger.register(logicalId, policies.grantedPairs(logicalId));
-    const logGroup = props.LoggingConfig?.LogGroup
-      ? resolver.string(props.LoggingConfig.LogGroup)
-      : `/aws/lambda/${own.ref}`;
-    const logFd = openSync(join(dataDir, 'logs', `${logGroup.replace(/[^\w.-]+/g, '_')}.log`), 'a');
-    logFds.push(logFd);
-    const templateEnv = Object.fromEntries(
-      Object.entries(props.Environment?.Variables ?? {}).map(([name, value]) => [name, resolver.string(value)]),
-    );
-    const runtime = new FunctionRuntime({
-      // The Lambda service writes the function's logs (and traces, when active) with the execution role.
-      onFirstInvoke: () => {
-        const uses = lambdaServiceCalls({
-          region: cfg.aws.region,
-          account: ACCOUNT,
-          logGroup,
-          tracing: props.TracingConfig?.Mode === 'Active',
-        });
-        for (const { action, resource } of uses) {
-          const decision = policies!.authorize(principal, { action, resource, context: {} });
-          if (decision.allowed) ledger.used(logicalId, decision.matchedGrants);
-          else ledger.denied(logicalId, action, resource);
-        }
-      },
-      logicalId,
-      name: own.ref,
-      arn: own.attributes.Arn!,
-      codeDir: join(synth.outdir, String(resource.Metadata?.['aws:asset:path'])),
-      handler: String(props.Handler),
-      timeoutSeconds: Number(props.Timeout ?? 3),
-      memoryMb: Number(props.MemorySize ?? 128),
-      maxEnvironments,
-      logFd,
-      environment: {
-        ...templateEnv,
-        ...overlay,
-        ...localPoolSizes(templateEnv, maxEnvironments),
-        PATH: '/usr/local/bin:/usr/bin:/bin',
-        HOME: home,
-        LANG: 'en_US.UTF-8',
-        TZ: 'UTC',
-        // Lambda's own variables.
-        AWS_REGION: cfg.aws.region,
-        AWS_DEFAULT_REGION: cfg.aws.region,
-        AWS_EXECUTION_ENV: `AWS_Lambda_${props.Runtime}`,
-        AWS_LAMBDA_FUNCTION_NAME: own.ref,
-        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(props.MemorySize ?? 128),
-        AWS_LAMBDA_LOG_GROUP_NAME: logGroup,
-        AWS_LAMBDA_LOG_STREAM_NAME: 'local',
-        LAMBDA_TASK_ROOT: join(synth.outdir, String(resource.Metadata?.['aws:asset:path'])),
-        _HANDLER: String(props.Handler),
-        // The execution role's session, and where its AWS calls go.
-        AWS_ACCESS_KEY_ID: accessKeyId,
-        AWS_SECRET_ACCESS_KEY: session.secretAccessKey,
-        AWS_SESSION_TOKEN: session.sessionToken,
-        AWS_ENDPOINT_URL: awsEndpoint,
-        AWS_CONFIG_FILE: join(home, 'no-config'),
-        AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
-        // Lambda runs Node.js 22; this machine may run 20, where the SDK warns once per process.
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
-    });
-    functions.set(logicalId, runtime);
-    functionsByName.set(own.ref, runtime);
-    functionsByName.set(own.attributes.Arn!, runtime);
-  }
-  cleanups.push(async () => {
-    await Promise.all([...functions.values()].map((fn) => fn.close()));
-  });
-  const functionsCleanup = cleanups.length - 1;
-  const operator = operatorSession(template, policies, gateway, ledger);
-
-  const deployment: Deployment = {
-    template,
-    context: ctx,
-    resolver,
-    physical,
-    policies,
-    ledger,
-    functions: functionsByName,
-  };
-  await runCustomResources(deployment, dataDir, inMemory);
-
-  // What an operator does after the first deploy (docs/deployment.md): Meta's app secret and verify token.
-  const whatsAppSecret = template.Outputs?.WhatsAppSecretsArn;
-  if (whatsAppSecret) {
-    services.handle('secretsmanager.PutSecretValue', {
-      SecretId: resolver.string(whatsAppSecret.Value),
-      SecretString: JSON.stringify({ appSecret, verifyToken: cfg.whatsapp.verifyToken }),
-    });
-  }
-
-  const demo =
-    options.seed === false
-      ? undefined
-      : await loadOrSeedDemo(dataDir, inMemory, {
-          region: cfg.aws.region,
-          endpoint: dynamo.endpoint,
-          credentials,
-          tableName,
-          // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (docs/deployment.md).
-          storeToken: async (channelId, token) =>
-            (
-              services.handle('secretsmanager.CreateSecret', {
-                Name: `wp-crm/${stage}/channels/${channelId}`,
-                SecretString: token,
-              }) as { ARN: string }
-            ).ARN,
-        });
-
-  // Event sources, rules and schedules.
-  const consumers = startEventSourceMappings(deployment, queues);
-  cleanups.push(async () => {
-    await Promise.all(consumers.map((consumer) => consumer.stop()));
-  });
-  bus = new TemplateBus(deployment, queues);
-  const schedules = startSchedules(deployment, cfg.sweepIntervalMs);
-  cleanups.push(async () => {
-    for (const timer of schedules.timers) clearInterval(timer);
-    await Promise.allSettled([...schedules.running]);
-  });
-
+async function start(options: CdkStackOptions, cleanups: Cleanups): Promise<CdkStack> {
+  const run = await prepare(options, cleanups);
+  const gateway = await startGateway(run);
+  const api = await startApi(run, gateway);
+  const deployment = deploymentOf(run, gateway.awsEndpoint, api.origin);
+  const data = await startData(run, deployment);
+  const network = await startNetwork(run, api.origin);
+  const functions = startFunctions(run, deployment, gateway, network.graphUrl);
+  const operator = operatorSession(deployment.template, deployment.policies, gateway.gateway, run.ledger);
+  await runCustomResources(deployment, run.dataDir, run.inMemory);
+  storeAppSecret(run, deployment);
+  const demo = options.seed === false ? undefined : await seedDemoOnce(run, data);
+  startEventSources(run, deployment);
   // The HTTP API last: it only answers once everything behind it runs.
-  const apiResource = resourcesOf(template, 'AWS::ApiGatewayV2::Api')[0];
-  if (apiResource) {
-    apiOptions.apiId = physical.get(apiResource[0])!.ref;
-    routes.push(...apiRoutes(deployment, apiOptions.apiId));
-    // The running front reads these options per request: filling them in makes the routes live.
-    Object.assign(apiOptions, { throttle: stageThrottle(template) });
-  }
-
-  const apiUrl = `${apiOrigin}${BASE_PATH}`;
+  api.goLive(deployment);
   const info = cdkStackInfo(
     {
-      apiUrl,
-      apiPort,
-      dynamo,
-      s3,
-      simulatorPort,
-      awsEndpoint,
-      graphUrl,
-      tableName,
-      reportsBucket: bucketName,
-      credentials,
+      apiUrl: api.url,
+      apiPort: api.port,
+      dynamo: data.dynamo,
+      s3: data.s3,
+      simulatorPort: network.simulatorPort,
+      awsEndpoint: gateway.awsEndpoint,
+      graphUrl: network.graphUrl,
+      tableName: data.tableName,
+      reportsBucket: data.bucketName,
+      credentials: run.credentials,
     },
-    stackName,
-    emulatorUrl,
-    localRoutesToken,
+    run.synth.stackName,
+    gateway.emulatorUrl,
+    run.localRoutesToken,
     operator,
   );
-  const removeStackFile = await writeStackFile(dataDir, info, inMemory);
-  if (removeStackFile) cleanups.push(removeStackFile);
-  // Cleanups run in reverse: first the API stops taking requests and finishes those in flight, then the schedules
-  // and queue mappings stop (above), and once no call can come any more the IAM report of the whole run is written;
-  // the functions and the servers they call close after that.
-  const reportFile = join(dataDir, 'iam-report.json');
-  cleanups.splice(functionsCleanup + 1, 0, async () => {
-    await writeFile(reportFile, `${JSON.stringify(ledger.report(), null, 2)}\n`);
-  });
-  cleanups.push(() => api.close());
-
+  await finishCleanups(run, info, functions.cleanupIndex, api.close);
   return {
-    apiUrl,
+    apiUrl: api.url,
     info,
-    config: cfg,
-    dataDir,
+    config: run.cfg,
+    dataDir: run.dataDir,
     demo,
-    simulator,
-    functions,
-    queues,
-    iamReport: () => ledger.report(),
+    simulator: network.simulator,
+    functions: run.functions,
+    queues: run.queues,
+    iamReport: () => run.ledger.report(),
     close: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
       cleanups.length = 0;
     },
   };
+}
+
+type Cleanups = (() => Promise<void>)[];
+
+/**
+ * One run as it starts: its configuration and synthesized template, and what its steps fill in for the others (the
+ * gateway and the routes look up the policies, functions and bus that later steps make).
+ */
+interface Run {
+  sourceEnv: Record<string, string | undefined>;
+  cfg: Config;
+  stage: string;
+  synth: SynthOutput;
+  dataDir: string;
+  inMemory: boolean;
+  cleanups: Cleanups;
+  ledger: IamLedger;
+  /**
+   * Fresh for each run (CONTRACT §21), written to stack.json: the key of the embedded servers and the queues' and
+   * bus's endpoint (the gateway forwards with it; the CLI and tests sign with it); each function has its own session
+   * key (functionRuntime).
+   */
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** The bearer token of the diagnostic routes. */
+  localRoutesToken: string;
+  queues: Map<string, LocalQueue>;
+  services: AwsServices;
+  /** The template's functions by logical id. */
+  functions: Map<string, FunctionRuntime>;
+  /** The same functions by name and by ARN. */
+  functionsByName: Map<string, FunctionRuntime>;
+  policies?: TemplatePolicies;
+  bus?: TemplateBus;
+  /** Meta's app secret of this data dir (startNetwork). */
+  appSecret?: string;
+  dynamoEndpoint: string;
+  s3Backend: string;
+}
+
+/** The configuration, the synthesized template (with the settings given in the environment) and the data dir. */
+async function prepare(options: CdkStackOptions, cleanups: Cleanups): Promise<Run> {
+  const sourceEnv = options.env ?? process.env;
+  const cfg = loadConfig(sourceEnv);
+  const stage = sourceEnv.WPCRM_STAGE ?? 'dev';
+  const ledger = new Ledger(parseMode(sourceEnv.WPCRM_IAM));
+  // The settings this environment gives reach the template as `-c` options would on AWS (infra/aws/settings.ts): each
+  // function gets them from its row, and a different set synthesizes into an output of its own.
+  const context = settingsAsContext(sourceEnv);
+  const given = Object.keys(context).length > 0 ? `-${shortHash(JSON.stringify(context))}` : '';
+  const outdir =
+    sourceEnv.WPCRM_CDK_OUT ??
+    // Outside the repository, so that a bundle can't resolve a module from the repo's node_modules by accident.
+    join(tmpdir(), `wpcrm-cdk-out-${shortHash(REPO_ROOT)}${given}`);
+  const synth = await synthesize({ outdir, stage, context });
+
+  const inMemory = cfg.local.dataDir === ':memory:';
+  const dataDir = inMemory ? await mkdtemp(join(tmpdir(), 'wpcrm-cdk-')) : resolve(cfg.local.dataDir);
+  await mkdir(join(dataDir, 'logs'), { recursive: true });
+  if (inMemory) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  return {
+    sourceEnv,
+    cfg,
+    stage,
+    synth,
+    dataDir,
+    inMemory,
+    cleanups,
+    ledger,
+    credentials: newLocalCredentials(),
+    localRoutesToken: randomBytes(32).toString('base64url'),
+    queues: new Map(),
+    services: new AwsServices(inMemory ? undefined : join(dataDir, 'aws-services.json'), cfg.aws.region, ACCOUNT),
+    functions: new Map(),
+    functionsByName: new Map(),
+    dynamoEndpoint: '',
+    s3Backend: '',
+  };
+}
+
+const shortHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+
+/**
+ * The queues' and bus's endpoint, and the AWS gateway every function's call passes: it checks the call against the
+ * caller's role and forwards it to the local server of its service.
+ */
+async function startGateway(run: Run) {
+  const emulator = new AwsEmulator(run.queues, { put: (entries) => run.bus!.put(entries) }, run.credentials);
+  const emulatorUrl = await emulator.listen();
+  run.cleanups.push(() => emulator.close());
+  const gateway = new AwsGateway(
+    {
+      describe: (http) => run.policies!.describe(http),
+      authorize: (principal, request) => run.policies!.authorize(principal, request),
+    },
+    run.ledger,
+    () => ({
+      dynamodb: run.dynamoEndpoint,
+      s3: run.s3Backend,
+      sqsAndEvents: emulatorUrl,
+      localCredentials: run.credentials,
+      services: run.services,
+      invoke: (name, payload, type) => invokeApi(run.functionsByName, name, payload, type),
+    }),
+    ACCOUNT,
+  );
+  const awsEndpoint = await gateway.listen();
+  run.cleanups.push(() => gateway.close());
+  return { gateway, awsEndpoint, emulatorUrl };
+}
+
+/**
+ * The HTTP API's front, listening at once (its port is the API's origin, which the template's values need) but with
+ * no route until `goLive`; the diagnostic routes answer from the start.
+ */
+async function startApi(run: Run, { gateway }: { gateway: AwsGateway }) {
+  const routes: ApiRoute[] = [];
+  const apiOptions = {
+    apiId: '',
+    routes,
+    localRoutes: {
+      '/_local/iam': () => run.ledger.report(),
+      // A fresh session of one function's role, for a test to show what that role may not do (CONTRACT §21): its
+      // calls are checked as the function's, and reported apart, as `probe:<logical id>`.
+      '/_local/assume-role': (request: IncomingMessage) => {
+        const logicalId = new URL(request.url ?? '/', 'http://local').searchParams.get('function') ?? '';
+        if (!run.functions.has(logicalId)) {
+          return { error: `no function with the logical id ${JSON.stringify(logicalId)}` };
+        }
+        const session = newSessionCredentials();
+        const principal = run.policies!.sessionFor(logicalId, session.accessKeyId, `probe-${logicalId}`.slice(0, 64));
+        gateway.addPrincipal(session.accessKeyId, { ...principal, ledgerId: `${PROBE_PREFIX}${logicalId}` }, session);
+        return session;
+      },
+    },
+    localRoutesToken: run.localRoutesToken,
+    onForbiddenInvoke: (route: ApiRoute) =>
+      run.ledger.denied(`apigateway:${route.fn.def.logicalId}`, 'lambda:InvokeFunction', route.fn.def.arn),
+  };
+  const api = new TemplateHttpApi(apiOptions);
+  const port = await api.listen(run.cfg.local.port);
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    origin,
+    url: `${origin}${BASE_PATH}`,
+    close: () => api.close(),
+    /** The template's routes and stage throttle: the running front reads these options per request. */
+    goLive: (deployment: Deployment) => {
+      const apiResource = resourcesOf(deployment.template, 'AWS::ApiGatewayV2::Api')[0];
+      if (!apiResource) return;
+      apiOptions.apiId = deployment.physical.get(apiResource[0])!.ref;
+      routes.push(...apiRoutes(deployment, apiOptions.apiId));
+      Object.assign(apiOptions, { throttle: stageThrottle(deployment.template) });
+    },
+  };
+}
+
+/** The template's resources as they run here: their physical names and attributes, and the roles' policies. */
+function deploymentOf(run: Run, awsEndpoint: string, apiOrigin: string): Deployment {
+  const { template, stackName } = run.synth;
+  const region = run.cfg.aws.region;
+  const context: DeploymentContext = { stackName, region, account: ACCOUNT, awsEndpoint, apiOrigin };
+  const physical = physicalResources(template, context);
+  const resolver = new TemplateResolver(context, physical);
+  run.policies = new TemplatePolicies(template, resolver, physical, {
+    defaultRegion: region,
+    account: ACCOUNT,
+    secretArn: (id) => run.services.secretArn(id),
+    kmsKeyArn: (id) => run.services.keyArn(id),
+    kmsKeyArnForCiphertext: (blob) => run.services.keyArnForCiphertext(blob),
+  });
+  const { policies, ledger, functionsByName } = run;
+  return { template, context, resolver, physical, policies, ledger, functions: functionsByName };
+}
+
+/** Data resources, as CloudFormation would create them: the table and bucket on their servers, queues, secrets. */
+async function startData(run: Run, deployment: Deployment) {
+  const { template, physical, resolver } = deployment;
+  const { cfg, credentials, inMemory, dataDir } = run;
+  const tables = resourcesOf(template, 'AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table');
+  const buckets = resourcesOf(template, 'AWS::S3::Bucket');
+  if (buckets.length !== 1) {
+    throw new Error(`the local runner serves exactly one bucket; the template has ${buckets.length}`);
+  }
+  const bucketName = physical.get(buckets[0]![0])!.ref;
+  const dynamoPath = inMemory ? undefined : join(dataDir, 'dynamodb');
+  const dynamo = await startDynamo({ port: cfg.local.dynamoPort, path: dynamoPath, guarded: credentials });
+  run.cleanups.push(dynamo.close);
+  run.dynamoEndpoint = dynamo.endpoint;
+  const s3Options = { port: cfg.local.s3Port, directory: join(dataDir, 's3'), bucket: bucketName };
+  const s3 = await startS3({ ...s3Options, guarded: credentials });
+  run.cleanups.push(s3.close);
+  run.s3Backend = s3.endpoint;
+  const dynamoClient = new DynamoDBClient({ region: cfg.aws.region, endpoint: dynamo.endpoint, credentials });
+  for (const [logicalId, resource] of tables) {
+    await createTable(dynamoClient, physical.get(logicalId)!.ref, resource);
+  }
+  const tableName = physical.get(tables[0]![0])!.ref;
+
+  createQueues(template, physical, resolver, run.queues);
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::SecretsManager::Secret')) {
+    const description = resource.Properties?.Description;
+    run.services.ensureSecret(physical.get(logicalId)!.ref, initialSecretValue(resource), description);
+  }
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::SSM::Parameter')) {
+    const props = resolver.resolve(resource.Properties ?? {}) as { Type?: string; Value?: string };
+    run.services.ensureParameter(physical.get(logicalId)!.ref, props.Type ?? 'String', props.Value ?? '');
+  }
+  for (const [logicalId, resource] of resourcesOf(template, 'AWS::KMS::Key')) {
+    const key = physical.get(logicalId)!;
+    run.services.ensureKey(key.ref, key.attributes.Arn!, resource.Properties?.Description);
+  }
+  return { dynamo, s3, tableName, bucketName };
+}
+
+/**
+ * The messaging network: the simulator, unless the user points WHATSAPP_GRAPH_URL elsewhere. A deployment refuses the
+ * local stack's default app secret (CONTRACT §13): one of its own, per data dir, unless the user set
+ * WHATSAPP_APP_SECRET; the simulator signs with it and the operator step (storeAppSecret) stores it.
+ */
+async function startNetwork(run: Run, apiOrigin: string) {
+  const appSecret = run.sourceEnv.WHATSAPP_APP_SECRET ?? (await deploymentAppSecret(run.dataDir, run.inMemory));
+  run.appSecret = appSecret;
+  if (run.sourceEnv.WHATSAPP_GRAPH_URL) {
+    return { simulator: undefined, simulatorPort: null, graphUrl: run.sourceEnv.WHATSAPP_GRAPH_URL };
+  }
+  const simulator = new WhatsAppSimulator({
+    appSecret,
+    webhookUrl: `${apiOrigin}${BASE_PATH}/network/whatsapp/webhook`,
+  });
+  const simulatorPort = await simulator.listen(run.cfg.local.simulatorPort);
+  run.cleanups.push(() => simulator.close());
+  return { simulator, simulatorPort, graphUrl: `http://127.0.0.1:${simulatorPort}/${GRAPH_VERSION}` };
+}
+
+/**
+ * Every function of the template from its bundled asset (CDK's own framework functions aside: docs/local-stacks.md),
+ * each behind its role's session in the gateway; closed (with their log files) after the IAM report is written.
+ */
+function startFunctions(
+  run: Run,
+  deployment: Deployment,
+  gateway: { gateway: AwsGateway; awsEndpoint: string },
+  graphUrl: string,
+) {
+  const local = localEnvironment(run.sourceEnv, graphUrl);
+  const maxEnvironments = Number(run.sourceEnv.WPCRM_LAMBDA_MAX_ENVIRONMENTS ?? DEFAULT_MAX_ENVIRONMENTS);
+  const logFds: number[] = [];
+  run.cleanups.push(async () => {
+    for (const fd of logFds) closeSync(fd);
+  });
+  const home = join(run.dataDir, 'lambda-home');
+  mkdirSync(home, { recursive: true });
+  for (const [logicalId, resource] of resourcesOf(deployment.template, 'AWS::Lambda::Function')) {
+    if (resource.Metadata?.['aws:asset:is-bundled'] !== true) continue;
+    const runtime = functionRuntime(run, deployment, gateway, { logicalId, resource, local, maxEnvironments, home });
+    logFds.push(runtime.def.logFd);
+    run.functions.set(logicalId, runtime);
+    run.functionsByName.set(runtime.def.name, runtime);
+    run.functionsByName.set(runtime.def.arn, runtime);
+  }
+  run.cleanups.push(async () => {
+    await Promise.all([...run.functions.values()].map((fn) => fn.close()));
+  });
+  return { cleanupIndex: run.cleanups.length - 1 };
+}
+
+/**
+ * What this machine sets for every function beyond the template: only what is truly local — the simulator's (or the
+ * user's) Graph URL, webhook receivers on loopback, the local S3 host of download URLs. The service's settings reach
+ * the functions through the template (prepare).
+ */
+function localEnvironment(sourceEnv: Record<string, string | undefined>, graphUrl: string): Record<string, string> {
+  const local: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WHATSAPP_GRAPH_URL: graphUrl };
+  for (const name of LOCAL_OVERRIDES) if (sourceEnv[name] !== undefined) local[name] = sourceEnv[name]!;
+  return local;
+}
+
+/** One function: its execution role's session (a key pair and token of its own, fresh for this run), log file, runtime. */
+function functionRuntime(
+  run: Run,
+  deployment: Deployment,
+  { gateway, awsEndpoint }: { gateway: AwsGateway; awsEndpoint: string },
+  spec: {
+    logicalId: string;
+    resource: TemplateResource;
+    local: Record<string, string>;
+    maxEnvironments: number;
+    home: string;
+  },
+): FunctionRuntime {
+  const { logicalId, resource } = spec;
+  const { physical, resolver, policies, ledger } = deployment;
+  const props = resource.Properties ?? {};
+  const own = physical.get(logicalId)!;
+  // The gateway verifies every signature of the function's calls with its session's key.
+  const session = newSessionCredentials();
+  const principal = policies.sessionFor(logicalId, session.accessKeyId, own.ref);
+  gateway.addPrincipal(session.accessKeyId, principal, session);
+  ledger.register(logicalId, policies.grantedPairs(logicalId));
+  const logGroup = props.LoggingConfig?.LogGroup
+    ? resolver.string(props.LoggingConfig.LogGroup)
+    : `/aws/lambda/${own.ref}`;
+  const logFd = openSync(join(run.dataDir, 'logs', `${logGroup.replace(/[^\w.-]+/g, '_')}.log`), 'a');
+  const templateEnv = Object.fromEntries(
+    Object.entries(props.Environment?.Variables ?? {}).map(([name, value]) => [name, resolver.string(value)]),
+  );
+  const codeDir = join(run.synth.outdir, String(resource.Metadata?.['aws:asset:path']));
+  const region = run.cfg.aws.region;
+  return new FunctionRuntime({
+    // The Lambda service writes the function's logs (and traces, when active) with the execution role.
+    onFirstInvoke: () => {
+      const tracing = props.TracingConfig?.Mode === 'Active';
+      for (const { action, resource } of lambdaServiceCalls({ region, account: ACCOUNT, logGroup, tracing })) {
+        const decision = policies.authorize(principal, { action, resource, context: {} });
+        if (decision.allowed) ledger.used(logicalId, decision.matchedGrants);
+        else ledger.denied(logicalId, action, resource);
+      }
+    },
+    logicalId,
+    name: own.ref,
+    arn: own.attributes.Arn!,
+    codeDir,
+    handler: String(props.Handler),
+    timeoutSeconds: Number(props.Timeout ?? 3),
+    memoryMb: Number(props.MemorySize ?? 128),
+    maxEnvironments: spec.maxEnvironments,
+    logFd,
+    environment: {
+      ...templateEnv,
+      ...spec.local,
+      ...localPoolSizes(templateEnv, spec.maxEnvironments),
+      ...lambdaEnvironment({ region, props, name: own.ref, logGroup, codeDir, home: spec.home }),
+      // The execution role's session, and where its AWS calls go.
+      AWS_ACCESS_KEY_ID: session.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: session.secretAccessKey,
+      AWS_SESSION_TOKEN: session.sessionToken,
+      AWS_ENDPOINT_URL: awsEndpoint,
+    },
+  });
+}
+
+/** The variables Lambda itself gives a function's processes (its session's aside). */
+function lambdaEnvironment(fn: {
+  region: string;
+  props: Record<string, unknown> & { Runtime?: unknown; MemorySize?: unknown; Handler?: unknown };
+  name: string;
+  logGroup: string;
+  codeDir: string;
+  home: string;
+}): Record<string, string> {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: fn.home,
+    LANG: 'en_US.UTF-8',
+    TZ: 'UTC',
+    AWS_REGION: fn.region,
+    AWS_DEFAULT_REGION: fn.region,
+    AWS_EXECUTION_ENV: `AWS_Lambda_${fn.props.Runtime}`,
+    AWS_LAMBDA_FUNCTION_NAME: fn.name,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.props.MemorySize ?? 128),
+    AWS_LAMBDA_LOG_GROUP_NAME: fn.logGroup,
+    AWS_LAMBDA_LOG_STREAM_NAME: 'local',
+    LAMBDA_TASK_ROOT: fn.codeDir,
+    _HANDLER: String(fn.props.Handler),
+    AWS_CONFIG_FILE: join(fn.home, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(fn.home, 'no-credentials'),
+    // Lambda runs Node.js 22; this machine may run 20, where the SDK warns once per process.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+/** What an operator does after the first deploy (docs/deployment.md): Meta's app secret and verify token. */
+function storeAppSecret(run: Run, deployment: Deployment): void {
+  const whatsAppSecret = deployment.template.Outputs?.WhatsAppSecretsArn;
+  if (!whatsAppSecret) return;
+  run.services.handle('secretsmanager.PutSecretValue', {
+    SecretId: deployment.resolver.string(whatsAppSecret.Value),
+    SecretString: JSON.stringify({ appSecret: run.appSecret, verifyToken: run.cfg.whatsapp.verifyToken }),
+  });
+}
+
+/** The demo organisation, seeded once per data dir; a channel's token in Secrets Manager as on AWS. */
+function seedDemoOnce(run: Run, data: { dynamo: { endpoint: string }; tableName: string }): Promise<DemoSeed> {
+  return loadOrSeedDemo(run.dataDir, run.inMemory, {
+    region: run.cfg.aws.region,
+    endpoint: data.dynamo.endpoint,
+    credentials: run.credentials,
+    tableName: data.tableName,
+    // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (docs/deployment.md).
+    storeToken: async (channelId, token) =>
+      (
+        run.services.handle('secretsmanager.CreateSecret', {
+          Name: `wp-crm/${run.stage}/channels/${channelId}`,
+          SecretString: token,
+        }) as { ARN: string }
+      ).ARN,
+  });
+}
+
+/** Event sources, rules and schedules. */
+function startEventSources(run: Run, deployment: Deployment): void {
+  const consumers = startEventSourceMappings(deployment, run.queues);
+  run.cleanups.push(async () => {
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
+  });
+  run.bus = new TemplateBus(deployment, run.queues);
+  const schedules = startSchedules(deployment, run.cfg.sweepIntervalMs);
+  run.cleanups.push(async () => {
+    for (const timer of schedules.timers) clearInterval(timer);
+    await Promise.allSettled([...schedules.running]);
+  });
+}
+
+/**
+ * stack.json, and the order of the cleanups: they run in reverse, so first the API stops taking requests and
+ * finishes those in flight, then the schedules and queue mappings stop, and once no call can come any more the IAM
+ * report of the whole run is written; the functions and the servers they call close after that.
+ */
+async function finishCleanups(run: Run, info: CdkStackInfo, functionsCleanup: number, closeApi: () => Promise<void>) {
+  const removeStackFile = await writeStackFile(run.dataDir, info, run.inMemory);
+  if (removeStackFile) run.cleanups.push(removeStackFile);
+  const reportFile = join(run.dataDir, 'iam-report.json');
+  run.cleanups.splice(functionsCleanup + 1, 0, async () => {
+    await writeFile(reportFile, `${JSON.stringify(run.ledger.report(), null, 2)}\n`);
+  });
+  run.cleanups.push(closeApi);
 }
 
 /**

@@ -5,6 +5,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '#infra/aws/constructs/app-function';
+import { SETTINGS } from '#shared/config/settings';
 import { flattenTemplate, type NestedTemplate } from './flatten.ts';
 import type { Template } from './template.ts';
 
@@ -22,12 +23,18 @@ export interface SynthOutput {
 }
 
 /**
- * Synthesizes the CDK app for `stage` into `outdir` (bundling every function as `cdk synth` does), unless `outdir`
- * already holds the output of exactly these sources: a hash of every input file decides.
+ * Synthesizes the CDK app for `stage` into `outdir` (bundling every function as `cdk synth` does), with `context` as
+ * `-c` options (the settings a deployment is given: infra/aws/settings.ts), unless `outdir` already holds the output
+ * of exactly these sources and options: a hash of every input file, the stage and the context decides.
  */
-export async function synthesize(options: { outdir: string; stage: string }): Promise<SynthOutput> {
+export async function synthesize(options: {
+  outdir: string;
+  stage: string;
+  context?: Record<string, string>;
+}): Promise<SynthOutput> {
   const stackName = `WpCrm-${options.stage}`;
-  const hash = `${await inputsHash()}:${options.stage}`;
+  const context = JSON.stringify(options.context ?? {});
+  const hash = `${await inputsHash()}:${options.stage}:${context}`;
   const hashFile = join(options.outdir, HASH_FILE);
   const reused = existsSync(hashFile) && (await readFile(hashFile, 'utf8')) === hash;
   if (!reused) {
@@ -37,10 +44,11 @@ export async function synthesize(options: { outdir: string; stage: string }): Pr
     await mkdir(staging, { recursive: true });
     await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, 'infra/cdk-local/synth-app.ts'), staging, options.stage],
+      ['--import', 'tsx', join(REPO_ROOT, 'infra/cdk-local/synth-app.ts'), staging, options.stage, context],
       {
         cwd: REPO_ROOT,
-        env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_VALIDATION: 'false' },
+        // Without the settings' variables: what the template gets of them is `context`, and nothing of this process.
+        env: { ...withoutSettings(process.env), CDK_DISABLE_VERSION_CHECK: '1', CDK_VALIDATION: 'false' },
         maxBuffer: 64 * 1024 * 1024,
       },
     ).catch((error: Error & { stderr?: string; stdout?: string }) => {
@@ -53,6 +61,10 @@ export async function synthesize(options: { outdir: string; stage: string }): Pr
   const root = await readTemplate(options.outdir, `${stackName}.template.json`);
   const template = flattenTemplate(root, await nestedTemplates(options.outdir, root));
   return { outdir: options.outdir, stackName, template, reused };
+}
+
+function withoutSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !(name in SETTINGS)));
 }
 
 const readTemplate = async (outdir: string, file: string) =>

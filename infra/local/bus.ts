@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
-import { BUS_RULES, type BusRule } from '#shared/events/catalog';
+import { BUS_RULES } from '#infra/aws/functions';
+import type { BusRule } from '#shared/events/catalog';
 import { matchesPattern } from '#shared/events/pattern';
 import type { LocalQueue } from './queue.ts';
 
@@ -25,7 +26,7 @@ export class LocalBus {
 
   constructor(
     private readonly queues: Map<string, LocalQueue>,
-    private readonly rules: BusRule[] = BUS_RULES,
+    private readonly rules: readonly BusRule[] = BUS_RULES,
   ) {}
 
   put(entries: PutEventsEntry[]): { EventId?: string; ErrorCode?: string; ErrorMessage?: string }[] {

@@ -1,20 +1,15 @@
 import * as v from 'valibot';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
 import { LOCAL_DEVELOPMENT_APP_SECRET } from '#shared/auth/meta-signature';
-import { poolSizeVariable, QUEUES } from '#shared/events/catalog';
+import { poolSizeVariable } from '#shared/events/catalog';
+import { int, settingSchemas } from './settings.ts';
 
 /**
- * All configuration, read from the environment once and validated here (CONTRACT §10). Every variable has a
- * working local default; the CDK stack sets the AWS values explicitly. An invalid value fails the cold start.
+ * All configuration, read from the environment once and validated here (CONTRACT §10). Every variable has a working
+ * local default; the CDK stack sets the AWS values explicitly. An invalid value fails the cold start. The settings an
+ * operator tunes per deployment are declared in settings.ts (the CDK stack writes them from the same declaration);
+ * the rest is wiring.
  */
-const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(
-    v.optional(v.string(), String(fallback)),
-    v.regex(/^\d+$/, 'must be a non-negative integer'),
-    v.transform(Number),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
 const bool = (fallback: boolean) =>
   v.pipe(
     v.optional(v.picklist(['true', 'false'], 'must be true or false'), String(fallback) as 'true' | 'false'),
@@ -25,23 +20,8 @@ const optionalText = v.optional(v.pipe(v.string(), v.minLength(1, 'must not be e
 const url = (fallback: string) => v.optional(v.pipe(v.string(), v.url('must be a URL')), fallback);
 const optionalUrl = v.optional(v.pipe(v.string(), v.url('must be a URL')));
 
-const rateLimit = (fallback: string) =>
-  v.pipe(
-    v.optional(v.string(), fallback),
-    v.regex(/^[1-9]\d*\/[1-9]\d*$/, 'must look like <requests>/<seconds>, e.g. 30/60'),
-    v.transform((value) => {
-      const [limit, windowSeconds] = value.split('/').map(Number) as [number, number];
-      return { limit, windowSeconds };
-    }),
-  );
-
-const retrySchedule = v.pipe(
-  v.optional(v.string(), '5,300,1800,7200,18000,36000,36000'),
-  v.regex(/^\d+(,\d+)*$/, 'must be comma-separated seconds, e.g. 5,300,1800'),
-  v.transform((value) => value.split(',').map(Number)),
-);
-
 const EnvSchema = v.object({
+  ...settingSchemas(),
   /** Shorter than 32 characters or a placeholder: the network webhook answers 503 (CONTRACT §13). */
   WHATSAPP_APP_SECRET: text(LOCAL_DEVELOPMENT_APP_SECRET),
   WHATSAPP_VERIFY_TOKEN: text('local-whatsapp-verify-token'),
@@ -50,43 +30,12 @@ const EnvSchema = v.object({
   WHATSAPP_SECRETS_ID: optionalText,
   JWT_ISSUER: text('https://wp-crm.local'),
   JWT_AUDIENCE: text('wp-crm-api'),
-  TOKEN_TTL_SECONDS: int(3600, 60),
-  GROUP_CREATE_RATE_LIMIT: rateLimit('30/60'),
-  /** Messages (send-message, and each invitation) per organisation (CONTRACT §13). */
-  MESSAGE_SEND_RATE_LIMIT: rateLimit('600/60'),
-  /** Authenticated requests per organisation, every route (CONTRACT §18). */
-  ORG_REQUEST_RATE_LIMIT: rateLimit('1200/60'),
-  /** Requests per organisation that call Meta (group update and delete, invite links, join requests, participants). */
-  NETWORK_CALL_RATE_LIMIT: rateLimit('120/60'),
-  /** Webhook redeliveries per organisation (CONTRACT §18). */
-  WEBHOOK_REDELIVER_RATE_LIMIT: rateLimit('60/3600'),
-  GROUP_CONFIRMATION_TIMEOUT_SECONDS: int(600, 1),
-  /** After an ambiguous create call, how long to wait before listing the number's groups (Meta creates asynchronously). */
-  GROUP_RECONCILE_SETTLE_SECONDS: int(30),
-  /** First backoff of a retried network call; doubles per attempt, capped at 15 minutes, ±20 % jitter. */
-  NETWORK_RETRY_BASE_SECONDS: int(5, 1),
-  REPORT_WINDOW_SECONDS: int(300),
   /**
    * How long token verifiers reuse a credential (CONTRACT §17: a revocation within 60 s). An organisation's status is
    * never reused: it is read at every check (shared/domain/auth/access-status.ts).
    */
   ACCESS_STATUS_CACHE_SECONDS: int(30, 0, 60),
-  REPORT_PROCESSING_TIMEOUT_SECONDS: int(900, 1),
-  REPORT_RETENTION_SECONDS: int(604800, 1),
-  /** How long the event feed keeps an event, and how long an iterator stays valid (CONTRACT §20). */
-  EVENT_RETENTION_SECONDS: int(2592000, 1),
-  /**
-   * A pre-signed URL stops working when the temporary credentials that signed it (the function's role session)
-   * expire, whatever its own expiry says. One hour, the default role session length, is the most the service
-   * promises; a longer lifetime is refused rather than promised and then broken.
-   */
-  REPORT_DOWNLOAD_URL_TTL_SECONDS: int(900, 1, 3600),
-  WEBHOOK_RETRY_SCHEDULE_SECONDS: retrySchedule,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
-  /** Subscriptions per organisation (CONTRACT §13). */
-  WEBHOOK_SUBSCRIPTION_LIMIT: int(20, 1, 1000),
-  /** Report schedules per organisation (CONTRACT §23). */
-  REPORT_SCHEDULE_LIMIT: int(20, 1, 1000),
   /** Webhook secrets at rest: a KMS key on AWS, or a local key file (the local stack makes one). */
   WEBHOOK_SECRETS_KMS_KEY_ID: optionalText,
   WEBHOOK_SECRETS_KEY_FILE: optionalText,
@@ -94,14 +43,6 @@ const EnvSchema = v.object({
   WPCRM_S3_PUBLIC_URL: optionalUrl,
   /** Set by the stack when CloudFront and WAF front the API (infra/aws/edge.ts): the public origin callers use. */
   WPCRM_EDGE_ORIGIN: optionalUrl,
-  /** Origins allowed to frame the console (CONTRACT §24), space-separated, e.g. `https://intranet.example.com`. */
-  CONSOLE_FRAME_ANCESTORS: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\s*(https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?\s*)*$/, 'must list https:// origins, separated by spaces'),
-    ),
-    '',
-  ),
   /** Set by `npm start` for its handlers: the one place the local development app secret is accepted. */
   WPCRM_LOCAL_STACK: bool(false),
   /** The local stack (npm start) and the wpcrm command. */
@@ -136,10 +77,17 @@ const EnvSchema = v.object({
 
 export type Config = ReturnType<typeof toConfig>;
 
-function poolSize(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!/^[1-9]\d*$/.test(value)) throw new ConfigError([`${name} must be a positive integer`]);
-  return Number(value);
+/**
+ * The pool of `queue`'s consumer as deployed (`<QUEUE>_POOL_SIZE`), read when the consumer asks: the stacks write it
+ * for the queues whose organisations share their pool (infra/aws/functions.ts).
+ */
+function poolSizeReader(raw: Record<string, string | undefined>) {
+  return (queue: string): number | undefined => {
+    const value = raw[poolSizeVariable(queue)];
+    if (value === undefined) return undefined;
+    if (!/^[1-9]\d*$/.test(value)) throw new ConfigError([`${poolSizeVariable(queue)} must be a positive integer`]);
+    return Number(value);
+  };
 }
 
 function toConfig(env: Env, raw: Record<string, string | undefined>) {
@@ -151,21 +99,13 @@ type Env = v.InferOutput<typeof EnvSchema>;
 /** What the service's behaviour depends on: its queues, the network, tokens, and each concern's settings. */
 function serviceSettings(env: Env, raw: Record<string, string | undefined>) {
   return {
-    /** Queue URLs by logical name (`<NAME>_QUEUE_URL`). */
-    queueUrls: Object.fromEntries(QUEUES.map((queue) => [queue.name, raw[queueUrlVariable(queue.name)]])) as Record<
-      string,
-      string | undefined
-    >,
+    /** A queue's URL by its logical name (`<NAME>_QUEUE_URL`, written for the queues a function sends to). */
+    queueUrl: (name: string): string | undefined => raw[queueUrlVariable(name)],
     /**
-     * The pool of each consumer whose organisations have a share of it (`<NAME>_POOL_SIZE`, set by the stack from the
-     * event source's maximum concurrency; the catalog's value when unset).
+     * The pool of a consumer whose organisations have a share of it (`<NAME>_POOL_SIZE`, set by the stacks from the
+     * event source's maximum concurrency: shared/queue/org-share.ts); undefined for a queue without shares.
      */
-    poolSizes: Object.fromEntries(
-      QUEUES.filter((queue) => queue.orgShare).map((queue) => [
-        queue.name,
-        poolSize(raw[poolSizeVariable(queue.name)], queue.maxConcurrency, poolSizeVariable(queue.name)),
-      ]),
-    ) as Record<string, number | undefined>,
+    poolSize: poolSizeReader(raw),
     whatsapp: {
       appSecret: env.WHATSAPP_APP_SECRET,
       verifyToken: env.WHATSAPP_VERIFY_TOKEN,

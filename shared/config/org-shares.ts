@@ -1,5 +1,4 @@
 import { DynamoPoolLeases } from '#shared/adapters/dynamodb/pool-leases';
-import { QUEUES } from '#shared/events/catalog';
 import { OrgShares } from '#shared/queue/org-share';
 import { config } from './core.ts';
 import { documentClient } from './dynamodb.ts';
@@ -17,9 +16,9 @@ export function orgShares(queue: string): OrgShares | undefined {
   let getter = getters.get(queue);
   if (!getter) {
     getter = () => {
-      const poolSize = config().poolSizes[queue];
-      const shared = QUEUES.some((def) => def.name === queue && def.orgShare);
-      return shared && poolSize !== undefined ? new OrgShares(queue, poolSize, poolLeases()) : undefined;
+      // The stacks tell a consumer its pool's size only where its organisations share it (infra/aws/functions.ts).
+      const poolSize = config().poolSize(queue);
+      return poolSize === undefined ? undefined : new OrgShares(queue, poolSize, poolLeases());
     };
     getters.set(queue, getter);
   }

@@ -11,7 +11,7 @@ function sqsClient(): SQSClient {
 }
 
 function queueUrl(name: string): string {
-  const url = config().queueUrls[name];
+  const url = config().queueUrl(name);
   if (!url) throw new Error(`no URL configured for queue ${name}`);
   return url;
 }

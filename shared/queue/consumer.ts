@@ -8,7 +8,6 @@ import { accessStatus } from '#shared/config/access';
 import { orgShares } from '#shared/config/org-shares';
 import { jobQueue } from '#shared/config/sqs';
 import { OrgGoneError, OrgSuspendedError } from '#shared/errors';
-import { QUEUES } from '#shared/events/catalog';
 import { logger } from '#shared/observability/logger';
 import { deferredJob, type InvocationShares, OrgShareExceeded } from './org-share.ts';
 import { backoffSeconds, RetryLater } from './retry.ts';
@@ -18,6 +17,9 @@ const FAILURE_BACKOFF_BASE_SECONDS = 10;
 
 /** How long the work of a suspended organisation waits before it is looked at again (CONTRACT §17). */
 export const SUSPENDED_WORK_DELAY_SECONDS = 300;
+
+/** Lambda's longest timeout: the deadline of an invocation whose context does not say (tests). */
+const LONGEST_TIMEOUT_MS = 900_000;
 
 /** The organisation a job is for: `orgId` of the service's jobs, `organisation_id` of a bus event's detail. */
 function orgOf(body: unknown): string | undefined {
@@ -42,6 +44,26 @@ export interface JobContext {
   checkShare(): void;
 }
 
+/** How a consumer's jobs take their organisation's place in a shared pool (shared/queue/org-share.ts). */
+export interface ConsumerOptions {
+  /**
+   * Where the queue's organisations share its pool (the stacks then tell the consumer the pool's size:
+   * infra/aws/functions.ts): `every-job` takes the job's place before its work starts (work that waits on the outside
+   * world throughout); `outside-calls` leaves it to the work, which calls `job.admit()` just before it waits on the
+   * outside world (the webhook dispatchers: not for fan-outs or waits). Without shares, nothing is taken.
+   * @default 'every-job'
+   */
+  admits?: 'every-job' | 'outside-calls';
+}
+
+/** One queue's consumer, as each of its records is handled. */
+interface Consumer<S extends v.GenericSchema> {
+  queue: string;
+  schema: S;
+  work: (body: v.InferOutput<S>, receiveCount: number, job: JobContext) => Promise<void>;
+  admitsEveryJob: boolean;
+}
+
 /**
  * A Lambda handler for one of the service's queues: Powertools batch processing with partial batch failures,
  * each body validated with `schema`. A record that throws is reported as a failure (and redelivered, until the DLQ);
@@ -51,103 +73,13 @@ export function sqsConsumer<S extends v.GenericSchema>(
   queue: string,
   schema: S,
   work: (body: v.InferOutput<S>, receiveCount: number, job: JobContext) => Promise<void>,
+  options: ConsumerOptions = {},
 ) {
-  const def = QUEUES.find((candidate) => candidate.name === queue);
-  const recordHandler = async (record: SQSRecord, shares: InvocationShares | undefined) => {
-    const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
-    const body = parseBody(schema, record.body);
-    if (!body.success) {
-      // No retry can fix it: make it visible again at once, so that the redrive policy moves it to the DLQ (and its
-      // alarm fires) after maxReceiveCount quick receives instead of that many visibility timeouts.
-      logger.error('poison message: the body does not match the queue schema; it goes to the dead-letter queue', {
-        queue,
-        messageId: record.messageId,
-        receiveCount,
-        issues: body.issues,
-      });
-      await jobQueue().retryAfter(queue, record.receiptHandle, 0);
-      throw new Error(`poison message ${record.messageId}`);
-    }
-    // Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new
-    // message (its receive count starts again, so a long suspension never moves it to the DLQ) before this one is
-    // deleted. A duplicate after a failed delete is harmless: every consumer is idempotent.
-    const putBack = async (orgId: string | undefined) => {
-      await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
-      logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
-    };
-    // Erased means erased (CONTRACT §17): the job of an organisation being erased, or no longer there, is dropped —
-    // never worked on (it would write the organisation's items again) nor put back.
-    const drop = (orgId: string | undefined) =>
-      logger.info('organisation erased: job dropped', { queue, messageId: record.messageId, orgId });
-    const orgId = orgOf(body.output);
-    // The organisation's place in this invocation while this job runs, once it waits on the outside (org-share.ts).
-    let leave: (() => Promise<void>) | undefined;
-    const job: JobContext = {
-      admit: async () => {
-        if (shares && orgId && !leave) leave = await shares.admit(orgId);
-      },
-      checkShare: () => {
-        if (shares && orgId && !leave) shares.checkShare(orgId);
-      },
-    };
-    try {
-      // Read afresh for every job (shared/domain/auth/access-status.ts): no cache lets work start once erasure began.
-      const status = orgId ? await accessStatus().workStatus(orgId) : 'active';
-      if (status === 'gone') return drop(orgId);
-      if (status === 'suspended') return await putBack(orgId);
-      if (def?.orgShare === 'every-job') await job.admit();
-      await work(body.output, receiveCount, job);
-    } catch (error) {
-      // The network gate refused an organisation the job's use case reached (a suspension or an erasure newer than the
-      // check above): the job waits, or is dropped, the same way.
-      if (error instanceof OrgGoneError) return drop(orgId);
-      if (error instanceof OrgSuspendedError) return await putBack(orgId);
-      // Its organisation holds its share of this pool: the job waits for one of its own organisation's invocations to
-      // end, as a new message (not a failure: nothing counts toward the DLQ).
-      if (error instanceof OrgShareExceeded) {
-        const { job: copy, delaySeconds } = deferredJob(JSON.parse(record.body), error);
-        await jobQueue().send(queue, copy as { orgId: string }, { delaySeconds });
-        logger.debug('organisation at its share of the pool: job put back', {
-          queue,
-          messageId: record.messageId,
-          orgId,
-        });
-        return;
-      }
-      if (error instanceof RetryLater) {
-        logger.info('record retried later', {
-          queue,
-          messageId: record.messageId,
-          delaySeconds: error.delaySeconds,
-          reason: error.message,
-        });
-        await jobQueue().retryAfter(queue, record.receiptHandle, error.delaySeconds);
-      } else {
-        // An unexpected failure (often a dependency's brief outage) is retried after a short backoff, not after the
-        // whole visibility timeout (6 × the function's timeout; 90 minutes for reports). The redrive policy still
-        // moves a message that keeps failing to the DLQ after maxReceiveCount receives.
-        const delaySeconds = backoffSeconds(FAILURE_BACKOFF_BASE_SECONDS, receiveCount);
-        logger.error('record failed', {
-          queue,
-          messageId: record.messageId,
-          receiveCount,
-          delaySeconds,
-          error: error as Error,
-        });
-        await jobQueue()
-          .retryAfter(queue, record.receiptHandle, delaySeconds)
-          .catch((visibilityError: unknown) =>
-            logger.warn('retry delay not set; the message returns after its visibility timeout', {
-              queue,
-              messageId: record.messageId,
-              error: visibilityError as Error,
-            }),
-          );
-      }
-      throw error;
-    } finally {
-      await leave?.();
-    }
+  const consumer: Consumer<S> = {
+    queue,
+    schema,
+    work,
+    admitsEveryJob: (options.admits ?? 'every-job') === 'every-job',
   };
   return (
     middy<SQSEvent, SQSBatchResponse>()
@@ -157,11 +89,11 @@ export function sqsConsumer<S extends v.GenericSchema>(
       // one batch's failures in another's answer, and a failed record would be deleted as if it had succeeded.
       .handler(async (event: SQSEvent, context: Context) => {
         // The organisations' places this invocation takes in the pool, given back when it ends (org-share.ts).
-        const shares = orgShares(queue)?.forInvocation(context?.awsRequestId ?? randomUUID(), deadlineOf(context, def));
+        const shares = orgShares(queue)?.forInvocation(context?.awsRequestId ?? randomUUID(), deadlineOf(context));
         try {
           return await processPartialResponse(
             event,
-            (record: SQSRecord) => recordHandler(record, shares),
+            (record: SQSRecord) => handleRecord(consumer, record, shares),
             new BatchProcessor(EventType.SQS),
             { context },
           );
@@ -172,12 +104,132 @@ export function sqsConsumer<S extends v.GenericSchema>(
   );
 }
 
-/** When Lambda cuts the invocation at the latest. */
-function deadlineOf(context: Context | undefined, def: { timeoutSeconds: number } | undefined): number {
+/** One record: validated, its organisation's status checked, its work run in its organisation's place. */
+async function handleRecord<S extends v.GenericSchema>(
+  consumer: Consumer<S>,
+  record: SQSRecord,
+  shares: InvocationShares | undefined,
+): Promise<void> {
+  const { queue } = consumer;
+  const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  const body = parseBody(consumer.schema, record.body);
+  if (!body.success) return rejectPoison(queue, record, receiveCount, body.issues);
+  const orgId = orgOf(body.output);
+  const place = jobPlace(shares, orgId);
+  try {
+    // Read afresh for every job (shared/domain/auth/access-status.ts): no cache lets work start once erasure began.
+    const status = orgId ? await accessStatus().workStatus(orgId) : 'active';
+    if (status === 'gone') return dropJob(queue, record, orgId);
+    if (status === 'suspended') return await putBack(queue, record, orgId);
+    if (consumer.admitsEveryJob) await place.job.admit();
+    await consumer.work(body.output, receiveCount, place.job);
+  } catch (error) {
+    if (await setAside(queue, record, orgId, error)) return;
+    await retryLater(queue, record, receiveCount, error);
+    throw error;
+  } finally {
+    await place.leave();
+  }
+}
+
+/**
+ * No retry can fix a body that does not match the queue's schema: it is made visible again at once, so that the
+ * redrive policy moves it to the DLQ (and its alarm fires) after maxReceiveCount quick receives instead of that many
+ * visibility timeouts.
+ */
+async function rejectPoison(queue: string, record: SQSRecord, receiveCount: number, issues: string[]): Promise<never> {
+  logger.error('poison message: the body does not match the queue schema; it goes to the dead-letter queue', {
+    queue,
+    messageId: record.messageId,
+    receiveCount,
+    issues,
+  });
+  await jobQueue().retryAfter(queue, record.receiptHandle, 0);
+  throw new Error(`poison message ${record.messageId}`);
+}
+
+/** The organisation's place in this invocation while the job runs, once it waits on the outside (org-share.ts). */
+function jobPlace(shares: InvocationShares | undefined, orgId: string | undefined) {
+  let leave: (() => Promise<void>) | undefined;
+  const job: JobContext = {
+    admit: async () => {
+      if (shares && orgId && !leave) leave = await shares.admit(orgId);
+    },
+    checkShare: () => {
+      if (shares && orgId && !leave) shares.checkShare(orgId);
+    },
+  };
+  return { job, leave: async () => leave?.() };
+}
+
+/**
+ * Nothing is done for a suspended organisation, and nothing is lost: the job goes back to its queue as a new message
+ * (its receive count starts again, so a long suspension never moves it to the DLQ) before this one is deleted. A
+ * duplicate after a failed delete is harmless: every consumer is idempotent.
+ */
+async function putBack(queue: string, record: SQSRecord, orgId: string | undefined): Promise<void> {
+  await jobQueue().send(queue, JSON.parse(record.body), { delaySeconds: SUSPENDED_WORK_DELAY_SECONDS });
+  logger.info('organisation suspended: job put back', { queue, messageId: record.messageId, orgId });
+}
+
+/**
+ * Erased means erased (CONTRACT §17): the job of an organisation being erased, or no longer there, is dropped — never
+ * worked on (it would write the organisation's items again) nor put back.
+ */
+function dropJob(queue: string, record: SQSRecord, orgId: string | undefined): void {
+  logger.info('organisation erased: job dropped', { queue, messageId: record.messageId, orgId });
+}
+
+/**
+ * A job that is not a failure: the network gate refused an organisation its use case reached (a suspension or an
+ * erasure newer than the check before the work: it waits, or is dropped, the same way), or its organisation holds its
+ * share of this pool (it waits for one of its own organisation's invocations to end, as a new message: nothing
+ * counts toward the DLQ). True when the job was set aside so.
+ */
+async function setAside(queue: string, record: SQSRecord, orgId: string | undefined, error: unknown): Promise<boolean> {
+  if (error instanceof OrgGoneError) {
+    dropJob(queue, record, orgId);
+  } else if (error instanceof OrgSuspendedError) {
+    await putBack(queue, record, orgId);
+  } else if (error instanceof OrgShareExceeded) {
+    const { job: copy, delaySeconds } = deferredJob(JSON.parse(record.body), error);
+    await jobQueue().send(queue, copy as { orgId: string }, { delaySeconds });
+    logger.debug('organisation at its share of the pool: job put back', { queue, messageId: record.messageId, orgId });
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * A failed record's retry: after RetryLater's delay, or — an unexpected failure, often a dependency's brief outage —
+ * after a short backoff rather than the whole visibility timeout (6 × the function's timeout; 90 minutes for reports).
+ * The redrive policy still moves a message that keeps failing to the DLQ after maxReceiveCount receives.
+ */
+async function retryLater(queue: string, record: SQSRecord, receiveCount: number, error: unknown): Promise<void> {
+  const { messageId, receiptHandle } = record;
+  if (error instanceof RetryLater) {
+    logger.info('record retried later', { queue, messageId, delaySeconds: error.delaySeconds, reason: error.message });
+    await jobQueue().retryAfter(queue, receiptHandle, error.delaySeconds);
+    return;
+  }
+  const delaySeconds = backoffSeconds(FAILURE_BACKOFF_BASE_SECONDS, receiveCount);
+  logger.error('record failed', { queue, messageId, receiveCount, delaySeconds, error: error as Error });
+  await jobQueue()
+    .retryAfter(queue, receiptHandle, delaySeconds)
+    .catch((visibilityError: unknown) =>
+      logger.warn('retry delay not set; the message returns after its visibility timeout', {
+        queue,
+        messageId,
+        error: visibilityError as Error,
+      }),
+    );
+}
+
+/** When Lambda cuts the invocation at the latest (without a context, Lambda's longest timeout). */
+function deadlineOf(context: Context | undefined): number {
   const remaining =
-    typeof context?.getRemainingTimeInMillis === 'function'
-      ? context.getRemainingTimeInMillis()
-      : (def?.timeoutSeconds ?? 900) * 1000;
+    typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : LONGEST_TIMEOUT_MS;
   return Date.now() + remaining;
 }
 

@@ -1,11 +1,12 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
+import { QUEUES } from '#infra/aws/functions';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { SQS_FAIR_QUEUE_DEFAULTS } from '#infra/local/queue';
 import { REPORT_TYPES } from '#shared/domain/reports/records';
 import { ATTEMPTS_IN_FLIGHT_PER_SUBSCRIPTION } from '#shared/domain/webhooks/subscription';
-import { poolSizeVariable, QUEUES } from '#shared/events/catalog';
+import { poolSizeVariable } from '#shared/events/catalog';
 import { flatTemplate, type Json, logicalId, resources, testApp } from './support.ts';
 
 /** WEBHOOK_SUBSCRIPTION_LIMIT's default (shared/config/env.ts). */

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionBuildOptions } from '#infra/aws/constructs/function-bundle';
-import { FUNCTION_ACCESS, type FunctionAccess } from '#infra/aws/function-access';
+import { type FunctionAccess, FUNCTIONS as ROWS } from '#infra/aws/functions';
 import { ROUTES } from '#shared/routes/index';
 import { takesCursor } from '#shared/routes/route';
 
@@ -10,16 +10,16 @@ const FUNCTIONS = readdirSync(new URL('../../functions/', import.meta.url));
 const VERIFIES_TOKENS = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
 const PAGES_LISTS = new Set(ROUTES.filter(takesCursor).map((route) => route.fn));
 
-/** The keeper of the JWT key set is a custom resource, outside FUNCTION_ACCESS. */
+/** The keeper of the JWT key set is a custom resource, outside the functions' rows. */
 const JWT_KEYS: FunctionAccess = { signsTokens: true, servesPublicKeys: true };
 
 /**
- * The SDK clients a function may call, derived from what the stack grants it (function-access.ts) and whether it
+ * The SDK clients a function may call, derived from what the stack grants it (its row's access, functions.ts) and whether it
  * verifies bearer tokens (the public JWKS in SSM).
  */
 function expectedClients(fn: string): string[] {
-  const access = fn === 'jwt-keys' ? JWT_KEYS : FUNCTION_ACCESS[fn];
-  if (!access) throw new Error(`${fn} has no entry in FUNCTION_ACCESS`);
+  const access = fn === 'jwt-keys' ? JWT_KEYS : ROWS[fn]?.access;
+  if (!access) throw new Error(`${fn} has no row in FUNCTIONS (infra/aws/functions.ts)`);
   const clients = new Set<string>();
   if (access.table) clients.add('client-dynamodb');
   if (access.sendsTo?.length) clients.add('client-sqs');
@@ -97,7 +97,7 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
 
     expect(verifying.sort()).toEqual([...VERIFIES_TOKENS].sort());
     expect(withKeys('dynamodb/public-key-store')).toEqual([...VERIFIES_TOKENS, 'get-jwks'].sort());
-    const signing = FUNCTIONS.filter((fn) => FUNCTION_ACCESS[fn]?.signsTokens).sort();
+    const signing = FUNCTIONS.filter((fn) => ROWS[fn]?.access.signsTokens).sort();
     expect(signing).toEqual(['issue-token', 'refresh-console-session', 'start-console-session']);
     expect(withKeys('keys/secrets-manager-key-set')).toEqual(signing);
   });
@@ -157,8 +157,8 @@ describe('function bundles (esbuild with the stack’s bundling options)', () =>
       bundles.get(fn)!.files.some((file) => /\/@aws-sdk\/(client-s3|lib-storage|s3-request-presigner)\//.test(file)),
     );
 
-    expect(signing.filter((fn) => FUNCTION_ACCESS[fn]?.reports).sort()).toEqual(
-      FUNCTIONS.filter((fn) => FUNCTION_ACCESS[fn]?.reports).sort(),
+    expect(signing.filter((fn) => ROWS[fn]?.access.reports).sort()).toEqual(
+      FUNCTIONS.filter((fn) => ROWS[fn]?.access.reports).sort(),
     );
     expect(s3Client).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
 import { AppFunction, REPO_ROOT } from '#infra/aws/constructs/app-function';
 import { API_ACCOUNT_THROTTLE_DEFAULT } from '#infra/aws/constructs/service-api';
+import { QUEUES } from '#infra/aws/functions';
 import {
   concurrencyQuota,
   functionFootprints,
@@ -163,8 +164,10 @@ describe('CONTRACT §22: deployable as written', () => {
       expect(stated.unreservedMinimum, 'unreserved minimum').toBe(LAMBDA_UNRESERVED_MINIMUM);
       expect(stated.needed, 'needed').toBe(quota.needed);
       expect(stated.needed).toBe(stated.reserved + stated.unreservedMinimum);
-      // Each reservation named, and only those: every reserving function is ours (no CDK handler reserves).
+      // Each reservation named, and only those: every reserving function is ours (no CDK handler reserves), each a
+      // worker reserving its queue's maximum concurrency as its row says (infra/aws/functions.ts).
       expect(stated.byFunction).toEqual(reservations);
+      expect(reservations).toEqual(Object.fromEntries(QUEUES.map((queue) => [queue.consumer, queue.maxConcurrency])));
       expect(Object.values(reservations).reduce((sum: number, reserved) => sum + Number(reserved), 0)).toBe(
         quota.reserved,
       );

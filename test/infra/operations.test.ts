@@ -1,8 +1,8 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/aws/build-app';
+import { QUEUES } from '#infra/aws/functions';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
-import { QUEUES } from '#shared/events/catalog';
 import { BUSINESS_METRICS, METRICS_NAMESPACE } from '#shared/observability/metric-names';
 import { asArray, flatTemplate, logicalId, statements, testApp } from './support.ts';
 
@@ -55,7 +55,9 @@ describe('ServiceStack operations', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 8 })]) },
     });
-    expect(() => buildApp(testApp({ reportRetentionSeconds: 'week' }), 'dev')).toThrow(/positive integer/);
+    expect(() => buildApp(testApp({ reportRetentionSeconds: 'week' }), 'dev')).toThrow(
+      /-c reportRetentionSeconds="week": REPORT_RETENTION_SECONDS must be a non-negative integer/,
+    );
   });
 
   it('lets only the report sweeper delete objects, and only report files', () => {

@@ -6,8 +6,9 @@ import { AppFunction } from '#infra/aws/constructs/app-function';
 import { DataStore } from '#infra/aws/constructs/data-store';
 import { EventRules, toCdkPattern } from '#infra/aws/constructs/event-rules';
 import { QueueWorker } from '#infra/aws/constructs/queue-worker';
+import type { QueueDef, ScheduleDef } from '#infra/aws/functions';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
-import type { BusRule, QueueDef, ScheduleDef } from '#shared/events/catalog';
+import type { BusRule } from '#shared/events/catalog';
 import {
   appFunctions,
   expectSafeEventTargets,

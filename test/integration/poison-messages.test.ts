@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QUEUES } from '#shared/events/catalog';
+import { QUEUES } from '#infra/aws/functions';
 import { eventually, useLocalStack } from '#test/support/local-stack';
 
 describe('queue consumers and poison messages', () => {

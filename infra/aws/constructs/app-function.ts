@@ -4,15 +4,17 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { LEADING_KEY_PATTERNS, PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
 import type { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 import { REPORT_OBJECT_PATTERN } from '#shared/domain/reports/report';
 import { type BundledFile, functionCode } from './function-bundle.ts';
+import { ALARM_PERIOD, operatorAlarm } from './operator-alarm.ts';
 
 export { REPO_ROOT } from './function-bundle.ts';
 
@@ -37,6 +39,16 @@ const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
   expire: ['s3:DeleteObject'],
 };
+
+/**
+ * A log line that asks for an operator: the function logs `{"alert": <alert>, …}` and a metric filter on its log group
+ * counts them for an alarm (no metrics library in the bundle).
+ */
+export interface LogAlert {
+  alert: string;
+  metricName: string;
+  description: string;
+}
 
 export interface AppFunctionProps {
   /** The folder under `functions/` whose `handler.ts` exports `handler`. */
@@ -70,6 +82,13 @@ export interface AppFunctionProps {
    * @default RemovalPolicy.RETAIN
    */
   logRemovalPolicy?: RemovalPolicy;
+  /**
+   * The operators' topic: the function then alarms on its errors, its throttles and each of `alerts`, beside it.
+   * @default - no alarms
+   */
+  alarmTopic?: ITopic;
+  /** Log lines that ask for an operator, each a metric filter on the log group and an alarm (with `alarmTopic`). */
+  alerts?: readonly LogAlert[];
 }
 
 /**
@@ -116,6 +135,8 @@ export class AppFunction extends Construct {
       },
     });
 
+    if (props.alarmTopic) this.#alarms(props.alarmTopic, props.alerts ?? []);
+
     Validations.of(this).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
@@ -126,6 +147,41 @@ export class AppFunction extends Construct {
         reason: 'Node.js 22 is the runtime the service is built and tested for (ARCHITECTURE).',
       },
     );
+  }
+
+  /** Its errors and throttles, and its log alerts: a metric filter each and its alarm, notifying `topic`. */
+  #alarms(topic: ITopic, alerts: readonly LogAlert[]): void {
+    operatorAlarm(
+      this,
+      'ErrorsAlarm',
+      {
+        description: `${this.name} failed invocations (uncaught errors, timeouts, out of memory)`,
+        metric: this.fn.metricErrors({ period: ALARM_PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+      },
+      topic,
+    );
+    operatorAlarm(
+      this,
+      'ThrottlesAlarm',
+      {
+        description: `${this.name} invocations throttled by Lambda concurrency`,
+        metric: this.fn.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+      },
+      topic,
+    );
+    for (const spec of alerts) {
+      const filter = this.logGroup.addMetricFilter(`${spec.metricName}Filter`, {
+        filterPattern: FilterPattern.stringValue('$.alert', '=', spec.alert),
+        // The service stack's name, not the nested stack's: the namespace operators see is the same for every alert.
+        metricNamespace: `wp-crm/${rootStack(this).stackName}`,
+        metricName: spec.metricName,
+        metricValue: '1',
+      });
+      const metric = filter.metric({ period: ALARM_PERIOD, statistic: 'Sum' });
+      operatorAlarm(this, `${spec.metricName}Alarm`, { description: spec.description, metric, threshold: 1 }, topic);
+    }
   }
 
   addEnvironment(name: string, value: string): this {
@@ -330,4 +386,11 @@ export class AppFunction extends Construct {
     if (Stack.of(element) === own) return `${own.getLogicalId(element)}.${attribute}`;
     return `referenceto${Names.uniqueId(element)}${attribute}`;
   }
+}
+
+/** The stack a nested stack belongs to, or the stack itself. */
+function rootStack(scope: Construct): Stack {
+  let stack = Stack.of(scope);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
+  return stack;
 }

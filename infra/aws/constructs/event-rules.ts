@@ -1,13 +1,15 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { type EventPattern as CdkEventPattern, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { BusRule, ScheduleDef } from '#shared/events/catalog';
+import type { BusRule } from '#shared/events/catalog';
 import type { EventPattern } from '#shared/events/pattern';
+import type { ScheduleDef } from '../functions.ts';
 import { pascalCase } from '../naming.ts';
+import { deadLetterAlarm } from './operator-alarm.ts';
 
 export interface EventRulesProps {
   /** The bus the catalog's rules listen on. */
@@ -20,6 +22,11 @@ export interface EventRulesProps {
   schedules: readonly ScheduleDef[];
   /** The deployed function of a `functions/` folder. */
   functionFor: (fn: string) => IFunction;
+  /**
+   * The operators' topic, which the dead-letter queue's alarm notifies.
+   * @default - an alarm that notifies no one
+   */
+  alarmTopic?: ITopic;
 }
 
 /**
@@ -46,17 +53,12 @@ export class EventRules extends Construct {
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is the dead-letter queue of the EventBridge targets.',
     });
-    new Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription: 'EventBridge could not deliver events to their targets',
-      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    deadLetterAlarm(
+      this,
+      'EventBridge could not deliver events to their targets',
+      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      props.alarmTopic,
+    );
 
     for (const rule of props.rules) {
       const queue = props.queues.get(rule.targetQueue);

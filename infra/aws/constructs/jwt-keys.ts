@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
@@ -18,6 +19,11 @@ export interface JwtKeysProps {
    * @default RemovalPolicy.RETAIN
    */
   removalPolicy?: RemovalPolicy;
+  /**
+   * The operators' topic, which the key manager's alarms notify.
+   * @default - no alarms
+   */
+  alarmTopic?: ITopic;
 }
 
 /**
@@ -55,6 +61,7 @@ export class JwtKeys extends Construct {
       timeout: Duration.seconds(30),
       description: 'Creates the JWT key set on deploy; direct invocations rotate it',
       logRemovalPolicy: removalPolicy,
+      alarmTopic: props.alarmTopic,
     });
     this.manager
       .bindSigningKeys(this.secret, 'readWrite')

@@ -1,14 +1,15 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { queueUrlVariable } from '#shared/adapters/sqs/job-queue';
-import { poolSizeVariable, type QueueDef } from '#shared/events/catalog';
-import { AppFunction } from './app-function.ts';
-
-/** The env var holding a queue's URL; the same name the local stack sets (infra/local/stack.ts). */
+import { poolSizeVariable } from '#shared/events/catalog';
+import type { QueueDef } from '../functions.ts';
+import { AppFunction, type AppFunctionProps } from './app-function.ts';
+import { ALARM_PERIOD, deadLetterAlarm, operatorAlarm } from './operator-alarm.ts';
 
 /** Fewer receives than this send a message to the DLQ on a short throttling or deploy blip (RELIABILITY K-5). */
 export const MIN_MAX_RECEIVE_COUNT = 5;
@@ -21,6 +22,13 @@ export interface QueueWorkerProps {
    * @default RemovalPolicy.RETAIN
    */
   logRemovalPolicy?: RemovalPolicy;
+  /**
+   * The operators' topic: the DLQ's alarm notifies it, and the queue's age and the consumer's own alarms are made.
+   * @default - the DLQ's alarm alone, notifying no one
+   */
+  alarmTopic?: ITopic;
+  /** The consumer's settings beyond the queue's: its files and log alerts. */
+  consumer?: Pick<AppFunctionProps, 'files' | 'alerts'>;
 }
 
 /**
@@ -60,6 +68,8 @@ export class QueueWorker extends Construct {
         ...(def.orgShare ? { [poolSizeVariable(def.name)]: String(def.maxConcurrency) } : {}),
       },
       logRemovalPolicy: props.logRemovalPolicy,
+      alarmTopic: props.alarmTopic,
+      ...props.consumer,
     });
 
     // The DLQ keeps messages longer than the source, so a redriven message never expires on the way.
@@ -85,17 +95,27 @@ export class QueueWorker extends Construct {
       }),
     );
 
-    this.alarm = new Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription: `Messages of ${def.name} failed ${def.maxReceiveCount} times and wait in its DLQ`,
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+    this.alarm = deadLetterAlarm(
+      this,
+      `Messages of ${def.name} failed ${def.maxReceiveCount} times and wait in its DLQ`,
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(1),
         statistic: 'Maximum',
       }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+      props.alarmTopic,
+    );
+    if (props.alarmTopic) {
+      operatorAlarm(
+        this,
+        'OldestMessageAlarm',
+        {
+          description: `${def.name} holds a message older than ${def.alarmAgeMinutes} minutes: its consumer falls behind or keeps failing`,
+          metric: this.queue.metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD, statistic: 'Maximum' }),
+          threshold: def.alarmAgeMinutes * 60,
+        },
+        props.alarmTopic,
+      );
+    }
   }
 
   /** Lets a function send to this queue: `<NAME>_QUEUE_URL` and `sqs:SendMessage` on this queue only. */

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, type IMetric, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -6,22 +6,15 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { FilterPattern } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { Construct, type IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
-import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
-import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
 import { type AlarmEndpoints, subscribeAlarmEndpoints } from '../alarm-endpoints.ts';
-import type { AppFunction } from './app-function.ts';
 import { CERTIFICATE_EXPIRY_ALARM_DAYS } from './edge-rules.ts';
 import { denyGrantsButForAwsResources } from './kms.ts';
-import type { QueueWorker } from './queue-worker.ts';
+import { ALARM_PERIOD, type OperatorAlarmSpec, operatorAlarm } from './operator-alarm.ts';
 
 export interface ServiceAlarmsProps {
-  functions: Iterable<AppFunction>;
-  workers: Iterable<QueueWorker>;
-  api: HttpApi;
   table: ITableV2;
   /**
    * The ACM certificate of the API's origin custom domain (the edge's `edgeOriginCertificateArn`, in this stack's
@@ -48,33 +41,13 @@ export interface ServiceAlarmsProps {
   removalPolicy?: RemovalPolicy;
 }
 
-const FIVE_MINUTES = Duration.minutes(5);
-
 /**
- * Log lines that ask for an operator: a function logs `{"alert": <name>, …}` and a metric filter on its log group
- * counts them for an alarm (no metrics library in the bundle).
- */
-export const LOG_ALERTS = [
-  {
-    fn: 'group-worker',
-    alert: GROUP_REQUEST_ON_HOLD,
-    metricName: 'GroupRequestsOnHold',
-    description:
-      'Meta refused a channel (190 access token invalid, 368 number restricted): its group requests wait on hold until the token is renewed or they time out (docs/operations.md)',
-  },
-  {
-    fn: 'apply-network-notifications',
-    alert: NETWORK_NOTIFICATION_UNREADABLE,
-    metricName: 'NetworkNotificationsUnreadable',
-    description:
-      'An item of a signed Meta notification could not be read and was skipped (the rest of its batch was applied): Meta may have changed a shape (CONTRACT §16; the log line names field, type and reason)',
-  },
-] as const;
-
-/**
- * The operators' alarms and the one SNS topic they notify (docs/operations.md). The topic is encrypted with a
- * customer-managed key whose policy lets CloudWatch use it, and its policy lets CloudWatch publish, both only for
- * this account's alarms: with the AWS-managed SNS key or without that statement, CloudWatch cannot deliver at all.
+ * The one SNS topic every alarm of the service notifies (docs/operations.md), and the alarms of what the service stack
+ * itself holds: the table, the API and the origin's certificates. A function's and a queue's alarms are made beside
+ * them, in their concern's nested stack, with this topic passed in (AppFunction, QueueWorker, EventRules): the service
+ * stack's template does not grow with the functions. The topic is encrypted with a customer-managed key whose policy
+ * lets CloudWatch use it, and its policy lets CloudWatch publish, both only for this account's alarms: with the
+ * AWS-managed SNS key or without that statement, CloudWatch cannot deliver at all.
  */
 export class ServiceAlarms extends Construct {
   readonly topic: Topic;
@@ -87,19 +60,17 @@ export class ServiceAlarms extends Construct {
     this.topic = this.#topic(this.key);
     subscribeAlarmEndpoints(this.topic, props.endpoints);
 
-    // A function's and a queue's alarms live beside them (in their concern's nested stack): the service stack's
-    // template does not grow with the functions, and a concern's stack holds everything of its functions.
-    const functions = [...props.functions];
-    this.#functionAlarms(functions);
-    this.#logAlertAlarms(functions);
-    this.#queueAlarms(props.workers);
     this.#originCertificateAlarms(props);
+    this.#tableThrottlesAlarm(props.table);
+  }
+
+  /** The API's 5xx answers. */
+  watchApi(api: HttpApi): void {
     this.#alarm(this, 'Api5xx', {
       description: 'The API answered 5xx (INTERNAL or NETWORK_UNAVAILABLE) at least 5 times in 5 minutes',
-      metric: props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      metric: api.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' }),
       threshold: 5,
     });
-    this.#tableThrottlesAlarm(props.table);
   }
 
   /** CloudWatch may use and publish to the topic for this account's alarms only. */
@@ -142,51 +113,6 @@ export class ServiceAlarms extends Construct {
     return topic;
   }
 
-  #functionAlarms(functions: AppFunction[]): void {
-    for (const fn of functions) {
-      this.#alarm(fn, 'ErrorsAlarm', {
-        description: `${fn.name} failed invocations (uncaught errors, timeouts, out of memory)`,
-        metric: fn.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-        threshold: 1,
-      });
-      this.#alarm(fn, 'ThrottlesAlarm', {
-        description: `${fn.name} invocations throttled by Lambda concurrency`,
-        metric: fn.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
-        threshold: 1,
-      });
-    }
-  }
-
-  /** LOG_ALERTS: a metric filter on the function's log group, and its alarm. */
-  #logAlertAlarms(functions: AppFunction[]): void {
-    for (const spec of LOG_ALERTS) {
-      const fn = functions.find((candidate) => candidate.name === spec.fn);
-      if (!fn) throw new Error(`no function ${spec.fn} for the ${spec.alert} alert`);
-      const filter = fn.logGroup.addMetricFilter(`${spec.metricName}Filter`, {
-        filterPattern: FilterPattern.stringValue('$.alert', '=', spec.alert),
-        // The service stack's name, not the nested stack's: the namespace operators see is the same for every alert.
-        metricNamespace: `wp-crm/${Stack.of(this).stackName}`,
-        metricName: spec.metricName,
-        metricValue: '1',
-      });
-      this.#alarm(fn, `${spec.metricName}Alarm`, {
-        description: spec.description,
-        metric: filter.metric({ period: FIVE_MINUTES, statistic: 'Sum' }),
-        threshold: 1,
-      });
-    }
-  }
-
-  #queueAlarms(workers: Iterable<QueueWorker>): void {
-    for (const worker of workers) {
-      this.#alarm(worker, 'OldestMessageAlarm', {
-        description: `${worker.def.name} holds a message older than ${worker.def.alarmAgeMinutes} minutes: its consumer falls behind or keeps failing`,
-        metric: worker.queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
-        threshold: worker.def.alarmAgeMinutes * 60,
-      });
-    }
-  }
-
   #originCertificateAlarms(props: ServiceAlarmsProps): void {
     if (props.originCertificateArn) {
       // The origin domain's certificate lives in this region, where the edge stack's alarms cannot watch it. It may
@@ -220,6 +146,7 @@ export class ServiceAlarms extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.BREACHING,
     });
+    alarm.addAlarmAction(new SnsAction(this.topic));
     this.alarms.push(alarm);
   }
 
@@ -230,7 +157,7 @@ export class ServiceAlarms extends Construct {
     for (const [position, indexName] of indexes.entries()) {
       for (const kind of ['Read', 'Write']) {
         throttleEvents[`${kind.toLowerCase()}${position}`] = table.metric(`${kind}ThrottleEvents`, {
-          period: FIVE_MINUTES,
+          period: ALARM_PERIOD,
           statistic: 'Sum',
           dimensionsMap: {
             TableName: table.tableName,
@@ -244,27 +171,14 @@ export class ServiceAlarms extends Construct {
       metric: new MathExpression({
         expression: Object.keys(throttleEvents).join('+'),
         usingMetrics: throttleEvents,
-        period: FIVE_MINUTES,
+        period: ALARM_PERIOD,
         label: 'Throttle events',
       }),
       threshold: 1,
     });
   }
 
-  /** Notifies the topic from `alarm` too (alarms other constructs made, such as the dead-letter queues'). */
-  notify(alarm: Alarm): void {
-    alarm.addAlarmAction(new SnsAction(this.topic));
-  }
-
-  #alarm(scope: IConstruct, id: string, spec: { description: string; metric: IMetric; threshold: number }) {
-    const alarm = new Alarm(scope, id, {
-      alarmDescription: spec.description,
-      metric: spec.metric,
-      threshold: spec.threshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    this.alarms.push(alarm);
+  #alarm(scope: Construct, id: string, spec: OperatorAlarmSpec) {
+    this.alarms.push(operatorAlarm(scope, id, spec, this.topic));
   }
 }

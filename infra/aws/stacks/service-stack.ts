@@ -1,16 +1,14 @@
 import { CfnOutput, Duration, NestedStack, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
-import { BUS_RULES, QUEUES, SCHEDULES } from '#shared/events/catalog';
 import { ROUTES } from '#shared/routes/index';
-import { takesCursor } from '#shared/routes/route';
+import { type RouteDef, takesCursor } from '#shared/routes/route';
 import type { AlarmEndpoints } from '../alarm-endpoints.ts';
-import { CONCERNS, type Concern, concernOf } from '../concerns.ts';
+import { CONCERNS, type Concern } from '../concerns.ts';
 import { AppFunction } from '../constructs/app-function.ts';
 import { DataStore } from '../constructs/data-store.ts';
 import { EventRules } from '../constructs/event-rules.ts';
@@ -21,9 +19,10 @@ import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi, type Throttle } from '../constructs/service-api.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
 import type { EdgeConfig } from '../edge.ts';
-import { FUNCTION_ACCESS } from '../function-access.ts';
 import { functionFiles } from '../function-files.ts';
+import { busRulesOf, FUNCTIONS, type FunctionRow, functionRow, queuesOf, schedulesOf } from '../functions.ts';
 import { pascalCase } from '../naming.ts';
+import { type GivenSettings, settingsEnvironment, validateSettings } from '../settings.ts';
 import { removalPolicyFor, type Stage } from '../stage.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -33,20 +32,12 @@ export interface ServiceStackProps extends StackProps {
   /** The `aud` of issued tokens (JWT_AUDIENCE). */
   jwtAudience: string;
   /**
-   * Webhook subscriptions per organisation (WEBHOOK_SUBSCRIPTION_LIMIT).
-   * @default 20
+   * The settings given for this deployment (shared/config/settings.ts; `-c <setting in camelCase>=…`), each written
+   * into the environment of the functions whose rows read it (infra/aws/functions.ts). REPORT_RETENTION_SECONDS also
+   * sets the reports bucket's lifecycle rule.
+   * @default - every setting at its default
    */
-  webhookSubscriptionLimit?: number;
-  /**
-   * Report schedules per organisation (REPORT_SCHEDULE_LIMIT).
-   * @default 20
-   */
-  reportScheduleLimit?: number;
-  /**
-   * Messages per organisation and window, `<messages>/<seconds>` (MESSAGE_SEND_RATE_LIMIT).
-   * @default '600/60'
-   */
-  messageSendRateLimit?: string;
+  settings?: GivenSettings;
   /**
    * CloudFront and AWS WAF in front of the API (EdgeStack); the API then answers only through them.
    * @default - none (dev only)
@@ -59,25 +50,42 @@ export interface ServiceStackProps extends StackProps {
    */
   apiAccountThrottle?: Throttle;
   /**
-   * How long reports are kept (REPORT_RETENTION_SECONDS): the report functions' setting and the bucket's rule.
-   * @default 604800
-   */
-  reportRetentionSeconds?: number;
-  /**
    * The operator's endpoints that the alarm topic notifies (`-c alarmEmail=… -c alarmHttpsEndpoint=…`).
    * @default - none: the operator subscribes to AlarmTopicArn by hand
    */
   alarmEndpoints?: AlarmEndpoints;
+  /**
+   * The API's routes (a test adds one of its own).
+   * @default ROUTES (shared/routes/index.ts)
+   */
+  routes?: readonly RouteDef[];
+  /**
+   * One row per function (a test adds one of its own).
+   * @default FUNCTIONS (infra/aws/functions.ts)
+   */
+  functions?: Readonly<Record<string, FunctionRow>>;
 }
 
-const FALLBACK_FN = 'route-not-found';
+/** What the functions' rows and the routes say about each function, read once. */
+interface Deployment {
+  /** The functions behind a route or the fallback: they answer HTTP. */
+  servesHttp: ReadonlySet<string>;
+  /** The functions behind an authenticated route: they verify tokens and count quotas. */
+  verifiesTokens: ReadonlySet<string>;
+  /** The functions behind a route that takes a cursor: they read the cursor key. */
+  pagesLists: ReadonlySet<string>;
+  /** The function of the `$default` route. */
+  fallback: string;
+}
 
 /**
  * The service: one stack for operators (its outputs — TableName for `wpcrm --stack`, ApiUrl, … — live in one place
  * and no cross-stack export pins the data), made of nested stacks by concern (infra/aws/concerns.ts) so that no
  * template nears CloudFormation's limits (CONTRACT §22, docs/architecture.md). The service stack keeps the
  * state (table, bucket, bus, keys, secrets), the HTTP API with its stage, the alarm topic and the dashboard; each
- * concern's stack keeps its functions, routes, queues and rules. Stateful resources are retained outside dev.
+ * concern's stack keeps its functions, routes, queues, rules and their alarms. What each function is — its concern,
+ * access, settings, alarms, queue or schedule — is its row of infra/aws/functions.ts. Stateful resources are retained
+ * outside dev.
  */
 export class ServiceStack extends Stack {
   readonly data: DataStore;
@@ -94,176 +102,23 @@ export class ServiceStack extends Stack {
   readonly functions: ReadonlyMap<string, AppFunction>;
   /** The nested stack of each concern. */
   readonly concerns: ReadonlyMap<Concern, NestedStack>;
+  readonly #props: ServiceStackProps;
+  readonly #settings: GivenSettings;
+  readonly #routes: readonly RouteDef[];
+  readonly #rows: Readonly<Record<string, FunctionRow>>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
+    this.#props = props;
+    this.#settings = validateSettings(props.settings ?? {});
+    this.#routes = props.routes ?? ROUTES;
+    this.#rows = props.functions ?? FUNCTIONS;
     const removalPolicy = removalPolicyFor(props.stage);
-    const reportRetentionSeconds = props.reportRetentionSeconds ?? 604_800;
+    const reportRetentionSeconds = Number(this.#settings.REPORT_RETENTION_SECONDS ?? 604_800);
     this.data = new DataStore(this, 'Data', { removalPolicy, reportRetentionSeconds });
-    this.jwtKeys = new JwtKeys(this, 'JwtKeys', {
-      removalPolicy,
-      parameterName: `/wp-crm/${props.stage}/jwt/public-keys`,
-      table: this.data.table,
-    });
-    // Customers' webhook signing secrets are stored encrypted under this key (CONTRACT §7).
-    this.webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
-      description: 'Encrypts webhook signing secrets at rest',
-      enableKeyRotation: true,
-      removalPolicy,
-    });
-    denyGrantsButForAwsResources(this.webhookSecretsKey);
-    // Meta's webhook verify token is generated; Meta's app secret is not shipped at all (no placeholder): the operator
-    // adds it after the first deploy (docs/deployment.md), and until then the webhook answers 503 (CONTRACT §13).
-    this.whatsAppSecrets = new Secret(this, 'WhatsAppSecrets', {
-      description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
-      removalPolicy,
-      generateSecretString: {
-        secretStringTemplate: JSON.stringify({}),
-        generateStringKey: 'verifyToken',
-        passwordLength: 48,
-        excludePunctuation: true,
-      },
-    });
-    Validations.of(this.whatsAppSecrets).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: "Meta's app secret is rotated in Meta's console; the operator updates this secret then.",
-    });
-
-    // Authenticates list cursors (CONTRACT §13) and event iterators (§20). Generated once; a new value (put-secret-value)
-    // ends the list cursors then open, while the replaced value (AWSPREVIOUS) opens iterators for the events' retention.
-    this.cursorKey = new Secret(this, 'CursorKey', {
-      description: 'HMAC key of the API list cursors and event iterators (generated; no operator action)',
-      removalPolicy,
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-    });
-    Validations.of(this.cursorKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'A cursor lives for one listing, an iterator for the events retention (the replaced value still opens it); ' +
-        'putting a new value by hand is the whole rotation (docs/operations.md).',
-    });
-
-    const concerns = new Map(
-      (Object.entries(CONCERNS) as [Concern, string][]).map(([concern, description]) => [
-        concern,
-        new NestedStack(this, concern, { description: `wp-crm ${props.stage}: ${description}` }),
-      ]),
-    );
-    this.concerns = concerns;
-    const scopeOf = (fn: string) => concerns.get(concernOf(fn))!;
-    const workers = new Map(
-      QUEUES.map((def) => [
-        def.name,
-        new QueueWorker(scopeOf(def.consumer), pascalCase(def.name), { def, logRemovalPolicy: removalPolicy }),
-      ]),
-    );
-    const functions = new Map([...workers.values()].map((worker) => [worker.def.consumer, worker.consumer]));
-    const functionFor = (fn: string, timeout?: Duration) => {
-      let appFunction = functions.get(fn);
-      if (!appFunction) {
-        appFunction = new AppFunction(scopeOf(fn), pascalCase(fn), {
-          fn,
-          timeout,
-          files: functionFiles(fn),
-          logRemovalPolicy: removalPolicy,
-        });
-        functions.set(fn, appFunction);
-      }
-      return appFunction;
-    };
-    for (const route of ROUTES) functionFor(route.fn);
-    functionFor(FALLBACK_FN);
-    // Sweepers page through the table in the background; API Gateway's 30 s limit does not apply to them.
-    for (const schedule of SCHEDULES) functionFor(schedule.fn, Duration.minutes(1));
-
-    const servesHttp = new Set([...ROUTES.map((route) => route.fn), FALLBACK_FN]);
-    const verifiesTokens = new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn));
-    const pagesLists = new Set(ROUTES.filter(takesCursor).map((route) => route.fn));
-    for (const [fn, appFunction] of functions) {
-      const access = FUNCTION_ACCESS[fn] ?? {};
-      appFunction
-        .addEnvironment('JWT_ISSUER', props.jwtIssuer)
-        .addEnvironment('JWT_AUDIENCE', props.jwtAudience)
-        .bindTable(this.data.table, access.table, {
-          leadingKeys: access.tableKeys,
-          indexes: access.indexes,
-          batchGets: access.batchGets,
-          batchWrites: access.batchWrites,
-        });
-      if (verifiesTokens.has(fn) || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
-      if (verifiesTokens.has(fn) && (access.table !== 'readWrite' || access.tableKeys)) {
-        appFunction.bindRequestQuota(this.data.table, LEADING_KEY_PATTERNS.requestQuota);
-      }
-      if (verifiesTokens.has(fn) || access.checksAccess) appFunction.bindAccessStatus(this.data.table);
-      if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
-      if (pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
-      // Behind the edge the caller's origin is the edge's, and its address the one CloudFront saw (shared/http/edge.ts).
-      if (props.edge && servesHttp.has(fn)) {
-        appFunction.addEnvironment('WPCRM_EDGE_ORIGIN', `https://${props.edge.domainName}`);
-      }
-      if (fn === 'send-message' || fn === 'invite-participants') {
-        appFunction.addEnvironment('MESSAGE_SEND_RATE_LIMIT', props.messageSendRateLimit ?? '600/60');
-      }
-      if (fn === 'create-webhook') {
-        appFunction.addEnvironment('WEBHOOK_SUBSCRIPTION_LIMIT', String(props.webhookSubscriptionLimit ?? 20));
-      }
-      if (fn === 'create-report-schedule') {
-        appFunction.addEnvironment('REPORT_SCHEDULE_LIMIT', String(props.reportScheduleLimit ?? 20));
-      }
-      if (access.reports) {
-        appFunction.bindReportsBucket(this.data.reports, access.reports);
-        appFunction.addEnvironment('REPORT_RETENTION_SECONDS', String(reportRetentionSeconds));
-      }
-      if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
-      if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${props.stage}/channels/`);
-      if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
-      if (access.webhookSecrets) appFunction.bindWebhookSecretsKey(this.webhookSecretsKey, access.webhookSecrets);
-      for (const queue of access.sendsTo ?? []) {
-        const worker = workers.get(queue);
-        if (!worker) throw new Error(`${fn} sends to ${queue}, which is not in QUEUES`);
-        worker.bindProducer(appFunction);
-      }
-    }
-    this.workers = workers;
-    this.functions = functions;
-
-    const lambdaOf = (fn: string) => {
-      const appFunction = functions.get(fn);
-      if (!appFunction) throw new Error(`no function ${fn}: it is not in ROUTES, QUEUES or SCHEDULES`);
-      return appFunction.fn;
-    };
-    this.api = new ServiceApi(this, 'Http', {
-      routes: ROUTES,
-      functionFor: lambdaOf,
-      scopeFor: (route) => scopeOf(route.fn),
-      accountThrottle: props.apiAccountThrottle,
-      fallback: lambdaOf(FALLBACK_FN),
-      logRemovalPolicy: removalPolicy,
-      edge: props.edge,
-    });
-    // Each concern's rules and schedules, with a dead-letter queue of its own: a queue policy stays a few statements
-    // long however many concerns the service grows (SQS allows 10 conditions per policy).
-    for (const [concern, scope] of concerns) {
-      const rules = BUS_RULES.filter((rule) => {
-        const worker = workers.get(rule.targetQueue);
-        if (!worker) throw new Error(`bus rule ${rule.id}: no queue named ${rule.targetQueue}`);
-        return concernOf(worker.def.consumer) === concern;
-      });
-      const schedules = SCHEDULES.filter((schedule) => concernOf(schedule.fn) === concern);
-      new EventRules(scope, 'Events', {
-        bus: this.data.bus,
-        rules,
-        queues: new Map([...workers].map(([name, worker]) => [name, worker.queue])),
-        schedules,
-        functionFor: lambdaOf,
-      });
-    }
-
-    // Every alarm notifies one topic that operators subscribe to (docs/operations.md).
+    // Every alarm notifies one topic that operators subscribe to (docs/operations.md); each is made beside what it
+    // watches, with the topic passed in.
     this.alarms = new ServiceAlarms(this, 'Alarms', {
-      functions: new Set([...functions.values(), this.jwtKeys.manager]),
-      workers: workers.values(),
-      api: this.api.api,
       table: this.data.table,
       originCertificateArn: props.edge?.originCertificateArn,
       originOwnershipCertificateArn: props.edge?.originOwnershipCertificateArn,
@@ -271,16 +126,232 @@ export class ServiceStack extends Stack {
       removalPolicy,
     });
     this.alarmTopic = this.alarms.topic;
+    this.jwtKeys = new JwtKeys(this, 'JwtKeys', {
+      removalPolicy,
+      parameterName: `/wp-crm/${props.stage}/jwt/public-keys`,
+      table: this.data.table,
+      alarmTopic: this.alarmTopic,
+    });
+    this.webhookSecretsKey = this.#webhookSecretsKey();
+    this.whatsAppSecrets = this.#whatsAppSecrets();
+    this.cursorKey = this.#cursorKey();
+
+    this.concerns = this.#concernStacks();
+    const deployment = deploymentOf(this.#rows, this.#routes);
+    this.workers = this.#workers();
+    this.functions = this.#functions(deployment);
+    for (const [fn, appFunction] of this.functions) this.#wire(fn, appFunction, deployment);
+
+    this.api = new ServiceApi(this, 'Http', {
+      routes: this.#routes,
+      functionFor: this.#lambdaOf,
+      scopeFor: (route) => this.#scopeOf(route.fn),
+      accountThrottle: props.apiAccountThrottle,
+      fallback: this.#lambdaOf(deployment.fallback),
+      logRemovalPolicy: removalPolicy,
+      edge: props.edge,
+    });
+    this.alarms.watchApi(this.api.api);
+    this.#eventRules();
     this.dashboard = new ServiceDashboard(this, 'Operations', {
-      functions,
-      workers: workers.values(),
+      functions: this.functions,
+      workers: this.workers.values(),
       api: this.api.api,
       table: this.data.table,
     });
-    for (const construct of this.node.findAll()) if (construct instanceof Alarm) this.alarms.notify(construct);
+    this.#outputs(this.channelTokensRole(props.stage));
+  }
 
-    const channelTokens = this.channelTokensRole(props.stage);
+  get #removalPolicy() {
+    return removalPolicyFor(this.#props.stage);
+  }
 
+  /** Customers' webhook signing secrets are stored encrypted under this key (CONTRACT §7). */
+  #webhookSecretsKey(): Key {
+    const key = new Key(this, 'WebhookSecretsKey', {
+      description: 'Encrypts webhook signing secrets at rest',
+      enableKeyRotation: true,
+      removalPolicy: this.#removalPolicy,
+    });
+    denyGrantsButForAwsResources(key);
+    return key;
+  }
+
+  /**
+   * Meta's webhook verify token is generated; Meta's app secret is not shipped at all (no placeholder): the operator
+   * adds it after the first deploy (docs/deployment.md), and until then the webhook answers 503 (CONTRACT §13).
+   */
+  #whatsAppSecrets(): Secret {
+    const secret = new Secret(this, 'WhatsAppSecrets', {
+      description: 'WhatsApp app secret and webhook verify token: {"appSecret":"…","verifyToken":"…"}',
+      removalPolicy: this.#removalPolicy,
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({}),
+        generateStringKey: 'verifyToken',
+        passwordLength: 48,
+        excludePunctuation: true,
+      },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: "Meta's app secret is rotated in Meta's console; the operator updates this secret then.",
+    });
+    return secret;
+  }
+
+  /**
+   * Authenticates list cursors (CONTRACT §13) and event iterators (§20). Generated once; a new value (put-secret-value)
+   * ends the list cursors then open, while the replaced value (AWSPREVIOUS) opens iterators for the events' retention.
+   */
+  #cursorKey(): Secret {
+    const secret = new Secret(this, 'CursorKey', {
+      description: 'HMAC key of the API list cursors and event iterators (generated; no operator action)',
+      removalPolicy: this.#removalPolicy,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A cursor lives for one listing, an iterator for the events retention (the replaced value still opens it); ' +
+        'putting a new value by hand is the whole rotation (docs/operations.md).',
+    });
+    return secret;
+  }
+
+  #concernStacks(): Map<Concern, NestedStack> {
+    return new Map(
+      (Object.entries(CONCERNS) as [Concern, string][]).map(([concern, description]) => [
+        concern,
+        new NestedStack(this, concern, { description: `wp-crm ${this.#props.stage}: ${description}` }),
+      ]),
+    );
+  }
+
+  #rowOf(fn: string): FunctionRow {
+    return functionRow(fn, this.#rows);
+  }
+
+  /** The nested stack of `fn`'s concern. */
+  #scopeOf(fn: string): NestedStack {
+    return this.concerns.get(this.#rowOf(fn).concern)!;
+  }
+
+  /** Each worker's queue, DLQ, consumer and their alarms, in its consumer's concern. */
+  #workers(): Map<string, QueueWorker> {
+    return new Map(
+      queuesOf(this.#rows).map((def) => {
+        const row = this.#rowOf(def.consumer);
+        const worker = new QueueWorker(this.#scopeOf(def.consumer), pascalCase(def.name), {
+          def,
+          logRemovalPolicy: this.#removalPolicy,
+          alarmTopic: this.alarmTopic,
+          consumer: { files: functionFiles(def.consumer), alerts: row.alerts },
+        });
+        return [def.name, worker];
+      }),
+    );
+  }
+
+  /**
+   * Every function of the table: the workers' consumers first, then the routes' functions in the routes' order, the
+   * fallback and the sweepers (the dashboard lists them so).
+   */
+  #functions(deployment: Deployment): Map<string, AppFunction> {
+    const functions = new Map([...this.workers.values()].map((worker) => [worker.def.consumer, worker.consumer]));
+    const order = [
+      ...this.#routes.map((route) => route.fn),
+      deployment.fallback,
+      ...schedulesOf(this.#rows).map((schedule) => schedule.fn),
+    ];
+    for (const fn of order) {
+      if (functions.has(fn)) continue;
+      const row = this.#rowOf(fn);
+      functions.set(
+        fn,
+        new AppFunction(this.#scopeOf(fn), pascalCase(fn), {
+          fn,
+          timeout: row.timeoutSeconds === undefined ? undefined : Duration.seconds(row.timeoutSeconds),
+          memorySize: row.memoryMb,
+          files: functionFiles(fn),
+          logRemovalPolicy: this.#removalPolicy,
+          alarmTopic: this.alarmTopic,
+          alerts: row.alerts,
+        }),
+      );
+    }
+    return functions;
+  }
+
+  /** Each variable of `fn` together with the least-privilege grant it needs, as its row and its routes say. */
+  #wire(fn: string, appFunction: AppFunction, deployment: Deployment): void {
+    const row = this.#rowOf(fn);
+    const { access } = row;
+    const verifiesTokens = deployment.verifiesTokens.has(fn);
+    appFunction
+      .addEnvironment('JWT_ISSUER', this.#props.jwtIssuer)
+      .addEnvironment('JWT_AUDIENCE', this.#props.jwtAudience)
+      .bindTable(this.data.table, access.table, {
+        leadingKeys: access.tableKeys,
+        indexes: access.indexes,
+        batchGets: access.batchGets,
+        batchWrites: access.batchWrites,
+      });
+    if (verifiesTokens || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
+    if (verifiesTokens && (access.table !== 'readWrite' || access.tableKeys)) {
+      appFunction.bindRequestQuota(this.data.table, LEADING_KEY_PATTERNS.requestQuota);
+    }
+    if (verifiesTokens || access.checksAccess) appFunction.bindAccessStatus(this.data.table);
+    if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
+    if (deployment.pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
+    // Behind the edge the caller's origin is the edge's, and its address the one CloudFront saw (shared/http/edge.ts).
+    const { edge } = this.#props;
+    if (edge && deployment.servesHttp.has(fn))
+      appFunction.addEnvironment('WPCRM_EDGE_ORIGIN', `https://${edge.domainName}`);
+    const settings = settingsEnvironment(row, verifiesTokens, this.#settings);
+    for (const [name, value] of Object.entries(settings)) appFunction.addEnvironment(name, value);
+    if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
+    if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
+    if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${this.#props.stage}/channels/`);
+    if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
+    if (access.webhookSecrets) appFunction.bindWebhookSecretsKey(this.webhookSecretsKey, access.webhookSecrets);
+    for (const queue of access.sendsTo ?? []) {
+      const worker = this.workers.get(queue);
+      if (!worker) throw new Error(`${fn} sends to ${queue}, which no row of FUNCTIONS consumes`);
+      worker.bindProducer(appFunction);
+    }
+  }
+
+  readonly #lambdaOf = (fn: string) => {
+    const appFunction = this.functions.get(fn);
+    if (!appFunction) throw new Error(`no function ${fn}: it has no row in FUNCTIONS (infra/aws/functions.ts)`);
+    return appFunction.fn;
+  };
+
+  /**
+   * Each concern's rules and schedules, with a dead-letter queue of its own: a queue policy stays a few statements
+   * long however many concerns the service grows (SQS allows 10 conditions per policy).
+   */
+  #eventRules(): void {
+    const queues = new Map([...this.workers].map(([name, worker]) => [name, worker.queue]));
+    for (const [concern, scope] of this.concerns) {
+      const rules = busRulesOf(this.#rows).filter((rule) => {
+        const worker = this.workers.get(rule.targetQueue);
+        if (!worker) throw new Error(`bus rule ${rule.id}: no queue named ${rule.targetQueue}`);
+        return this.#rowOf(worker.def.consumer).concern === concern;
+      });
+      const schedules = schedulesOf(this.#rows).filter((schedule) => this.#rowOf(schedule.fn).concern === concern);
+      new EventRules(scope, 'Events', {
+        bus: this.data.bus,
+        rules,
+        queues,
+        schedules,
+        functionFor: this.#lambdaOf,
+        alarmTopic: this.alarmTopic,
+      });
+    }
+  }
+
+  #outputs(channelTokens: iam.Role): void {
     const output = (id: string, value: string, description: string, exported = false) =>
       new CfnOutput(this, id, { value, description, exportName: exported ? `${this.stackName}-${id}` : undefined });
     output('ApiUrl', this.api.url, 'Base URL of the API, including /api/wp-crm');
@@ -344,4 +415,26 @@ export class ServiceStack extends Stack {
     });
     return role;
   }
+}
+
+/**
+ * What the routes and the rows say about the functions: which answer HTTP, verify tokens or page lists, and which one
+ * is the fallback. Every route's function has a row, and every row is deployed by a route, a queue, a schedule or as
+ * the fallback: a row that serves nothing fails the synth.
+ */
+function deploymentOf(rows: Readonly<Record<string, FunctionRow>>, routes: readonly RouteDef[]): Deployment {
+  for (const route of routes) functionRow(route.fn, rows);
+  const fallbacks = Object.keys(rows).filter((fn) => rows[fn]!.fallback);
+  if (fallbacks.length !== 1) throw new Error(`FUNCTIONS needs exactly one fallback row, not ${fallbacks.length}`);
+  const routed = new Set(routes.map((route) => route.fn));
+  const idle = Object.entries(rows).filter(
+    ([fn, row]) => !routed.has(fn) && !row.queue && row.everyMinutes === undefined && !row.fallback,
+  );
+  if (idle.length > 0) throw new Error(`rows of FUNCTIONS that serve nothing: ${idle.map(([fn]) => fn).join(', ')}`);
+  return {
+    servesHttp: new Set([...routed, fallbacks[0]!]),
+    verifiesTokens: new Set(routes.filter((route) => route.auth !== 'public').map((route) => route.fn)),
+    pagesLists: new Set(routes.filter(takesCursor).map((route) => route.fn)),
+    fallback: fallbacks[0]!,
+  };
 }

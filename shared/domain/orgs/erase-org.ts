@@ -1,15 +1,14 @@
 import { DomainError } from '#shared/errors';
-import { QUEUES } from '#shared/events/catalog';
 import type { Clock } from '#shared/ports/clock';
 import type { OrgEraseStore, OrgFiles, OrgItem, OrgSecrets } from '#shared/ports/org-admin-store';
 
 /**
  * How long `org delete` waits, by default, between its first step and its first erase: the longest a request or a
  * job that passed its check just before that step can still write — the longest function timeout (the report
- * worker's 900 s; an infra test holds every function of the template to it) and a minute more for a write sent just
- * before its function was stopped.
+ * worker's 900 s, Lambda's longest; an infra test holds every function of the template to it) and a minute more for a
+ * write sent just before its function was stopped.
  */
-export const DEFAULT_DRAIN_SECONDS = Math.max(...QUEUES.map((queue) => queue.timeoutSeconds)) + 60;
+export const DEFAULT_DRAIN_SECONDS = 900 + 60;
 
 /** Passes that may still find something before the erasure gives up for now (writes keep arriving). */
 const MAX_PASSES = 3;

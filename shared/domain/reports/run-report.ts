@@ -273,6 +273,12 @@ class JoinCache {
 }
 
 /**
+ * Receives of a report job before its message goes to the dead-letter queue: the report-requests queue's
+ * maxReceiveCount (infra/aws/functions.ts), on whose last receive the worker marks the report FAILED.
+ */
+export const REPORT_REQUEST_RECEIVES = 5;
+
+/**
  * The worker's entry: runs the report; a failure is retried with backoff, and on the queue's last receive the
  * report is marked FAILED first (its message then goes to the dead-letter queue).
  */

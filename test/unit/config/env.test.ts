@@ -75,16 +75,19 @@ describe('loadConfig', () => {
     ).toBeUndefined();
   });
 
-  it("reads each shared consumer's pool as deployed (<QUEUE>_POOL_SIZE), the catalog's when unset (issue 35)", () => {
-    expect(loadConfig({}).poolSizes).toEqual({
-      'group-requests': 6,
-      'outbound-messages': 10,
-      'webhook-deliveries': 50,
-      'webhook-slow-receivers': 10,
-      'report-requests': 12,
-    });
-    expect(loadConfig({ WEBHOOK_DELIVERIES_POOL_SIZE: '4' }).poolSizes['webhook-deliveries']).toBe(4);
-    expect(() => loadConfig({ REPORT_REQUESTS_POOL_SIZE: '0' })).toThrow(/REPORT_REQUESTS_POOL_SIZE/);
+  it("reads a shared consumer's pool as deployed (<QUEUE>_POOL_SIZE): none for a queue without one (issue 35)", () => {
+    expect(loadConfig({}).poolSize('webhook-deliveries')).toBeUndefined();
+    expect(loadConfig({ WEBHOOK_DELIVERIES_POOL_SIZE: '4' }).poolSize('webhook-deliveries')).toBe(4);
+    expect(() => loadConfig({ REPORT_REQUESTS_POOL_SIZE: '0' }).poolSize('report-requests')).toThrow(
+      /REPORT_REQUESTS_POOL_SIZE/,
+    );
+  });
+
+  it("reads a queue's URL by its logical name (<QUEUE>_QUEUE_URL)", () => {
+    const url = 'https://sqs.eu-west-1.amazonaws.com/000000000000/group-requests';
+
+    expect(loadConfig({ GROUP_REQUESTS_QUEUE_URL: url }).queueUrl('group-requests')).toBe(url);
+    expect(loadConfig({}).queueUrl('group-requests')).toBeUndefined();
   });
 
   it('names every invalid variable at once', () => {

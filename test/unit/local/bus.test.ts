@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { BUS_RULES } from '#infra/aws/functions';
 import { LocalBus } from '#infra/local/bus';
 import { LocalQueue } from '#infra/local/queue';
-import { BUS_RULES } from '#shared/events/catalog';
 
 describe('LocalBus', () => {
   it("sends each domain event to the dispatcher's queue as EventBridge's SQS target does: without a message group of its own (CONTRACT §22)", () => {
