@@ -222,9 +222,14 @@ function applyingStatements(
   caller: Caller | undefined,
 ): Hit[] {
   const context = normalizeContext(request.context);
+  const multivalued = new Set(
+    Object.entries(request.context)
+      .filter(([, value]) => Array.isArray(value))
+      .map(([key]) => key.toLowerCase()),
+  );
   const hits: Hit[] = [];
   documents.forEach((document, documentIndex) => {
-    const variables = document.Version === '2012-10-17' ? variableLookup(context) : undefined;
+    const variables = document.Version === '2012-10-17' ? variableLookup(context, multivalued) : undefined;
     toList(document.Statement).forEach((statement, statementIndex) => {
       const principal = caller ? principalMatch(statement, caller) : 'direct';
       if (!principal) return;
@@ -378,10 +383,15 @@ function isScalar(value: unknown): value is ContextScalar {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-/** Multivalued keys cannot be policy variables (IAM User Guide, "Single-valued vs. multivalued context keys"). */
-function variableLookup(context: NormalizedContext): VariableLookup {
+/**
+ * Multivalued keys (given as a list, even of one value) cannot be policy variables (IAM User Guide, "Single-valued
+ * vs. multivalued context keys"; "a multivalued condition key ... fails to be replaced").
+ */
+function variableLookup(context: NormalizedContext, multivalued: ReadonlySet<string>): VariableLookup {
   return (name) => {
-    const values = context.get(name.toLowerCase());
+    const key = name.toLowerCase();
+    if (multivalued.has(key)) return undefined;
+    const values = context.get(key);
     return values?.length === 1 ? values[0] : undefined;
   };
 }
