@@ -231,26 +231,35 @@ export class AwsGateway {
           : 'ExpiredTokenException';
       return this.#deny(response, call.service, 403, code, 'The security token included in the request is expired');
     }
-    if (this.ledger.mode !== 'off') {
-      for (const authorization of call.authorizations) {
-        const decision = this.authorizer.authorize(principal, authorization);
-        if (decision.allowed) {
-          this.ledger.used(principal.ledgerId ?? principal.id, decision.matchedGrants);
-          continue;
-        }
-        this.ledger.denied(principal.ledgerId ?? principal.id, authorization.action, authorization.resource);
-        if (this.ledger.mode === 'enforce') {
-          const why = decision.explicitDenyIn
-            ? `with an explicit deny in a${decision.explicitDenyIn === 'identity' ? 'n identity' : ' resource'}-based policy`
-            : `because no identity-based policy allows the ${authorization.action} action`;
-          const text =
-            `User: arn:aws:sts::${this.account}:assumed-role/${principal.roleName}/${principal.sessionName} is not ` +
-            `authorized to perform: ${authorization.action} on resource: ${authorization.resource} ${why}`;
-          return this.#deny(response, call.service, 403, 'AccessDeniedException', text);
-        }
+    const refusal = this.#refusal(call, principal);
+    if (refusal) return this.#deny(response, call.service, 403, 'AccessDeniedException', refusal);
+    return this.#serve(call, { method, path, headers, body }, response, principal);
+  }
+
+  /**
+   * Checks every authorization of the call against the caller's role (and records it): the AccessDenied message of
+   * the first one refused in enforce mode, or undefined when the call may go on.
+   */
+  #refusal(call: DescribedCall, principal: GatewayPrincipal): string | undefined {
+    if (this.ledger.mode === 'off') return undefined;
+    for (const authorization of call.authorizations) {
+      const decision = this.authorizer.authorize(principal, authorization);
+      if (decision.allowed) {
+        this.ledger.used(principal.ledgerId ?? principal.id, decision.matchedGrants);
+        continue;
+      }
+      this.ledger.denied(principal.ledgerId ?? principal.id, authorization.action, authorization.resource);
+      if (this.ledger.mode === 'enforce') {
+        const why = decision.explicitDenyIn
+          ? `with an explicit deny in a${decision.explicitDenyIn === 'identity' ? 'n identity' : ' resource'}-based policy`
+          : `because no identity-based policy allows the ${authorization.action} action`;
+        return (
+          `User: arn:aws:sts::${this.account}:assumed-role/${principal.roleName}/${principal.sessionName} is not ` +
+          `authorized to perform: ${authorization.action} on resource: ${authorization.resource} ${why}`
+        );
       }
     }
-    return this.#serve(call, { method, path, headers, body }, response, principal);
+    return undefined;
   }
 
   async #serve(
