@@ -87,7 +87,8 @@ export function tenantAccessPolicy(deployment: TenantDeployment): PolicyDocument
         Effect: 'Allow',
         Action: ['kms:Encrypt', 'kms:Decrypt', 'kms:GenerateDataKey'],
         Resource: keyArn,
-        Condition: { StringEquals: { 'kms:EncryptionContext:org': ORG } },
+        // The webhook signing secrets are sealed under { orgId, webhookId } (shared/domain/webhooks/subscription.ts).
+        Condition: { StringEquals: { 'kms:EncryptionContext:orgId': ORG } },
       },
       {
         Sid: 'NothingWithoutAnOrganisation',
@@ -128,6 +129,34 @@ export function tenantTrustPolicy(deployment: Pick<TenantDeployment, 'account' |
           StringLike: { 'aws:RequestTag/org': ORG_ID_PATTERN },
           'ForAllValues:StringEquals': { 'aws:TagKeys': ['org'] },
           Null: { 'sts:TransitiveTagKeys': 'true' },
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * A sweeper's own grant on its due list, a global index partition (CONTRACT §25: global partitions give only the ids
+ * needed to find work): a Query of `partitions` that returns key attributes only (`dynamodb:Attributes`, and
+ * `dynamodb:Select` SPECIFIC_ATTRIBUTES so a query without a projection is refused). The index projects every
+ * attribute; IAM keeps this role to the keys, and the items are read with each organisation's credentials.
+ */
+export function keysOnlyDueListPolicy(tableArn: string, index: 'GSI1' | 'GSI2', partitions: string[]): PolicyDocument {
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'DueListKeysOnly',
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: `${tableArn}/index/${index}`,
+        Condition: {
+          'ForAllValues:StringEquals': {
+            'dynamodb:LeadingKeys': partitions,
+            'dynamodb:Attributes': ['PK', 'SK', `${index}PK`, `${index}SK`],
+          },
+          StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
         },
       },
     ],

@@ -11,7 +11,7 @@ import {
   type RequestContext,
 } from '#infra/cdk-local/iam/policy';
 import { sessionTerms } from '#infra/cdk-local/sts';
-import { delegatingKeyPolicy, tenantAccessPolicy } from '#test/support/tenant-policies';
+import { delegatingKeyPolicy, keysOnlyDueListPolicy, tenantAccessPolicy } from '#test/support/tenant-policies';
 
 const ACCOUNT = '000000000000';
 const REGION = 'eu-west-1';
@@ -188,11 +188,11 @@ describe('the tenant policy beyond DynamoDB', () => {
 
   it('uses the key only with an encryption context naming its organisation', () => {
     const keyPolicy = delegatingKeyPolicy(ACCOUNT);
-    expect(decide('kms:Decrypt', KEY, { ...tagged(A), 'kms:EncryptionContext:org': A }, keyPolicy)).toBe('allow');
-    expect(decide('kms:Decrypt', KEY, { ...tagged(A), 'kms:EncryptionContext:org': B }, keyPolicy)).toBe('deny');
+    expect(decide('kms:Decrypt', KEY, { ...tagged(A), 'kms:EncryptionContext:orgId': A }, keyPolicy)).toBe('allow');
+    expect(decide('kms:Decrypt', KEY, { ...tagged(A), 'kms:EncryptionContext:orgId': B }, keyPolicy)).toBe('deny');
     expect(decide('kms:Decrypt', KEY, tagged(A), keyPolicy)).toBe('deny');
     // Without a key policy KMS refuses whatever the identity policy says.
-    expect(decide('kms:Decrypt', KEY, { ...tagged(A), 'kms:EncryptionContext:org': A })).toBe('deny');
+    expect(decide('kms:Decrypt', KEY, { ...tagged(A), 'kms:EncryptionContext:orgId': A })).toBe('deny');
   });
 });
 
@@ -337,6 +337,22 @@ describe('dynamodb:LeadingKeys as the gateway describes DynamoDB calls', () => {
 
     expect(decisions('BatchGetItem', mixed, A, statement('ForAnyValue:StringEquals'))).toEqual(['allow']);
     expect(decisions('BatchGetItem', mixed, A, statement('ForAllValues:StringEquals'))).toEqual(['implicit-deny']);
+  });
+
+  it("keeps a sweeper's own role to the keys of its due list (a global index partition projecting every attribute)", () => {
+    const sweeper = keysOnlyDueListPolicy(TABLE, 'GSI1', ['RSC#DUE']);
+    const due = (extra: Record<string, unknown>) =>
+      decisions('Query', { ...query('GSI1', 'GSI1PK', 'RSC#DUE'), ...extra }, null, sweeper);
+
+    expect(due({ ProjectionExpression: 'PK, SK, GSI1PK, GSI1SK' })).toEqual(['allow']);
+    expect(due({ ProjectionExpression: 'PK, SK' })).toEqual(['allow']);
+    // No projection: DynamoDB takes ALL_PROJECTED_ATTRIBUTES, and every attribute of the schedules would come back.
+    expect(due({})).toEqual(['implicit-deny']);
+    expect(due({ ProjectionExpression: 'PK, SK, recipients' })).toEqual(['implicit-deny']);
+    expect(due({ Select: 'ALL_PROJECTED_ATTRIBUTES', ProjectionExpression: 'PK' })).toEqual(['implicit-deny']);
+    expect(
+      decisions('Query', { ...query('GSI1', 'GSI1PK', 'RPT#OPEN'), ProjectionExpression: 'PK, SK' }, null, sweeper),
+    ).toEqual(['implicit-deny']);
   });
 
   it('gives Query and Scan the Select DynamoDB assumes, and writes ReturnValues NONE, when the request says none', () => {

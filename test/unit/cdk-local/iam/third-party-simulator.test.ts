@@ -5,6 +5,7 @@ import { authorize, type ContextValue, type PolicyDocument } from '#infra/cdk-lo
 import {
   assumeTenantPolicy,
   delegatingKeyPolicy,
+  keysOnlyDueListPolicy,
   tenantAccessPolicy,
   tenantTrustPolicy,
 } from '#test/support/tenant-policies';
@@ -136,6 +137,39 @@ function dynamodbCases(): Case[] {
     }
     for (const resource of [TABLE, `${TABLE}/index/GSI1`]) add(org, 'Scan', resource, undefined);
   }
+  return [...cases, ...dueListCases()];
+}
+
+/** A sweeper's own role on its due list: keys only (keysOnlyDueListPolicy), whatever the query asks for. */
+function dueListCases(): Case[] {
+  const sweeper = keysOnlyDueListPolicy(TABLE, 'GSI1', ['RSC#DUE']);
+  const attributeSets: (string[] | undefined)[] = [
+    ['PK', 'SK', 'GSI1PK', 'GSI1SK'],
+    ['PK', 'SK'],
+    ['PK', 'SK', 'recipients'],
+    undefined,
+  ];
+  const cases: Case[] = [];
+  for (const partition of ['RSC#DUE', 'RPT#OPEN', `ORG#${A}#GROUPS`]) {
+    for (const attributes of attributeSets) {
+      for (const select of ['SPECIFIC_ATTRIBUTES', 'ALL_PROJECTED_ATTRIBUTES', 'COUNT']) {
+        if (attributes === undefined && select === 'SPECIFIC_ATTRIBUTES') continue;
+        cases.push({
+          name: `sweeper Query GSI1 ${partition} ${JSON.stringify(attributes ?? 'every attribute')} ${select}`,
+          principal: `arn:aws:sts::${ACCOUNT}:assumed-role/WpCrm-dev-ReportScheduleSweeper/sweeper`,
+          action: 'dynamodb:Query',
+          resource: `${TABLE}/index/GSI1`,
+          context: {
+            'aws:SecureTransport': true,
+            'dynamodb:LeadingKeys': [partition],
+            'dynamodb:Select': select,
+            ...(attributes ? { 'dynamodb:Attributes': attributes } : {}),
+          },
+          identity: [sweeper],
+        });
+      }
+    }
+  }
   return cases;
 }
 
@@ -187,8 +221,16 @@ function secretAndKeyCases(): Case[] {
     secret('prod', `${A}/ch_1`),
   ];
   const contexts: Record<string, ContextValue>[] = [
-    { 'kms:EncryptionContext:org': A, 'kms:EncryptionContextKeys': ['org'] },
-    { 'kms:EncryptionContext:org': B, 'kms:EncryptionContextKeys': ['org'] },
+    {
+      'kms:EncryptionContext:orgId': A,
+      'kms:EncryptionContext:webhookId': 'whk_1',
+      'kms:EncryptionContextKeys': ['orgId', 'webhookId'],
+    },
+    {
+      'kms:EncryptionContext:orgId': B,
+      'kms:EncryptionContext:webhookId': 'whk_1',
+      'kms:EncryptionContextKeys': ['orgId', 'webhookId'],
+    },
     { 'kms:EncryptionContext:purpose': 'webhook', 'kms:EncryptionContextKeys': ['purpose'] },
     {},
   ];
