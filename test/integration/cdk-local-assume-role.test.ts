@@ -310,6 +310,39 @@ describe('STS AssumeRole through the start:cdk gateway (CONTRACT §25)', () => {
     ]);
   });
 
+  it('refuses transitive tags, and a tenant session that tries to assume the role again for another organisation', async () => {
+    const { endpoint, ledger } = await startGateway();
+    const transitive = await rejection(
+      sts(endpoint, 'GroupsFn').send(
+        new AssumeRoleCommand({
+          RoleArn: TENANT_ROLE_ARN,
+          RoleSessionName: 'GroupsFn-org',
+          Tags: orgTag(ORG_A),
+          TransitiveTagKeys: ['org'],
+        }),
+      ),
+    );
+    const session = await assume(endpoint, 'GroupsFn', orgTag(ORG_A));
+
+    const rechained = await rejection(
+      new STSClient({
+        endpoint,
+        region: REGION,
+        maxAttempts: 1,
+        credentials: {
+          accessKeyId: session.AccessKeyId!,
+          secretAccessKey: session.SecretAccessKey!,
+          sessionToken: session.SessionToken!,
+        },
+      }).send(new AssumeRoleCommand({ RoleArn: TENANT_ROLE_ARN, RoleSessionName: 'again', Tags: orgTag(ORG_B) })),
+    );
+
+    expect([transitive.name, rechained.name]).toEqual(['AccessDenied', 'AccessDenied']);
+    expect(ledger.report().functions['GroupsFn@TenantAccessRole']?.denied).toEqual([
+      { action: 'sts:AssumeRole', resource: TENANT_ROLE_ARN, count: 1 },
+    ]);
+  });
+
   it('refuses a caller whose own role may not tag the session, and a role the trust policy does not name', async () => {
     const { endpoint, ledger } = await startGateway();
 
