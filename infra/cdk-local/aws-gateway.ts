@@ -190,7 +190,11 @@ export class AwsGateway {
       return this.#refuse(response, undefined, { ok: false, kind: 'unsigned', reason: 'Missing Authentication Token' });
     }
     const call = this.authorizer.describe({ method, path, headers, body });
-    if ('error' in call) return jsonError(response, 400, 'UnknownOperationException', call.error);
+    if ('error' in call) {
+      // STS speaks the Query protocol: its clients read XML errors only.
+      if (scope.service === 'sts') return this.#deny(response, 'sts', 400, 'ValidationError', call.error);
+      return jsonError(response, 400, 'UnknownOperationException', call.error);
+    }
     const session = this.#sessions.get(call.accessKeyId);
     if (!session) {
       return this.#deny(
@@ -416,7 +420,7 @@ export class AwsGateway {
   #deny(response: ServerResponse, service: string, status: number, code: string, message: string) {
     if (service === 'sts') {
       const stsCode = STS_CODES[code] ?? code;
-      response.writeHead(status === 400 ? 403 : status, { 'content-type': 'text/xml' });
+      response.writeHead(status, { 'content-type': 'text/xml' });
       return void response.end(stsErrorResponse(stsCode, message, randomUUID()));
     }
     if (service === 's3') {

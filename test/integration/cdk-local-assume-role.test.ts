@@ -359,6 +359,19 @@ describe('STS AssumeRole through the start:cdk gateway (CONTRACT §25)', () => {
     ]);
   });
 
+  it('answers a request it cannot read in the Query protocol (XML), as STS does', async () => {
+    const { endpoint } = await startGateway();
+
+    const missing = await rejection(
+      sts(endpoint, 'GroupsFn').send(
+        new AssumeRoleCommand({ RoleArn: TENANT_ROLE_ARN, RoleSessionName: undefined as never }),
+      ),
+    );
+
+    expect(missing.name).toBe('ValidationError');
+    expect(missing.$metadata?.httpStatusCode).toBe(400);
+  });
+
   it("refuses a duration below 900 s or above the role's MaxSessionDuration", async () => {
     const { endpoint } = await startGateway();
 
