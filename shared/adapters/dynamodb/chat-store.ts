@@ -125,9 +125,11 @@ export class DynamoChatStore implements ChatStore {
 
   listGroups(orgId: string, filter: { channelId?: string; groupStatus?: GroupStatus }, page: PageRequest) {
     const GSI1PK = chatKeys.groupIndexPartition(orgId);
-    const conditions: string[] = [];
+    // Only the organisation's own chats: IAM checks the partition key an item is written under, never the index keys
+    // it carries (CONTRACT §25).
+    const conditions: string[] = ['PK = :chats'];
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':pk': GSI1PK };
+    const values: Record<string, unknown> = { ':pk': GSI1PK, ':chats': chatKeys.chat(orgId, '').PK };
     if (filter.channelId) {
       conditions.push('channelId = :channelId');
       values[':channelId'] = filter.channelId;
@@ -148,7 +150,7 @@ export class DynamoChatStore implements ChatStore {
         TableName: this.tableName,
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk',
-        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        FilterExpression: conditions.join(' AND '),
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
