@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   createServer,
   request as httpRequest,
@@ -8,10 +9,12 @@ import {
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { type Admission, admitSigned, fromLoopback } from '#infra/local/loopback-guard';
-import { type LocalCredentials, signingScope } from '#infra/local/sigv4';
+import { type LocalCredentials, newSessionCredentials, signingScope } from '#infra/local/sigv4';
 import { NodeSha256 } from '#shared/adapters/s3/s3-rest';
+import { type AssumeRoleRequest, queryParameters, readAssumeRole } from './iam/sts-service.ts';
 import type { IamLedger } from './iam-ledger.ts';
 import { AwsServiceError, type AwsServices } from './services.ts';
+import { assumeRoleResponse, callerIdentityResponse, StsError, stsErrorResponse } from './sts.ts';
 
 /** What one AWS SDK request asks for, as the IAM check needs it. */
 export interface DescribedCall {
@@ -42,8 +45,20 @@ export interface GatewayPrincipal {
   roleName: string;
   /** The assumed-role session name (the function name on Lambda). */
   sessionName: string;
-  /** A role of the template no function runs with, when the session is of one (the operator's: `operator:<id>`). */
+  /**
+   * The role's logical id, when it is not the function's own: the operator's (`operator:<id>`), or the role a session
+   * made by `AssumeRole` acts with (`<caller>@<role's logical id>`).
+   */
   roleId?: string;
+  /** The session's tags (`aws:PrincipalTag/<key>`): incoming transitive tags and those passed to AssumeRole. */
+  tags?: Readonly<Record<string, string>>;
+  /** The tags a further AssumeRole of this session passes on (role chaining). */
+  transitiveTags?: Readonly<Record<string, string>>;
+  /** A session made by `AssumeRole` (so one it assumes in turn is role chaining, of an hour at most). */
+  chained?: boolean;
+  /** When AssumeRole issued the session (`aws:TokenIssueTime`) and when its credentials stop working (epoch ms). */
+  issuedAt?: number;
+  expiresAt?: number;
 }
 
 export interface AuthorizationDecision {
@@ -63,6 +78,18 @@ export interface CallAuthorizer {
     body: Buffer;
   }): DescribedCall | { error: string };
   authorize(principal: GatewayPrincipal, authorization: Authorization): AuthorizationDecision;
+  /**
+   * STS `AssumeRole` once IAM allowed it: the new session of the role for `accessKeyId` (its calls are then checked
+   * against that role with the session's tags), or an {@link StsError} (unknown role, a duration or tag STS refuses).
+   */
+  assumeRole?(
+    caller: GatewayPrincipal,
+    request: AssumeRoleRequest,
+    accessKeyId: string,
+    now: Date,
+  ): { principal: GatewayPrincipal; arn: string; assumedRoleId: string; granted: string[] };
+  /** The ARN and `aws:userid` of a principal, for `GetCallerIdentity`. */
+  identityOf?(principal: GatewayPrincipal): { arn: string; userId: string };
 }
 
 export interface GatewayBackends {
@@ -108,6 +135,8 @@ export class AwsGateway {
     private readonly ledger: IamLedger,
     private readonly backends: () => GatewayBackends,
     private readonly account: string,
+    /** The clock sessions expire by (tests move it; signatures are still checked against the real time). */
+    private readonly now: () => Date = () => new Date(),
   ) {
     this.#server = createServer((request, response) => {
       void this.#handle(request, response).catch((error: unknown) => {
@@ -161,7 +190,11 @@ export class AwsGateway {
       return this.#refuse(response, undefined, { ok: false, kind: 'unsigned', reason: 'Missing Authentication Token' });
     }
     const call = this.authorizer.describe({ method, path, headers, body });
-    if ('error' in call) return jsonError(response, 400, 'UnknownOperationException', call.error);
+    if ('error' in call) {
+      // STS speaks the Query protocol: its clients read XML errors only.
+      if (scope.service === 'sts') return this.#deny(response, 'sts', 400, 'ValidationError', call.error);
+      return jsonError(response, 400, 'UnknownOperationException', call.error);
+    }
     const session = this.#sessions.get(call.accessKeyId);
     if (!session) {
       return this.#deny(
@@ -194,35 +227,55 @@ export class AwsGateway {
       });
     }
     const { principal } = session;
-    if (this.ledger.mode !== 'off') {
-      for (const authorization of call.authorizations) {
-        const decision = this.authorizer.authorize(principal, authorization);
-        if (decision.allowed) {
-          this.ledger.used(principal.ledgerId ?? principal.id, decision.matchedGrants);
-          continue;
-        }
-        this.ledger.denied(principal.ledgerId ?? principal.id, authorization.action, authorization.resource);
-        if (this.ledger.mode === 'enforce') {
-          const why = decision.explicitDenyIn
-            ? `with an explicit deny in a${decision.explicitDenyIn === 'identity' ? 'n identity' : ' resource'}-based policy`
-            : `because no identity-based policy allows the ${authorization.action} action`;
-          const text =
-            `User: arn:aws:sts::${this.account}:assumed-role/${principal.roleName}/${principal.sessionName} is not ` +
-            `authorized to perform: ${authorization.action} on resource: ${authorization.resource} ${why}`;
-          return this.#deny(response, call.service, 403, 'AccessDeniedException', text);
-        }
+    if (principal.expiresAt !== undefined && this.now().getTime() >= principal.expiresAt) {
+      this.#sessions.delete(call.accessKeyId);
+      const code =
+        call.service === 's3' || call.service === 'sts' || call.service === 'sqs'
+          ? 'ExpiredToken'
+          : 'ExpiredTokenException';
+      return this.#deny(response, call.service, 403, code, 'The security token included in the request is expired');
+    }
+    const refusal = this.#refusal(call, principal);
+    if (refusal) return this.#deny(response, call.service, 403, 'AccessDeniedException', refusal);
+    return this.#serve(call, { method, path, headers, body }, response, principal);
+  }
+
+  /**
+   * Checks every authorization of the call against the caller's role (and records it): the AccessDenied message of
+   * the first one refused in enforce mode, or undefined when the call may go on.
+   */
+  #refusal(call: DescribedCall, principal: GatewayPrincipal): string | undefined {
+    if (this.ledger.mode === 'off') return undefined;
+    for (const authorization of call.authorizations) {
+      const decision = this.authorizer.authorize(principal, authorization);
+      if (decision.allowed) {
+        this.ledger.used(principal.ledgerId ?? principal.id, decision.matchedGrants);
+        continue;
+      }
+      this.ledger.denied(principal.ledgerId ?? principal.id, authorization.action, authorization.resource);
+      if (this.ledger.mode === 'enforce') {
+        const why = decision.explicitDenyIn
+          ? `with an explicit deny in a${decision.explicitDenyIn === 'identity' ? 'n identity' : ' resource'}-based policy`
+          : `because no identity-based policy allows the ${authorization.action} action`;
+        return (
+          `User: arn:aws:sts::${this.account}:assumed-role/${principal.roleName}/${principal.sessionName} is not ` +
+          `authorized to perform: ${authorization.action} on resource: ${authorization.resource} ${why}`
+        );
       }
     }
-    return this.#serve(call, { method, path, headers, body }, response);
+    return undefined;
   }
 
   async #serve(
     call: DescribedCall,
     http: { method: string; path: string; headers: Record<string, string>; body: Buffer },
     response: ServerResponse,
+    principal: GatewayPrincipal,
   ) {
     const backends = this.backends();
     switch (call.service) {
+      case 'sts':
+        return this.#sts(principal, http, response);
       // The embedded servers answer only the local key (infra/local/loopback-guard.ts): the call, already checked
       // against the function's role, is signed again with it.
       case 'dynamodb':
@@ -271,6 +324,62 @@ export class AwsGateway {
   }
 
   /**
+   * STS: `AssumeRole` (already allowed by the caller's role and the target's trust policy) issues a fresh key pair,
+   * secret and session token, known from then on as a session of the target role with the request's tags, until it
+   * expires; `GetCallerIdentity` names the caller.
+   */
+  #sts(principal: GatewayPrincipal, http: { path: string; body: Buffer }, response: ServerResponse) {
+    const parameters = queryParameters(http, { searchParams: new URLSearchParams(http.path.split('?')[1] ?? '') });
+    const requestId = randomUUID();
+    const reply = (status: number, xml: string) => {
+      response.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId });
+      response.end(xml);
+    };
+    try {
+      if (parameters.get('Action') === 'GetCallerIdentity') {
+        const identity = this.authorizer.identityOf?.(principal);
+        if (!identity) throw new StsError('InvalidAction', 'GetCallerIdentity is not emulated here');
+        return reply(200, callerIdentityResponse({ ...identity, account: this.account, requestId }));
+      }
+      if (!this.authorizer.assumeRole) throw new StsError('InvalidAction', 'AssumeRole is not emulated here');
+      const credentials = newSessionCredentials();
+      const issued = this.authorizer.assumeRole(
+        principal,
+        readAssumeRole(parameters),
+        credentials.accessKeyId,
+        this.now(),
+      );
+      this.#forgetExpired();
+      this.#sessions.set(credentials.accessKeyId, { principal: issued.principal, credentials });
+      this.ledger.declare(issued.principal.ledgerId ?? issued.principal.id, issued.granted);
+      const expiration = new Date(issued.principal.expiresAt!);
+      return reply(
+        200,
+        assumeRoleResponse({
+          credentials,
+          expiration,
+          arn: issued.arn,
+          assumedRoleId: issued.assumedRoleId,
+          requestId,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof StsError)) throw error;
+      return reply(error.status, stsErrorResponse(error.code, error.message, requestId));
+    }
+  }
+
+  /** Sessions past their expiry are forgotten (their key then is unknown, as AWS's is). */
+  #forgetExpired() {
+    const now = this.now().getTime();
+    for (const [accessKeyId, session] of this.#sessions) {
+      if (session.principal.expiresAt !== undefined && now >= session.principal.expiresAt + 3_600_000) {
+        this.#sessions.delete(accessKeyId);
+      }
+    }
+  }
+
+  /**
    * A request refused before its call is checked (CONTRACT §21), in its service's protocol: from a web page or a
    * foreign `Host`, unsigned, signed with an unknown key, or with a signature that does not hold.
    */
@@ -309,6 +418,11 @@ export class AwsGateway {
   }
 
   #deny(response: ServerResponse, service: string, status: number, code: string, message: string) {
+    if (service === 'sts') {
+      const stsCode = STS_CODES[code] ?? code;
+      response.writeHead(status, { 'content-type': 'text/xml' });
+      return void response.end(stsErrorResponse(stsCode, message, randomUUID()));
+    }
     if (service === 's3') {
       const s3Code =
         code === 'AccessDeniedException'
@@ -324,6 +438,14 @@ export class AwsGateway {
     return jsonError(response, status === 403 && service !== 'lambda' ? 400 : status, code, message);
   }
 }
+
+/** The Query protocol's names for the refusals the JSON services name otherwise. */
+const STS_CODES: Readonly<Record<string, string>> = {
+  AccessDeniedException: 'AccessDenied',
+  UnrecognizedClientException: 'InvalidClientTokenId',
+  MissingAuthenticationTokenException: 'MissingAuthenticationToken',
+  InvalidSignatureException: 'SignatureDoesNotMatch',
+};
 
 function jsonError(response: ServerResponse, status: number, code: string, message: string) {
   response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': code });

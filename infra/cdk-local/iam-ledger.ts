@@ -30,6 +30,11 @@ export class IamLedger {
     this.#entries.set(principal, { granted, used: new Set(), denied: new Map() });
   }
 
+  /** {@link register}, unless the principal is known already (a role session assumed again keeps its record). */
+  declare(principal: string, granted: string[]): void {
+    if (!this.#entries.has(principal)) this.register(principal, granted);
+  }
+
   used(principal: string, grants: readonly string[]): void {
     const entry = this.#entry(principal);
     for (const grant of grants) entry.used.add(grant);

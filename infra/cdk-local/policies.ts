@@ -7,6 +7,8 @@ import type {
 } from './aws-gateway.ts';
 import { type DescribeContext, describeAwsCall } from './iam/aws-request.ts';
 import { authorize, grantedActions, type PolicyDocument, type RequestContext } from './iam/policy.ts';
+import type { AssumeRoleRequest } from './iam/sts-service.ts';
+import { roleUniqueId, StsError, sessionTerms } from './sts.ts';
 import type { PhysicalResource, Template, TemplateResolver, TemplateResource } from './template.ts';
 
 /** The deployment's resources as the request describer needs them (secrets and keys by any of their names). */
@@ -17,6 +19,12 @@ interface Role {
   name: string;
   arn: string;
   documents: PolicyDocument[];
+  /** The trust policy (`AssumeRolePolicyDocument`): the role's resource policy for `sts:AssumeRole` and `sts:TagSession`. */
+  trust?: PolicyDocument;
+  /** The role's IAM tags: principal tags of its sessions, unless a session tag of the same key overrides one. */
+  tags: Record<string, string>;
+  /** `MaxSessionDuration` in seconds (CloudFormation's default: 3,600). */
+  maxSessionDuration: number;
 }
 
 /** Lambda polls a queue for its event source mapping with the function's role; these it must allow. */
@@ -62,11 +70,20 @@ export class TemplatePolicies implements CallAuthorizer {
     for (const [logicalId, resource] of Object.entries(template.Resources)) {
       if (resource.Type !== 'AWS::IAM::Role') continue;
       const own = physical.get(logicalId)!;
-      const inline = (resource.Properties?.Policies ?? []) as { PolicyDocument: unknown }[];
+      const props = resource.Properties ?? {};
+      const inline = (props.Policies ?? []) as { PolicyDocument: unknown }[];
+      const tags = (this.resolver.resolve(props.Tags ?? []) as { Key: string; Value: string }[]).map(
+        ({ Key, Value }) => [Key, String(Value)],
+      );
       this.#roles.set(logicalId, {
         name: own.ref,
         arn: own.attributes.Arn!,
         documents: inline.map((policy) => this.resolver.resolve(policy.PolicyDocument) as PolicyDocument),
+        ...(props.AssumeRolePolicyDocument
+          ? { trust: this.resolver.resolve(props.AssumeRolePolicyDocument) as PolicyDocument }
+          : {}),
+        tags: Object.fromEntries(tags),
+        maxSessionDuration: Number(this.resolver.resolve(props.MaxSessionDuration ?? 3600)),
       });
       roleIdByName.set(own.ref, logicalId);
     }
@@ -156,6 +173,47 @@ export class TemplatePolicies implements CallAuthorizer {
     return principal;
   }
 
+  /**
+   * STS `AssumeRole`, after IAM allowed `sts:AssumeRole` (and `sts:TagSession`) on the role: the session of the role
+   * named by `request.roleArn` that `accessKeyId` signs for, with its session tags (the caller's transitive tags
+   * first) as `aws:PrincipalTag/<key>`, expiring after `DurationSeconds`. Its calls are reported under
+   * `<caller>@<role's logical id>`.
+   */
+  assumeRole(caller: GatewayPrincipal, request: AssumeRoleRequest, accessKeyId: string, now: Date) {
+    const found = [...this.#roles].find(([, role]) => role.arn === request.roleArn);
+    if (!found) {
+      throw new StsError('AccessDenied', `Not authorized to perform sts:AssumeRole on ${request.roleArn}`, 403);
+    }
+    const [roleId, role] = found;
+    const terms = sessionTerms(request, role, caller);
+    const principal: GatewayPrincipal = {
+      id: `${caller.ledgerId ?? caller.id}@${roleId}`,
+      roleId,
+      roleName: role.name,
+      sessionName: request.roleSessionName,
+      tags: terms.tags,
+      transitiveTags: terms.transitiveTags,
+      chained: true,
+      issuedAt: now.getTime(),
+      expiresAt: now.getTime() + terms.durationSeconds * 1000,
+    };
+    this.#sessions.set(accessKeyId, principal);
+    return {
+      principal,
+      arn: this.#sessionArn(principal),
+      assumedRoleId: `${roleUniqueId(role.arn)}:${request.roleSessionName}`,
+      granted: grantedActions(role.documents),
+    };
+  }
+
+  /** The session's ARN and `aws:userid` (`<role id>:<session name>`). */
+  identityOf(principal: GatewayPrincipal): { arn: string; userId: string } {
+    return {
+      arn: this.#sessionArn(principal),
+      userId: `${roleUniqueId(this.#roleOf(principal).arn)}:${principal.sessionName}`,
+    };
+  }
+
   grantedPairs(functionId: string): string[] {
     return grantedActions(this.#role(functionId).documents);
   }
@@ -174,9 +232,34 @@ export class TemplatePolicies implements CallAuthorizer {
   }
 
   authorize(principal: GatewayPrincipal, authorization: Authorization): AuthorizationDecision {
+    const role = this.#roleOf(principal);
+    const context = { ...authorization.context, ...this.#principalContext(principal, role) };
+    return this.#decide(role, { ...authorization, context }, this.#sessionArn(principal));
+  }
+
+  #roleOf(principal: GatewayPrincipal): Role {
     const role = principal.roleId === undefined ? this.#role(principal.id) : this.#roles.get(principal.roleId);
     if (!role) throw new Error(`the template has no role ${principal.roleId}`);
-    return this.#decide(role, authorization, this.#sessionArn(principal));
+    return role;
+  }
+
+  /**
+   * The condition keys the caller's session brings to every request: `aws:PrincipalTag/<key>` (the role's tags, then
+   * the session's, which override a role tag of the same key whatever its case), `aws:userid`, and for a session
+   * made by AssumeRole `aws:TokenIssueTime` (IAM User Guide, "AWS global condition context keys").
+   */
+  #principalContext(principal: GatewayPrincipal, role: Role): RequestContext {
+    const tags = new Map<string, [string, string]>();
+    for (const [key, value] of [...Object.entries(role.tags), ...Object.entries(principal.tags ?? {})]) {
+      tags.set(key.toLowerCase(), [key, value]);
+    }
+    return {
+      ...Object.fromEntries([...tags.values()].map(([key, value]) => [`aws:PrincipalTag/${key}`, value])),
+      'aws:userid': `${roleUniqueId(role.arn)}:${principal.sessionName}`,
+      ...(principal.issuedAt === undefined
+        ? {}
+        : { 'aws:TokenIssueTime': new Date(principal.issuedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') }),
+    };
   }
 
   /** Whether a function's role may invoke another function (the custom-resource framework does). */
@@ -215,7 +298,9 @@ export class TemplatePolicies implements CallAuthorizer {
   #decide(role: Role, authorization: Authorization, callerArn: string): AuthorizationDecision {
     const result = authorize({
       identityPolicies: role.documents,
-      resourcePolicy: this.#resourcePolicyFor(authorization.resource),
+      resourcePolicy: authorization.action.toLowerCase().startsWith('sts:')
+        ? [...this.#roles.values()].find((target) => target.arn === authorization.resource)?.trust
+        : this.#resourcePolicyFor(authorization.resource),
       principal: { arn: callerArn },
       request: { ...authorization, context: authorization.context as RequestContext },
     });

@@ -69,10 +69,11 @@ export interface ChatStore {
   findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined>;
   /**
    * Keeps a status notification for a wamid that no message is linked to yet (Meta may notify before the sender has
-   * linked its answer's id); the sender applies it once it links the wamid.
+   * linked its answer's id); the sender applies it once it links the wamid. It is kept with the organisation that
+   * owns the number it was reported for (CONTRACT §25), and read back by that organisation's sender only.
    */
-  holdStatus(networkMessageId: string, status: string, notification: unknown, now: Date): Promise<void>;
-  heldStatuses(networkMessageId: string): Promise<unknown[]>;
+  holdStatus(orgId: string, networkMessageId: string, status: string, notification: unknown, now: Date): Promise<void>;
+  heldStatuses(orgId: string, networkMessageId: string): Promise<unknown[]>;
   /** Links a wamid to a message unless it is linked already; returns the link that holds. */
   claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink>;
 

@@ -53,7 +53,10 @@ export interface GroupRequestStore {
 
   linkNetworkRequest(link: NetworkRequestLink): Promise<void>;
   findNetworkRequest(networkRequestId: string): Promise<NetworkRequestLink | undefined>;
-  /** Keeps a confirmation that arrived before its request_id was known. */
-  holdConfirmation(networkRequestId: string, notification: unknown, now: Date): Promise<void>;
-  heldConfirmation(networkRequestId: string): Promise<unknown | undefined>;
+  /**
+   * Keeps a confirmation that arrived before its request_id was known, with the organisation that owns the number it
+   * was reported for (CONTRACT §25: it is kept with that organisation's data).
+   */
+  holdConfirmation(orgId: string, networkRequestId: string, notification: unknown, now: Date): Promise<void>;
+  heldConfirmation(orgId: string, networkRequestId: string): Promise<unknown | undefined>;
 }

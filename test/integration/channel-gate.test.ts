@@ -263,6 +263,7 @@ describe('the network gate with a disabled channel', () => {
     const past = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
     const waitingNetworkId = 'gate-network-request-3';
     await deps().groups.holdConfirmation(
+      api.orgId,
       waitingNetworkId,
       { phoneNumberId: PHONE_NUMBER_ID, group: { request_id: waitingNetworkId, group_id: WAITING_GROUP } },
       new Date(),
@@ -317,7 +318,7 @@ describe('the network gate with a disabled channel', () => {
 
     expect(response.status).toBe(200);
     await eventually(async () => {
-      expect(await deps().groups.heldConfirmation(networkRequestId)).toMatchObject({
+      expect(await deps().groups.heldConfirmation(api.orgId, networkRequestId)).toMatchObject({
         group: { group_id: UNLINKED_GROUP },
       });
     });

@@ -313,6 +313,7 @@ describe('group request lifecycle', () => {
     const linked = await h.deps.groups.get(orgId, requestId);
     // The confirmation was kept before the link existed, and the linking run died before it looked for it.
     await h.deps.groups.holdConfirmation(
+      orgId,
       linked!.networkRequestId!,
       success(phoneNumberId, linked!.networkRequestId!, h.network.groupIdOf(1)),
       h.deps.clock.now(),

@@ -431,8 +431,10 @@ describe('inbound notifications are scoped to their phone number (CONTRACT §13)
     await notify('999999999999999', 'group_lifecycle_update', confirmation('req-foreign-number'));
     await notify(DEMO_PHONE_NUMBER_ID, 'group_lifecycle_update', confirmation('req-own-number'));
 
-    expect(await deps().groups.heldConfirmation('req-foreign-number')).toBeUndefined();
-    const held = (await deps().groups.heldConfirmation('req-own-number')) as { group: Record<string, unknown> };
+    expect(await deps().groups.heldConfirmation(api.orgId, 'req-foreign-number')).toBeUndefined();
+    const held = (await deps().groups.heldConfirmation(api.orgId, 'req-own-number')) as {
+      group: Record<string, unknown>;
+    };
     expect(held.group).toEqual({
       request_id: 'req-own-number',
       group_id: 'G-held',

@@ -6,7 +6,7 @@ import { DynamoOrgAdminStore } from '#shared/adapters/dynamodb/org-admin-store';
 import { SecretsManagerChannelCredentials } from '#shared/adapters/keys/channel-credentials';
 import { loadConfig } from '#shared/config/env';
 import { deliverMessage } from '#shared/domain/chats/deliver-message';
-import { applyStatus } from '#shared/domain/chats/network-updates';
+import { applyStatus, reportedFor } from '#shared/domain/chats/network-updates';
 import { createChannel, createOrg } from '#shared/domain/orgs/administer';
 import type { DomainEvent } from '#shared/ports/event-publisher';
 import { ulidIds } from '#shared/ports/ids';
@@ -101,11 +101,13 @@ describe('statuses that arrive before the sender links the message id', () => {
 
   it('applies sent and delivered that came before the link, and publishes each once', async () => {
     let deps!: Awaited<ReturnType<typeof harness>>['deps'];
+    let reporter!: ReturnType<typeof reportedFor>;
     const h = await harness(async (wamid) => {
-      await applyStatus(deps, { id: wamid, status: 'sent', timestamp: 1764000000 });
-      await applyStatus(deps, { id: wamid, status: 'delivered', timestamp: 1764000001 });
+      await applyStatus(deps, { id: wamid, status: 'sent', timestamp: 1764000000 }, reporter);
+      await applyStatus(deps, { id: wamid, status: 'delivered', timestamp: 1764000001 }, reporter);
     });
     deps = h.deps;
+    reporter = reportedFor(h.deps.identity, `race-${h.job.orgId}`);
 
     await deliverMessage(h.deps, h.job, 1);
 
@@ -115,10 +117,12 @@ describe('statuses that arrive before the sender links the message id', () => {
 
   it('never lets the sender move a message back from read to sent, and publishes sent and read once each', async () => {
     let deps!: Awaited<ReturnType<typeof harness>>['deps'];
+    let reporter!: ReturnType<typeof reportedFor>;
     const h = await harness(async (wamid) => {
-      await applyStatus(deps, { id: wamid, status: 'read', timestamp: 1764000002 });
+      await applyStatus(deps, { id: wamid, status: 'read', timestamp: 1764000002 }, reporter);
     });
     deps = h.deps;
+    reporter = reportedFor(h.deps.identity, `race-${h.job.orgId}`);
 
     await deliverMessage(h.deps, h.job, 1);
     await deliverMessage(h.deps, h.job, 2);

@@ -370,7 +370,7 @@ async function traceRequests(api: TestStack, ids: string[]): Promise<Record<stri
     trace[id] = {
       request,
       link: networkRequestId ? await deps().groups.findNetworkRequest(networkRequestId) : undefined,
-      held: networkRequestId ? await deps().groups.heldConfirmation(networkRequestId) : undefined,
+      held: networkRequestId ? await deps().groups.heldConfirmation(orgId, networkRequestId) : undefined,
       graphCalls: simulator.requestLog.filter(
         (entry) => (entry.body as { subject?: string } | undefined)?.subject === request?.subject,
       ),

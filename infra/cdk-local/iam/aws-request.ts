@@ -11,6 +11,7 @@ import {
 import { describeJsonCall, JSON_TARGET_PREFIXES } from './json-services.ts';
 import type { ContextValue, RequestContext } from './policy.ts';
 import { describeLambdaCall, describeS3Call } from './rest-services.ts';
+import { describeStsCall } from './sts-service.ts';
 
 export type { AwsAuthorization, AwsCall, AwsCallError, DescribeContext, HttpRequest } from './call-model.ts';
 
@@ -86,6 +87,7 @@ function describeService(http: HttpRequest, url: RequestTarget, service: string,
   }
   if (service === 's3') return describeS3Call(http, url, env);
   if (service === 'lambda') return describeLambdaCall(http, url, env);
+  if (service === 'sts') return describeStsCall(http, url, env);
   const name = `${service} ${http.method} ${url.pathname}`;
   return { error: `unsupported AWS request ${name} (no X-Amz-Target)`, reason: 'unsupported', target: name };
 }

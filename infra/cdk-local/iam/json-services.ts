@@ -29,10 +29,13 @@ export function describeJsonCall(service: string, operation: string, body: Body,
 const dynamodb: Record<string, Describer> = {
   GetItem: (body, env) => [itemCall('dynamodb:GetItem', body, env, [body.Key], projection(body))],
   PutItem: (body, env) => [
-    itemCall('dynamodb:PutItem', body, env, [body.Item], { 'dynamodb:Attributes': Object.keys(asObject(body.Item)) }),
+    itemCall('dynamodb:PutItem', body, env, [body.Item], {
+      'dynamodb:Attributes': Object.keys(asObject(body.Item)),
+      ...returnValues(body),
+    }),
   ],
-  UpdateItem: (body, env) => [itemCall('dynamodb:UpdateItem', body, env, [body.Key])],
-  DeleteItem: (body, env) => [itemCall('dynamodb:DeleteItem', body, env, [body.Key])],
+  UpdateItem: (body, env) => [itemCall('dynamodb:UpdateItem', body, env, [body.Key], returnValues(body))],
+  DeleteItem: (body, env) => [itemCall('dynamodb:DeleteItem', body, env, [body.Key], returnValues(body))],
   Query: (body, env) => {
     const table = requiredString(body, 'TableName');
     const index = optionalString(body, 'IndexName');
@@ -45,6 +48,7 @@ const dynamodb: Record<string, Describer> = {
         context: {
           ...requestOptions(body),
           ...projection(body),
+          'dynamodb:Select': selectOf(body, index),
           'dynamodb:LeadingKeys': leading === undefined ? undefined : [leading],
         },
       },
@@ -57,7 +61,7 @@ const dynamodb: Record<string, Describer> = {
       {
         action: 'dynamodb:Scan',
         resource: tableResource(table, env, index),
-        context: { ...requestOptions(body), ...projection(body) },
+        context: { ...requestOptions(body), ...projection(body), 'dynamodb:Select': selectOf(body, index) },
       },
     ];
   },
@@ -177,6 +181,24 @@ function requestOptions(body: Body): Context {
     'dynamodb:ReturnValues': optionalString(body, 'ReturnValues'),
     'dynamodb:Select': optionalString(body, 'Select'),
   };
+}
+
+/**
+ * `dynamodb:Select` of a Query or Scan: the request's, else what DynamoDB takes it to be (SPECIFIC_ATTRIBUTES with a
+ * projection, else ALL_PROJECTED_ATTRIBUTES on an index and ALL_ATTRIBUTES on a table). The key is in the context
+ * either way (DynamoDB Developer Guide, "Using IAM policy conditions for fine-grained access control": "the Select
+ * parameter always has a value (ALL_ATTRIBUTES, unless otherwise specified)").
+ */
+function selectOf(body: Body, index: string | undefined): string {
+  const given = optionalString(body, 'Select');
+  if (given !== undefined) return given;
+  if (body.ProjectionExpression !== undefined || body.AttributesToGet !== undefined) return 'SPECIFIC_ATTRIBUTES';
+  return index === undefined ? 'ALL_ATTRIBUTES' : 'ALL_PROJECTED_ATTRIBUTES';
+}
+
+/** `dynamodb:ReturnValues` of a write: "always has a value (NONE unless otherwise specified)" (same guide). */
+function returnValues(body: Body): Context {
+  return { 'dynamodb:ReturnValues': optionalString(body, 'ReturnValues') ?? 'NONE' };
 }
 
 /** `dynamodb:Attributes` from `AttributesToGet` or the top-level names of a `ProjectionExpression`. */

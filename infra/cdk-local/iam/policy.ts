@@ -109,7 +109,10 @@ interface AuthorizeRequest {
   /** The resource's policy: bucket policy, queue policy(ies), KMS key policy. */
   resourcePolicy?: PolicyDocument | readonly PolicyDocument[] | undefined;
   request: AccessRequest;
-  /** The signing name of the service; `kms` gets key-policy semantics. Default: the action's prefix. */
+  /**
+   * The signing name of the service; `kms` and `sts` get key-policy / trust-policy semantics. Default: the action's
+   * prefix.
+   */
   service?: string;
 }
 
@@ -135,8 +138,11 @@ export interface AuthorizeResult {
  * principal (`events.amazonaws.com`, given as `{ service }` or as the bare name) acting for a resource; a service has
  * no identity policies and is allowed only by the resource policy.
  * 1. An applying Deny in the identity policies or the resource policy denies.
- * 2. KMS: the key policy must allow the caller directly, or allow the account root (delegation to IAM) while an
- *    identity policy allows too; without a key policy, KMS denies.
+ * 2. KMS and STS: the key policy (KMS) or the role's trust policy (STS: `sts:AssumeRole`, `sts:TagSession` on a role)
+ *    must allow the caller directly, or allow the account root (delegation to IAM) while an identity policy allows
+ *    too; without such a policy the request is denied (IAM User Guide, "Policy evaluation logic": role trust policies
+ *    and KMS key policies "must explicitly allow access for principals"; a resource-based policy naming a role
+ *    within the same account is not limited by an implicit deny in its identity-based policy).
  * 3. Otherwise an Allow in an identity policy, or in the resource policy for a statement whose `Principal` names the
  *    caller (role, session, `*` or the service), allows. A statement naming only the account root delegates to IAM,
  *    so alone it allows nothing.
@@ -163,7 +169,7 @@ export function authorize(input: AuthorizeInput): AuthorizeResult {
   const resourceAllows = allows.some((hit) => hit.principal === 'direct');
   const delegates = allows.some((hit) => hit.principal === 'account');
   const identityAllows = identity.decision === 'allow';
-  if (service === 'kms') {
+  if (service === 'kms' || service === 'sts') {
     if (resourceAllows) return { decision: 'allow', reason: 'allowed', allowedBy: 'resource', matchedGrants };
     if (delegates && identityAllows)
       return { decision: 'allow', reason: 'allowed', allowedBy: 'identity', matchedGrants };
@@ -216,15 +222,24 @@ function applyingStatements(
   caller: Caller | undefined,
 ): Hit[] {
   const context = normalizeContext(request.context);
+  const multivalued = new Set(
+    Object.entries(request.context)
+      .filter(([, value]) => Array.isArray(value))
+      .map(([key]) => key.toLowerCase()),
+  );
   const hits: Hit[] = [];
   documents.forEach((document, documentIndex) => {
-    const variables = document.Version === '2012-10-17' ? variableLookup(context) : undefined;
+    const variables = document.Version === '2012-10-17' ? variableLookup(context, multivalued) : undefined;
     toList(document.Statement).forEach((statement, statementIndex) => {
       const principal = caller ? principalMatch(statement, caller) : 'direct';
       if (!principal) return;
       const actions = matching(statement.Action, statement.NotAction, request.action, 'action', undefined);
       if (!actions) return;
-      const resources = matching(statement.Resource, statement.NotResource, request.resource, 'resource', variables);
+      // A resource-based policy may leave the resource out (a role's trust policy must): it is the one it is on.
+      const implicit = caller && statement.Resource === undefined && statement.NotResource === undefined;
+      const resources = implicit
+        ? [request.resource]
+        : matching(statement.Resource, statement.NotResource, request.resource, 'resource', variables);
       if (!resources) return;
       if (!conditionsHold(statement.Condition, context, statement.Effect, variables)) return;
       hits.push({
@@ -368,10 +383,15 @@ function isScalar(value: unknown): value is ContextScalar {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-/** Multivalued keys cannot be policy variables (IAM User Guide, "Single-valued vs. multivalued context keys"). */
-function variableLookup(context: NormalizedContext): VariableLookup {
+/**
+ * Multivalued keys (given as a list, even of one value) cannot be policy variables (IAM User Guide, "Single-valued
+ * vs. multivalued context keys"; "a multivalued condition key ... fails to be replaced").
+ */
+function variableLookup(context: NormalizedContext, multivalued: ReadonlySet<string>): VariableLookup {
   return (name) => {
-    const values = context.get(name.toLowerCase());
+    const key = name.toLowerCase();
+    if (multivalued.has(key)) return undefined;
+    const values = context.get(key);
     return values?.length === 1 ? values[0] : undefined;
   };
 }

@@ -11,7 +11,7 @@ import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/cha
 import { epochSeconds } from '#shared/ports/clock';
 import type { PageRequest } from '#shared/ports/identity-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
-import { chatKeys, withoutKeys } from './keys.ts';
+import { chatKeys, heldKeys, withoutKeys } from './keys.ts';
 import { queryPage } from './paging.ts';
 
 /** Meta retries a notification for up to 7 days; a status held longer has no message coming. */
@@ -125,9 +125,11 @@ export class DynamoChatStore implements ChatStore {
 
   listGroups(orgId: string, filter: { channelId?: string; groupStatus?: GroupStatus }, page: PageRequest) {
     const GSI1PK = chatKeys.groupIndexPartition(orgId);
-    const conditions: string[] = [];
+    // Only the organisation's own chats: IAM checks the partition key an item is written under, never the index keys
+    // it carries (CONTRACT §25).
+    const conditions: string[] = ['PK = :chats'];
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':pk': GSI1PK };
+    const values: Record<string, unknown> = { ':pk': GSI1PK, ':chats': chatKeys.chat(orgId, '').PK };
     if (filter.channelId) {
       conditions.push('channelId = :channelId');
       values[':channelId'] = filter.channelId;
@@ -148,7 +150,7 @@ export class DynamoChatStore implements ChatStore {
         TableName: this.tableName,
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk',
-        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        FilterExpression: conditions.join(' AND '),
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
@@ -272,12 +274,18 @@ export class DynamoChatStore implements ChatStore {
     return (await this.findNetworkMessage(networkMessageId)) ?? link;
   }
 
-  async holdStatus(networkMessageId: string, status: string, notification: unknown, now: Date): Promise<void> {
+  async holdStatus(
+    orgId: string,
+    networkMessageId: string,
+    status: string,
+    notification: unknown,
+    now: Date,
+  ): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          ...chatKeys.heldStatus(networkMessageId, status),
+          ...heldKeys.status(orgId, networkMessageId, status),
           entity: 'WASTATUS',
           notification,
           receivedAt: now.toISOString(),
@@ -287,19 +295,28 @@ export class DynamoChatStore implements ChatStore {
     );
   }
 
-  async heldStatuses(networkMessageId: string): Promise<unknown[]> {
-    const result = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :held)',
-        ExpressionAttributeValues: {
-          ':pk': chatKeys.networkMessage(networkMessageId).PK,
-          ':held': chatKeys.heldStatusPrefix,
-        },
-        ConsistentRead: true,
-      }),
-    );
-    return (result.Items ?? []).map((item) => item.notification);
+  /**
+   * The statuses held in the organisation's partition for the wamid; until the last one held under the wamid's global
+   * key expired (TTL, 7 days after the change), those too (the caller applies only those its number reported).
+   */
+  async heldStatuses(orgId: string, networkMessageId: string): Promise<unknown[]> {
+    const query = async (PK: string, prefix: string) =>
+      (
+        await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :held)',
+            ExpressionAttributeValues: { ':pk': PK, ':held': prefix },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
+    const [held, legacy] = await Promise.all([
+      query(heldKeys.partition(orgId), heldKeys.statusPrefix(networkMessageId)),
+      query(chatKeys.networkMessage(networkMessageId).PK, chatKeys.legacyHeldStatusPrefix),
+    ]);
+    const live = legacy.filter((item) => typeof item.ttl !== 'number' || item.ttl * 1000 > Date.now());
+    return [...held, ...live].map((item) => item.notification);
   }
 
   async findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined> {

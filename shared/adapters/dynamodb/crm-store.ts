@@ -119,6 +119,9 @@ export class DynamoCrmStore implements CrmStore {
           TableName: this.tableName,
           IndexName: 'GSI2',
           KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK BETWEEN :low AND :high',
+          // Only the organisation's own records: IAM checks the partition key an item is written under, never the
+          // index keys it carries (CONTRACT §25), and a record's time-index partition is its own partition key.
+          FilterExpression: 'PK = :pk',
           ExpressionAttributeValues: { ':pk': crmKeys.timeIndexPartition(orgId, type), ':low': low, ':high': high },
           ScanIndexForward: false,
           Limit: pageSize,

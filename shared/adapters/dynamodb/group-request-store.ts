@@ -4,7 +4,7 @@ import { OPEN_STATUSES } from '#shared/domain/groups/group-request';
 import { epochSeconds } from '#shared/ports/clock';
 import type { GroupRequestStore, NetworkRequestLink } from '#shared/ports/group-request-store';
 import { applied } from './client.ts';
-import { groupKeys, withoutKeys } from './keys.ts';
+import { groupKeys, heldKeys, withoutKeys } from './keys.ts';
 import { markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
 
 const HELD_CONFIRMATION_TTL_SECONDS = 7 * 24 * 3600;
@@ -151,12 +151,12 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     return result.Item ? withoutKeys<NetworkRequestLink>(result.Item) : undefined;
   }
 
-  async holdConfirmation(networkRequestId: string, notification: unknown, now: Date): Promise<void> {
+  async holdConfirmation(orgId: string, networkRequestId: string, notification: unknown, now: Date): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          ...groupKeys.heldConfirmation(networkRequestId),
+          ...heldKeys.confirmation(orgId, networkRequestId),
           entity: 'WACONFIRMATION',
           notification,
           receivedAt: now.toISOString(),
@@ -166,14 +166,18 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     );
   }
 
-  async heldConfirmation(networkRequestId: string): Promise<unknown | undefined> {
-    const result = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: groupKeys.heldConfirmation(networkRequestId),
-        ConsistentRead: true,
-      }),
-    );
-    return result.Item?.notification;
+  /**
+   * The confirmation held in the organisation's partition; until the last one held under the request's global key
+   * expired (TTL, 7 days after the change), that one too, when it was held for the same organisation's number.
+   */
+  async heldConfirmation(orgId: string, networkRequestId: string): Promise<unknown | undefined> {
+    const read = async (Key: Record<string, string>) =>
+      (await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }))).Item;
+    const held = await read(heldKeys.confirmation(orgId, networkRequestId));
+    if (held) return held.notification;
+    const legacy = await read(groupKeys.legacyHeldConfirmation(networkRequestId));
+    if (!legacy || (typeof legacy.ttl === 'number' && legacy.ttl * 1000 <= Date.now())) return undefined;
+    const link = await this.findNetworkRequest(networkRequestId);
+    return link?.orgId === orgId ? legacy.notification : undefined;
   }
 }

@@ -71,7 +71,8 @@ export const LEADING_KEY_PATTERNS = {
   console: ['ORGCONSOLE#*'],
   /**
    * Meta's notifications: the channel by phone-number id (GSI1), group requests (the organisation's partition),
-   * chats and their conversations, the network links, held confirmations and statuses, and the events' outbox; and
+   * chats and their conversations, the network links, held confirmations and statuses (in the organisation's
+   * partition; before, under the links, until their TTL), and the events' outbox; and
    * the organisation's status, which the queue consumer and the network gate read (a suspended organisation's work
    * waits, and nothing reaches Meta for it: CONTRACT §17, §21).
    */
@@ -85,6 +86,8 @@ export const LEADING_KEY_PATTERNS = {
     'WAGROUP#*',
     'WAMSG#*',
     `${ORG_PATTERN}#OUTBOX#*`,
+    // Notifications held until what they name is linked (heldKeys).
+    `${ORG_PATTERN}#HELD`,
     // Events recorded before the outbox moved into the organisations' partitions, until their TTL.
     'EVENT#*',
   ],
@@ -131,7 +134,28 @@ export const groupKeys = {
     GSI1SK: `${updatedAt}#${orgId}#${requestId}`,
   }),
   networkRequest: (networkRequestId: string) => ({ PK: `WAREQ#${networkRequestId}`, SK: 'LINK' }),
-  heldConfirmation: (networkRequestId: string) => ({ PK: `WAREQ#${networkRequestId}`, SK: 'CONFIRMATION' }),
+  /** Where a confirmation was held before it moved into its organisation's partition (`heldKeys`), until its TTL. */
+  legacyHeldConfirmation: (networkRequestId: string) => ({ PK: `WAREQ#${networkRequestId}`, SK: 'CONFIRMATION' }),
+};
+
+/**
+ * Meta's notifications held until what they name is linked (a group_create confirmation before its request's link,
+ * a status before its wamid's link), in the partition of the organisation whose number they were reported for
+ * (CONTRACT §25: they carry members' numbers and invite links). The global `WAREQ#` / `WAMSG#` partitions keep only
+ * the links (ids). Held items expire (TTL, 7 days).
+ */
+export const heldKeys = {
+  partition: (orgId: string) => `ORG#${orgId}#HELD`,
+  confirmation: (orgId: string, networkRequestId: string) => ({
+    PK: `ORG#${orgId}#HELD`,
+    SK: `WAREQ#${networkRequestId}`,
+  }),
+  /** One per status (and member) of a wamid. */
+  status: (orgId: string, networkMessageId: string, status: string) => ({
+    PK: `ORG#${orgId}#HELD`,
+    SK: `WAMSG#${networkMessageId}#${status}`,
+  }),
+  statusPrefix: (networkMessageId: string) => `WAMSG#${networkMessageId}#`,
 };
 
 export const limitKeys = {
@@ -177,12 +201,11 @@ export const chatKeys = {
     SK: `MSG#${messageId}`,
   }),
   networkMessage: (networkMessageId: string) => ({ PK: `WAMSG#${networkMessageId}`, SK: 'LINK' }),
-  /** A status notification that arrived before its wamid was linked, one per status (sent, delivered, …). */
-  heldStatus: (networkMessageId: string, status: string) => ({
-    PK: `WAMSG#${networkMessageId}`,
-    SK: `HELDSTATUS#${status}`,
-  }),
-  heldStatusPrefix: 'HELDSTATUS#',
+  /**
+   * Where a status was held before held statuses moved into their organisation's partition (`heldKeys`), until its
+   * TTL: read, never written.
+   */
+  legacyHeldStatusPrefix: 'HELDSTATUS#',
   joinRequest: (orgId: string, chatId: string, joinRequestId: string) => ({
     PK: `ORG#${orgId}#CHAT#${chatId}`,
     SK: `JOINREQ#${joinRequestId}`,

@@ -20,6 +20,7 @@ import {
   crmKeys,
   feedKeys,
   groupKeys,
+  heldKeys,
   keys,
   limitKeys,
   outboxKeys,
@@ -299,7 +300,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
    * 4. its CRM records of every kind, the contacts' chat edges;
    * 5. the rest of its own partition (reports, report windows, counters, markers);
    * 6. its idempotency keys, its rate windows of every scope, its outbox, its event feed, its console links and
-   *    sessions, its pool leases.
+   *    sessions, its pool leases, the notifications held for its numbers.
    * A link under a global key (WAGROUP, WAMSG, WAREQ) is reported only when it names this organisation.
    */
   async findItems(orgId: string, onPage: (items: OrgItem[]) => Promise<void>): Promise<void> {
@@ -364,6 +365,7 @@ export class DynamoOrgAdminStore implements OrgAdminStore, OrgEraseStore {
     await this.#partition(feedKeys.partition(orgId), emit);
     await this.#partition(consoleKeys.partition(orgId), emit);
     await this.#partition(poolKeys.partition(orgId), emit);
+    await this.#partition(heldKeys.partition(orgId), emit);
   }
 
   /**
@@ -501,6 +503,8 @@ function kindOf(item: Item, orgId: string): string {
   if (PK === feedKeys.partition(orgId)) return SK.startsWith(feedKeys.eventPrefix) ? 'feedEvents' : 'feedIndex';
   // Its places in the shared worker pools (shared/queue/org-share.ts).
   if (PK === poolKeys.partition(orgId)) return 'other';
+  // Meta's notifications held until what they name is linked (were under the global links before).
+  if (PK === heldKeys.partition(orgId)) return 'networkLinks';
   if (PK.startsWith(`${org}#`)) return 'records';
   if (PK === consoleKeys.partition(orgId))
     return SK.startsWith(consoleKeys.sessionPrefix) ? 'consoleSessions' : 'consoleLinks';

@@ -170,7 +170,7 @@ async function linkSent(
     number = (chat ? await deps.identity.getChannel(job.orgId, chat.channelId) : undefined)?.phoneNumberId;
   }
   if (number === undefined) return;
-  await applyHeldStatuses(deps, networkMessageId, number);
+  await applyHeldStatuses(deps, job.orgId, networkMessageId, number);
 }
 
 const TIMEOUT = { code: 'NETWORK_TIMEOUT', message: 'the network did not answer; the message may not have been sent' };

@@ -11,6 +11,7 @@ import {
 import { logger } from '#shared/observability/logger';
 import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
 import type { Clock } from '#shared/ports/clock';
+import type { ChannelStore } from '#shared/ports/identity-store';
 import type { IdGenerator } from '#shared/ports/ids';
 import { type JoinRequest, type MessageStatus, STATUS_RANK } from './chat.ts';
 import { phoneFromWaId } from './network-ids.ts';
@@ -349,13 +350,35 @@ export type StatusDeps = Omit<NetworkUpdateDeps, 'ids'>;
 type HeldStatus = StatusNotification & { reportedFor?: string };
 
 /**
+ * Who reported a status, for holding it: the business number it came for, and the organisation that owns that number
+ * (looked up only when the status has to be held).
+ */
+export interface StatusReporter {
+  phoneNumberId?: string;
+  orgId(): Promise<string | undefined>;
+}
+
+/** The reporter of a status Meta sent for `phoneNumberId`: the organisation whose channel has that number. */
+export function reportedFor(
+  identity: Pick<ChannelStore, 'findChannelByPhoneNumberId'>,
+  phoneNumberId: string,
+): StatusReporter {
+  return { phoneNumberId, orgId: async () => (await identity.findChannelByPhoneNumberId(phoneNumberId))?.orgId };
+}
+
+/**
  * Applies the statuses that arrived before the wamid was linked (the sender calls it right after linking), in their
  * own order (sent, delivered, read), so that each is published as if it had come in time — only those reported for
  * the number that sent the message (`phoneNumberId`, CONTRACT §13): a status another number reported for this wamid,
  * kept because its lookup found nothing that number owns, is never applied.
  */
-export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: string, phoneNumberId: string) {
-  const held = (await deps.chats.heldStatuses(networkMessageId)) as HeldStatus[];
+export async function applyHeldStatuses(
+  deps: StatusDeps,
+  orgId: string,
+  networkMessageId: string,
+  phoneNumberId: string,
+) {
+  const held = (await deps.chats.heldStatuses(orgId, networkMessageId)) as HeldStatus[];
   const rank = (status: StatusNotification) => STATUS_RANK[status.status as MessageStatus] ?? 0;
   const own = held.filter((status) => {
     if (status.reportedFor === undefined || status.reportedFor === phoneNumberId) return true;
@@ -364,7 +387,10 @@ export async function applyHeldStatuses(deps: StatusDeps, networkMessageId: stri
     });
     return false;
   });
-  for (const { reportedFor: _, ...status } of own.sort((a, b) => rank(a) - rank(b))) await applyStatus(deps, status);
+  const reporter = { orgId: async () => orgId };
+  for (const { reportedFor: _, ...status } of own.sort((a, b) => rank(a) - rank(b))) {
+    await applyStatus(deps, status, reporter);
+  }
 }
 
 /**
@@ -384,15 +410,20 @@ function recipientOf(status: StatusNotification): Member | undefined {
 
 /**
  * Applies Meta's status of an outbound message (CONTRACT §5, §16).
- * 1. A status for a wamid not linked yet (or linked to a chat of another number than `reportedFor`) is held for the
- *    sender (one per status and member), with the number it was reported for.
+ * 1. A status for a wamid not linked yet (or linked to a chat of another number than the reporter's) is held for the
+ *    sender (one per status and member), with the number it was reported for, in the partition of the organisation
+ *    that owns that number (CONTRACT §25); one reported for a number no channel has is not kept (CONTRACT §13).
  * 2. A `delivered` / `read` naming a group member is kept as that member's receipt: each of the two once, with its
  *    own time, so a member's `delivered` stays listed after its `read`.
  * 3. The message's own status is the furthest any recipient reached (`sent` < `delivered` < `read`, never back);
  *    `failed` only from a failure that names no member.
  * 4. `message.status` is published once per status the message reaches, naming the member whose receipt moved it.
  */
-export async function applyStatus(deps: StatusDeps, status: StatusNotification, reportedFor?: string): Promise<void> {
+export async function applyStatus(
+  deps: StatusDeps,
+  status: StatusNotification,
+  reporter?: StatusReporter,
+): Promise<void> {
   const next = status.status as MessageStatus;
   if (!NETWORK_STATUSES.includes(next)) return;
   const recipient = recipientOf(status);
@@ -401,8 +432,16 @@ export async function applyStatus(deps: StatusDeps, status: StatusNotification, 
     // Meta can notify before the sender has linked the id it answered with: keep the status for the sender, then
     // look again, since the sender may have linked and read the held statuses in between (one of the two sees both).
     const heldAs = [next, ...(recipient ? memberKeys(recipient) : [])].join('#');
+    const reportedFor = reporter?.phoneNumberId;
     const kept: HeldStatus = reportedFor === undefined ? status : { ...status, reportedFor };
-    await deps.chats.holdStatus(status.id, heldAs, kept, deps.clock.now());
+    const orgId = await reporter?.orgId();
+    if (orgId === undefined) {
+      logger.warn('security: status for an unlinked message id reported for a number of no channel ignored', {
+        reportedFor,
+      });
+      return;
+    }
+    await deps.chats.holdStatus(orgId, status.id, heldAs, kept, deps.clock.now());
     link = await deps.chats.findNetworkMessage(status.id);
     if (!link) {
       logger.info('status held until its message is linked', { status: next });

@@ -73,7 +73,7 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
     // `group.created` carries the link, and Meta may not be asked for it now: the confirmation is kept, and the worker
     // applies it again each time the request is queued (the sweeper queues a stalled one every two minutes), so the
     // group is completed once the channel is let through again.
-    await deps.groups.holdConfirmation(networkRequestId, trimmed(held), deps.clock.now());
+    await deps.groups.holdConfirmation(request.orgId, networkRequestId, trimmed(held), deps.clock.now());
     logger.warn('group confirmed without an invite link while the network gate refuses its channel; kept', {
       networkRequestId,
       requestId: request.requestId,
@@ -103,16 +103,18 @@ export async function applyGroupCreateNotification(deps: ApplyGroupCreateDeps, h
 async function requestLink(deps: ApplyGroupCreateDeps, held: HeldGroupCreate, networkRequestId: string) {
   let link = await deps.groups.findNetworkRequest(networkRequestId);
   if (!link) {
-    // Kept only for a number of ours, trimmed to what is applied later, and expiring (TTL): an unknown request id
-    // for a number we do not serve is no confirmation of ours (CONTRACT §13).
-    if (!held.phoneNumberId || !(await deps.identity.findChannelByPhoneNumberId(held.phoneNumberId))) {
+    // Kept only for a number of ours, with the organisation that owns it (CONTRACT §25), trimmed to what is applied
+    // later, and expiring (TTL): an unknown request id for a number we do not serve is no confirmation of ours
+    // (CONTRACT §13).
+    const channel = held.phoneNumberId ? await deps.identity.findChannelByPhoneNumberId(held.phoneNumberId) : undefined;
+    if (!channel) {
       logger.warn('security: group_create notification for an unknown request id and number ignored', {
         networkRequestId,
         reportedFor: held.phoneNumberId,
       });
       return undefined;
     }
-    await deps.groups.holdConfirmation(networkRequestId, trimmed(held), deps.clock.now());
+    await deps.groups.holdConfirmation(channel.orgId, networkRequestId, trimmed(held), deps.clock.now());
     link = await deps.groups.findNetworkRequest(networkRequestId);
     if (!link) {
       logger.warn('group_create notification for an unknown request id kept until the request catches up', {

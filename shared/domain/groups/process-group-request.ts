@@ -56,7 +56,7 @@ export async function processGroupRequest(
   if (request.networkRequestId) {
     // A previous run linked Meta's request id but may have stopped before it looked for a confirmation that came
     // first (the notification handler keeps those): look again; applying one twice changes nothing.
-    await applyHeldConfirmation(deps, request.networkRequestId);
+    await applyHeldConfirmation(deps, request.orgId, request.networkRequestId);
     return;
   }
   if (!job.network) {
@@ -116,8 +116,12 @@ async function startCreating(deps: ProcessGroupRequestDeps, request: GroupReques
 }
 
 /** Applies a confirmation of Meta's request that arrived before the request was linked to it. */
-async function applyHeldConfirmation(deps: ProcessGroupRequestDeps, networkRequestId: string): Promise<void> {
-  const held = (await deps.groups.heldConfirmation(networkRequestId)) as HeldGroupCreate | undefined;
+async function applyHeldConfirmation(
+  deps: ProcessGroupRequestDeps,
+  orgId: string,
+  networkRequestId: string,
+): Promise<void> {
+  const held = (await deps.groups.heldConfirmation(orgId, networkRequestId)) as HeldGroupCreate | undefined;
   if (held) await applyGroupCreateNotification(deps, held);
 }
 
@@ -197,7 +201,7 @@ async function submit(
   });
   const now = deps.clock.now().toISOString();
   await deps.groups.setNetworkRequestId(request.orgId, request.requestId, networkRequestId, now);
-  await applyHeldConfirmation(deps, networkRequestId);
+  await applyHeldConfirmation(deps, request.orgId, networkRequestId);
 }
 
 /**

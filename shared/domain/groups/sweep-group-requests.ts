@@ -133,7 +133,8 @@ async function askNetwork(deps: SweepGroupRequestsDeps, request: GroupRequest, n
     } catch (error) {
       if (error instanceof OrgSuspendedError || error instanceof OrgGoneError) return 'unknown';
       if (!(error instanceof ChannelDisabledError)) throw error;
-      const confirmed = request.networkRequestId && (await deps.groups.heldConfirmation(request.networkRequestId));
+      const confirmed =
+        request.networkRequestId && (await deps.groups.heldConfirmation(request.orgId, request.networkRequestId));
       return confirmed ? 'unknown' : 'disabled';
     }
     const group = await findSubmittedGroup(deps, request, network);

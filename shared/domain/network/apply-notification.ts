@@ -3,6 +3,7 @@ import {
   applyParticipantsUpdate,
   applyStatus,
   type NetworkUpdateDeps,
+  reportedFor,
 } from '#shared/domain/chats/network-updates';
 import { type ApplyGroupCreateDeps, applyGroupCreateNotification } from '#shared/domain/groups/apply-group-create';
 import {
@@ -82,7 +83,7 @@ async function applyItem(deps: Deps, item: NotificationItem): Promise<void> {
     case 'message':
       return applyInboundMessage(deps, item.message);
     case 'status':
-      return applyStatus(deps, item.status, phoneNumberId);
+      return applyStatus(deps, item.status, reportedFor(deps.identity, phoneNumberId));
     case 'other':
       logger.info('webhook field not handled', { field: item.field });
       return;
