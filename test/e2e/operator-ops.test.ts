@@ -37,6 +37,7 @@ describe('wpcrm stuck work, status and report expiry against the running stack',
       'outbound-messages',
       'report-requests',
       'webhook-deliveries',
+      'webhook-slow-receivers',
     ]);
     const sqs = new SQSClient({ region: 'local', endpoint: stack.endpoints.sqs, credentials: stack.credentials });
     const { QueueUrls = [] } = await sqs.send(new ListQueuesCommand({}));
