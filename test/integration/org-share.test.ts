@@ -154,10 +154,15 @@ describe("organisations' shares of a shared worker pool", () => {
         const total = noisy * perOrg + quiet.length;
         await eventually(() => expect(runs.size).toBe(total), { timeoutMs: 120_000, intervalMs: 100 });
 
-        // The quiet organisation never waited for a noisy one's slow job: each of its jobs started within a
-        // fraction of one.
-        const waits = quiet.map((id) => started.get(id)! - sentAt.get(id)!);
-        expect(Math.max(...waits)).toBeLessThan(SLOW_MS / 2);
+        // The quiet organisation never waited for a noisy one's slow job: whenever one of its jobs came, the noisy
+        // organisations together held fewer invocations than the pool has, so one was free for it, and it ran on its
+        // first receive (never put back). Causal, not timed: a loaded machine delays every job alike.
+        for (const id of quiet) {
+          const at = sentAt.get(id)!;
+          const holding = holds.filter((hold) => hold.start <= at && hold.end > at).length;
+          expect(holding, id).toBeLessThan(poolSize);
+          expect(runs.get(id), id).toBe(1);
+        }
         // No noisy organisation ever held more invocations at once than its share.
         const share = orgShareOf(poolSize);
         for (const orgId of noisyOrgs) {
