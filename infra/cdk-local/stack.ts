@@ -57,6 +57,17 @@ export interface CdkStackOptions {
   env?: Record<string, string | undefined>;
   /** Seed the demo organisation when the data dir is new (default true). */
   seed?: boolean;
+  /**
+   * The test-only fault switch (CONTRACT §25, shared/adapters/aws/tenant-scope.ts): every function may be told, through
+   * `CdkStack.setFault`, to hand its stores another organisation's id. Refused outside the tests (vitest).
+   */
+  testFaults?: boolean;
+}
+
+/** One function (by logical id) told to hand its stores `foreignOrg` in place of the organisation it acts for. */
+export interface Fault {
+  function: string;
+  foreignOrg: string;
 }
 
 export interface CdkStack {
@@ -72,6 +83,8 @@ export interface CdkStack {
   functions: Map<string, FunctionRuntime>;
   /** The template's queues by physical name (what the fair queues see, for the benchmarks). */
   queues: Map<string, LocalQueue>;
+  /** With `testFaults`: turns the fault switch on for one function, or off. */
+  setFault(fault: Fault | undefined): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -152,6 +165,10 @@ async function start(options: CdkStackOptions, cleanups: Cleanups): Promise<CdkS
     functions: run.functions,
     queues: run.queues,
     iamReport: () => run.ledger.report(),
+    setFault: async (fault) => {
+      if (!run.faultFile) throw new Error('setFault needs a stack started with testFaults');
+      await writeFile(run.faultFile, JSON.stringify(fault ?? {}));
+    },
     close: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
       cleanups.length = 0;
@@ -194,10 +211,14 @@ interface Run {
   appSecret?: string;
   dynamoEndpoint: string;
   s3Backend: string;
+  /** The fault switch's file, with `testFaults` only. */
+  faultFile?: string;
 }
 
 /** The configuration, the synthesized template (with the settings given in the environment) and the data dir. */
 async function prepare(options: CdkStackOptions, cleanups: Cleanups): Promise<Run> {
+  if (options.testFaults && !process.env.VITEST)
+    throw new Error('testFaults is a test-only switch: refused outside vitest');
   const sourceEnv = options.env ?? process.env;
   const cfg = loadConfig(sourceEnv);
   const stage = sourceEnv.WPCRM_STAGE ?? 'dev';
@@ -233,6 +254,7 @@ async function prepare(options: CdkStackOptions, cleanups: Cleanups): Promise<Ru
     functionsByName: new Map(),
     dynamoEndpoint: '',
     s3Backend: '',
+    faultFile: options.testFaults ? join(dataDir, 'fault.json') : undefined,
   };
 }
 
@@ -489,6 +511,9 @@ function functionRuntime(
       ...templateEnv,
       ...spec.local,
       ...localPoolSizes(templateEnv, spec.maxEnvironments),
+      ...(run.faultFile
+        ? { WPCRM_FAULT_FILE: run.faultFile, WPCRM_TEST_FAULTS: 'allow', WPCRM_FUNCTION: logicalId }
+        : {}),
       ...lambdaEnvironment({ region, props, name: own.ref, logGroup, codeDir, home: spec.home }),
       // The execution role's session, and where its AWS calls go.
       AWS_ACCESS_KEY_ID: session.accessKeyId,
@@ -548,11 +573,12 @@ function seedDemoOnce(run: Run, data: { dynamo: { endpoint: string }; tableName:
     credentials: run.credentials,
     tableName: data.tableName,
     // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (docs/deployment.md).
-    storeToken: async (channelId, token) =>
+    // Named under the organisation (CONTRACT §25): the tenant-access role reads `channels/<its org>/*` only.
+    storeToken: async ({ orgId, channelId, value }) =>
       (
         run.services.handle('secretsmanager.CreateSecret', {
-          Name: `wp-crm/${run.stage}/channels/${channelId}`,
-          SecretString: token,
+          Name: `wp-crm/${run.stage}/channels/${orgId}/${channelId}`,
+          SecretString: value,
         }) as { ARN: string }
       ).ARN,
   });
@@ -1073,7 +1099,7 @@ async function loadOrSeedDemo(
     endpoint: string;
     credentials: { accessKeyId: string; secretAccessKey: string };
     tableName: string;
-    storeToken: (channelId: string, token: string) => Promise<string>;
+    storeToken: (token: { orgId: string; channelId: string; value: string }) => Promise<string>;
   },
 ): Promise<DemoSeed> {
   const file = join(dataDir, 'demo.json');

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { routedByOrganisation } from '#shared/adapters/aws/tenant-clients';
 import { DynamoChatStore } from '#shared/adapters/dynamodb/chat-store';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
 import { DynamoCrmStore } from '#shared/adapters/dynamodb/crm-store';
@@ -11,12 +12,23 @@ import { DynamoReportStore } from '#shared/adapters/dynamodb/report-store';
 import { DynamoWebhookStore } from '#shared/adapters/dynamodb/webhook-store';
 import { config } from './core.ts';
 import { instance } from './instances.ts';
+import { tenantCredentials } from './tenant.ts';
 
-/** The table's stores, all over one DynamoDB document client. */
+/**
+ * The table's stores, all over one DynamoDB document client; with the tenant-access role, each organisation's calls
+ * go through a client of its own credentials on the same connections (CONTRACT §25).
+ */
 export function documentClient(): DynamoDBDocumentClient {
-  return instance(documentClient, () =>
-    createDocumentClient({ region: config().aws.region, endpoint: config().aws.endpoints.dynamodb }),
-  );
+  return instance(documentClient, () => {
+    const options = { region: config().aws.region, endpoint: config().aws.endpoints.dynamodb };
+    const client = createDocumentClient(options);
+    const tenant = tenantCredentials();
+    if (!tenant) return client;
+    const { requestHandler } = client.config;
+    return routedByOrganisation(client, tenant, (credentials) =>
+      createDocumentClient({ ...options, credentials, requestHandler }),
+    );
+  });
 }
 
 const table = () => config().aws.tableName;

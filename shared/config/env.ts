@@ -55,6 +55,8 @@ const EnvSchema = v.object({
   REPORTS_BUCKET: text('wpcrm-reports'),
   AWS_REGION: text('eu-west-1'),
   TABLE_NAME: text('wpcrm'),
+  /** The stage's tenant-access role (CONTRACT §25): set by the stack on every function that acts for organisations. */
+  TENANT_ACCESS_ROLE_ARN: optionalText,
   DYNAMODB_ENDPOINT: optionalUrl,
   SQS_ENDPOINT: optionalUrl,
   EVENTBRIDGE_ENDPOINT: optionalUrl,
@@ -176,6 +178,7 @@ function wiring(env: Env) {
     aws: {
       region: env.AWS_REGION,
       tableName: env.TABLE_NAME,
+      tenantAccessRoleArn: env.TENANT_ACCESS_ROLE_ARN,
       eventBusName: env.EVENT_BUS_NAME,
       reportsBucket: env.REPORTS_BUCKET,
       endpoints: {

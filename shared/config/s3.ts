@@ -1,14 +1,17 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { scopedCredentials } from '#shared/adapters/aws/tenant-clients';
 import { S3ReportFiles } from '#shared/adapters/s3/report-files';
 import { S3Rest } from '#shared/adapters/s3/s3-rest';
 import type { ReportFiles } from '#shared/ports/report-files';
 import { config } from './core.ts';
 import { instance } from './instances.ts';
+import { tenantCredentials } from './tenant.ts';
 
 export function reportFiles(): ReportFiles {
   return instance(reportFiles, () => {
     const cfg = config();
-    const credentials = defaultProvider();
+    // An organisation's files with its credentials (CONTRACT §25); the URL it signs outlives nothing it was signed with.
+    const credentials = scopedCredentials(defaultProvider(), tenantCredentials());
     const s3 = (endpoint: string | undefined) =>
       new S3Rest(
         { bucket: cfg.aws.reportsBucket, region: cfg.aws.region, endpoint },

@@ -2,6 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { InferOutput } from 'valibot';
+import { actFor, foreignOrgFor, inTenantScope } from '#shared/adapters/aws/tenant-scope';
 import type { Principal } from '#shared/domain/auth/roles';
 import {
   DomainError,
@@ -65,10 +66,12 @@ export function httpApi<R extends RouteDef>(
 
       if (route.auth !== 'public') {
         const auth = await authenticate!(headers.authorization);
+        // From here every AWS call is made with the organisation's own credentials (CONTRACT §25).
+        actFor(auth.orgId);
         if (route.orgParam) {
           const pathOrg = event.pathParameters?.[route.orgParam];
           if (pathOrg !== auth.orgId) throw new OrgMismatchError();
-          event.orgId = pathOrg;
+          event.orgId = foreignOrgFor(pathOrg);
         }
         if (!auth.roles.some((role) => route.auth.includes(role))) throw new ForbiddenError();
         // A read-only console session changes nothing, whatever its roles allow (CONTRACT §24).
@@ -144,7 +147,15 @@ function idempotencyKey(value: string | undefined): string | undefined {
 
 /** Starts an HTTP function for `route`: Powertools context first, then the route's checks. */
 export function httpFunction<R extends RouteDef>(route: R, authenticate?: Authenticate) {
-  return middy<APIGatewayProxyEventV2, HttpResult>()
+  const fn = middy<APIGatewayProxyEventV2, HttpResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpApi(route, authenticate));
+  // Each invocation runs in a scope of its own, whose organisation httpApi sets once the token proves it.
+  const setHandler = fn.handler;
+  const scoped = ((...args: Parameters<typeof fn>) => inTenantScope(() => fn(...args))) as typeof fn;
+  fn.handler = ((...args: Parameters<typeof setHandler>) => {
+    setHandler(...args);
+    return Object.assign(scoped, fn);
+  }) as typeof setHandler;
+  return fn;
 }

@@ -4,6 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
+import { actingFor, foreignOrgFor } from '#shared/adapters/aws/tenant-scope';
 import { accessStatus } from '#shared/config/access';
 import { orgShares } from '#shared/config/org-shares';
 import { jobQueue } from '#shared/config/sqs';
@@ -110,11 +111,33 @@ async function handleRecord<S extends v.GenericSchema>(
   record: SQSRecord,
   shares: InvocationShares | undefined,
 ): Promise<void> {
-  const { queue } = consumer;
   const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const body = parseBody(consumer.schema, record.body);
-  if (!body.success) return rejectPoison(queue, record, receiveCount, body.issues);
+  if (!body.success) return rejectPoison(consumer.queue, record, receiveCount, body.issues);
   const orgId = orgOf(body.output);
+  if (!orgId) return runRecord(consumer, record, receiveCount, body.output, undefined, shares);
+  // Each record with its own organisation's credentials, whatever else its batch holds (CONTRACT §25).
+  const job = withOrg(body.output, foreignOrgFor(orgId));
+  return actingFor(orgId, () => runRecord(consumer, record, receiveCount, job, orgId, shares));
+}
+
+/** The job as its work sees it: the test-only fault switch may name another organisation in it (tenant-scope.ts). */
+function withOrg<T>(body: T, orgId: string): T {
+  const job = body as { orgId?: string; detail?: { organisation_id?: string } };
+  if (orgOf(body) === orgId) return body;
+  if (typeof job.orgId === 'string') return { ...job, orgId } as T;
+  return { ...job, detail: { ...job.detail, organisation_id: orgId } } as T;
+}
+
+async function runRecord<S extends v.GenericSchema>(
+  consumer: Consumer<S>,
+  record: SQSRecord,
+  receiveCount: number,
+  body: v.InferOutput<S>,
+  orgId: string | undefined,
+  shares: InvocationShares | undefined,
+): Promise<void> {
+  const { queue } = consumer;
   const place = jobPlace(shares, orgId);
   try {
     // Read afresh for every job (shared/domain/auth/access-status.ts): no cache lets work start once erasure began.
@@ -122,7 +145,7 @@ async function handleRecord<S extends v.GenericSchema>(
     if (status === 'gone') return dropJob(queue, record, orgId);
     if (status === 'suspended') return await putBack(queue, record, orgId);
     if (consumer.admitsEveryJob) await place.job.admit();
-    await consumer.work(body.output, receiveCount, place.job);
+    await consumer.work(body, receiveCount, place.job);
   } catch (error) {
     if (await setAside(queue, record, orgId, error)) return;
     await retryLater(queue, record, receiveCount, error);

@@ -1,3 +1,4 @@
+import { actingFor } from '#shared/adapters/aws/tenant-scope';
 import { logger } from '#shared/observability/logger';
 import type { PoolLeases } from '#shared/ports/pool-leases';
 
@@ -118,7 +119,9 @@ export class OrgShares {
       if (round > 0) await this.pause(PATIENCE_MS[round - 1]! * (0.5 + this.random()));
       if (round > 0 && this.refusedRecently(orgId)) break;
       const now = this.now();
-      if (await this.leases.acquire(lease, { share: this.share, untilMs: deadlineMs + LEASE_MARGIN_MS, nowMs: now })) {
+      const terms = { share: this.share, untilMs: deadlineMs + LEASE_MARGIN_MS, nowMs: now };
+      // The leases live in the organisation's partition: its credentials (CONTRACT §25), wherever this runs from.
+      if (await actingFor(orgId, () => this.leases.acquire(lease, terms))) {
         this.#refusedUntil.delete(orgId);
         return true;
       }
@@ -136,7 +139,7 @@ export class OrgShares {
       if (this.#holdMs.size >= 10_000) this.#holdMs.clear();
       this.#holdMs.set(orgId, before === undefined ? heldMs : before + HOLD_WEIGHT * (heldMs - before));
     }
-    await this.leases.release({ orgId, pool: this.pool, leaseId });
+    await actingFor(orgId, () => this.leases.release({ orgId, pool: this.pool, leaseId }));
   }
 
   /** @internal */

@@ -6,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { Chat, GroupStatus, JoinRequest, Message, MessageStatus, Receipt } from '#shared/domain/chats/chat';
 import type { ChatStore, ExternalChatLink, MessageLink } from '#shared/ports/chat-store';
 import { epochSeconds } from '#shared/ports/clock';
@@ -168,23 +169,26 @@ export class DynamoChatStore implements ChatStore {
   /** A link is written once; writing the same link again (a retry) is allowed, re-pointing it never is. */
   async #putLink(item: Record<string, unknown>, link: { orgId: string; chatId: string; messageId?: string }) {
     const same = ['orgId', 'chatId', ...(link.messageId ? ['messageId'] : [])];
-    return applied(
-      this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: `attribute_not_exists(PK) OR (${same.map((name) => `#${name} = :${name}`).join(' AND ')})`,
-          ExpressionAttributeNames: Object.fromEntries(same.map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(
-            same.map((name) => [`:${name}`, link[name as keyof typeof link]]),
-          ),
-        }),
+    // Meta's ids → the organisation's chat or message: a global partition, with the function's own role (§25).
+    return asService(() =>
+      applied(
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: item,
+            ConditionExpression: `attribute_not_exists(PK) OR (${same.map((name) => `#${name} = :${name}`).join(' AND ')})`,
+            ExpressionAttributeNames: Object.fromEntries(same.map((name) => [`#${name}`, name])),
+            ExpressionAttributeValues: Object.fromEntries(
+              same.map((name) => [`:${name}`, link[name as keyof typeof link]]),
+            ),
+          }),
+        ),
       ),
     );
   }
 
   async findExternalChat(externalChatId: string): Promise<ExternalChatLink | undefined> {
-    return this.#get(chatKeys.externalChat(externalChatId)) as Promise<ExternalChatLink | undefined>;
+    return asService(() => this.#get(chatKeys.externalChat(externalChatId))) as Promise<ExternalChatLink | undefined>;
   }
 
   async createMessage(message: Message): Promise<boolean> {
@@ -270,7 +274,8 @@ export class DynamoChatStore implements ChatStore {
   }
 
   async claimNetworkMessage(networkMessageId: string, link: MessageLink): Promise<MessageLink> {
-    if (await this.#putNew({ ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link })) return link;
+    const item = { ...chatKeys.networkMessage(networkMessageId), entity: 'WAMSG', ...link };
+    if (await asService(() => this.#putNew(item))) return link;
     return (await this.findNetworkMessage(networkMessageId)) ?? link;
   }
 
@@ -313,14 +318,14 @@ export class DynamoChatStore implements ChatStore {
       ).Items ?? [];
     const [held, legacy] = await Promise.all([
       query(heldKeys.partition(orgId), heldKeys.statusPrefix(networkMessageId)),
-      query(chatKeys.networkMessage(networkMessageId).PK, chatKeys.legacyHeldStatusPrefix),
+      asService(() => query(chatKeys.networkMessage(networkMessageId).PK, chatKeys.legacyHeldStatusPrefix)),
     ]);
     const live = legacy.filter((item) => typeof item.ttl !== 'number' || item.ttl * 1000 > Date.now());
     return [...held, ...live].map((item) => item.notification);
   }
 
   async findNetworkMessage(networkMessageId: string): Promise<MessageLink | undefined> {
-    return this.#get(chatKeys.networkMessage(networkMessageId)) as Promise<MessageLink | undefined>;
+    return asService(() => this.#get(chatKeys.networkMessage(networkMessageId))) as Promise<MessageLink | undefined>;
   }
 
   async putReceipt(orgId: string, chatId: string, messageId: string, receipt: Receipt): Promise<boolean> {

@@ -1,18 +1,21 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 export function createDocumentClient(options: {
   region: string;
   endpoint?: string;
-  /** Fixed credentials, for the local stack's dynalite (which accepts any signature). */
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Fixed credentials (the local stack's dynalite accepts any signature), or an organisation's (CONTRACT §25). */
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Another client's connections, shared: an organisation's client uses the function's pool. */
+  requestHandler?: DynamoDBClientConfig['requestHandler'];
 }): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: options.region,
     endpoint: options.endpoint,
     credentials: options.credentials,
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    requestHandler: options.requestHandler ?? { connectionTimeout: 1_000, requestTimeout: 5_000 },
   });
   // Every command passes the meter hook; with no meter installed it costs one comparison.
   client.middlewareStack.add(

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { EventOutbox } from '#shared/ports/event-outbox';
 import type { DomainEvent } from '#shared/ports/event-publisher';
 import { applied, isConditionalCheckFailed } from './client.ts';
@@ -39,7 +40,7 @@ export class DynamoEventOutbox implements EventOutbox {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       // Recorded before the outbox moved into the organisations' partitions: stamped where it is.
-      await markItemPublished(this.db, this.tableName, outboxKeys.legacyEvent(event.eventId), now);
+      await asService(() => markItemPublished(this.db, this.tableName, outboxKeys.legacyEvent(event.eventId), now));
     }
   }
 

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { GroupRequest, GroupRequestStatus, RequestHold } from '#shared/domain/groups/group-request';
 import { OPEN_STATUSES } from '#shared/domain/groups/group-request';
 import { epochSeconds } from '#shared/ports/clock';
@@ -131,22 +132,27 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
     return sparseIndexItems(this.db, this.tableName, groupKeys.unpublishedPartition, limit);
   }
 
+  /** Meta's request id → the organisation's request: a global partition, with the function's own role (§25). */
   async linkNetworkRequest(link: NetworkRequestLink): Promise<void> {
-    await this.db.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: { ...groupKeys.networkRequest(link.networkRequestId), entity: 'WAREQ', ...link },
-      }),
+    await asService(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...groupKeys.networkRequest(link.networkRequestId), entity: 'WAREQ', ...link },
+        }),
+      ),
     );
   }
 
   async findNetworkRequest(networkRequestId: string): Promise<NetworkRequestLink | undefined> {
-    const result = await this.db.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: groupKeys.networkRequest(networkRequestId),
-        ConsistentRead: true,
-      }),
+    const result = await asService(() =>
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: groupKeys.networkRequest(networkRequestId),
+          ConsistentRead: true,
+        }),
+      ),
     );
     return result.Item ? withoutKeys<NetworkRequestLink>(result.Item) : undefined;
   }
@@ -175,7 +181,7 @@ export class DynamoGroupRequestStore implements GroupRequestStore {
       (await this.db.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }))).Item;
     const held = await read(heldKeys.confirmation(orgId, networkRequestId));
     if (held) return held.notification;
-    const legacy = await read(groupKeys.legacyHeldConfirmation(networkRequestId));
+    const legacy = await asService(() => read(groupKeys.legacyHeldConfirmation(networkRequestId)));
     if (!legacy || (typeof legacy.ttl === 'number' && legacy.ttl * 1000 <= Date.now())) return undefined;
     const link = await this.findNetworkRequest(networkRequestId);
     return link?.orgId === orgId ? legacy.notification : undefined;

@@ -5,6 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { Channel, ClientCredential, Organisation } from '#shared/domain/orgs/model';
 import { epochSeconds } from '#shared/ports/clock';
 import type {
@@ -85,15 +86,18 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
     return this.#get<Channel>(keys.channel(orgId, channelId));
   }
 
+  /** Meta names the number only: a global index partition, read with the function's own role (CONTRACT §25). */
   async findChannelByPhoneNumberId(phoneNumberId: string): Promise<Channel | undefined> {
-    const result = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.channelByPhoneNumberIdPartition(phoneNumberId) },
-        Limit: 1,
-      }),
+    const result = await asService(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.channelByPhoneNumberIdPartition(phoneNumberId) },
+          Limit: 1,
+        }),
+      ),
     );
     const [item] = result.Items ?? [];
     return item ? withoutKeys<Channel>(item) : undefined;

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import { isConditionalCheckFailed } from './client.ts';
 import { withoutKeys } from './keys.ts';
 
@@ -70,14 +71,17 @@ export async function sparseIndexItems<T>(
   partition: string,
   limit: number,
 ): Promise<T[]> {
-  const result = await db.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': partition },
-      Limit: limit,
-    }),
+  // A due list is a global partition: the function's own role reads it (CONTRACT §25).
+  const result = await asService(() =>
+    db.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        Limit: limit,
+      }),
+    ),
   );
   return (result.Items ?? []).map((item) => withoutKeys<T>(item));
 }

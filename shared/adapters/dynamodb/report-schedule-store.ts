@@ -6,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import { type ReportSchedule, sweepAt } from '#shared/domain/reports/schedule';
 import { DomainError } from '#shared/errors';
 import type { PageRequest } from '#shared/ports/identity-store';
@@ -245,15 +246,19 @@ export class DynamoReportScheduleStore implements ReportScheduleStore {
     const schedules: ReportSchedule[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
-          ExpressionAttributeValues: { ':pk': scheduleKeys.duePartition, ':now': `${now.toISOString()}#~` },
-          Limit: limit - schedules.length,
-          ExclusiveStartKey: startKey,
-        }),
+      const ExclusiveStartKey = startKey;
+      // The due list is a global partition: the function's own role reads it (CONTRACT §25).
+      const result = await asService(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'GSI1',
+            KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+            ExpressionAttributeValues: { ':pk': scheduleKeys.duePartition, ':now': `${now.toISOString()}#~` },
+            Limit: limit - schedules.length,
+            ExclusiveStartKey,
+          }),
+        ),
       );
       schedules.push(...(result.Items ?? []).map((item) => this.#toSchedule(item)));
       startKey = result.LastEvaluatedKey;

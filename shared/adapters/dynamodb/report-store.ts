@@ -6,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { Report, ReportStatus, StoredReportStatus } from '#shared/domain/reports/report';
 import { OPEN_REPORT_STATUSES } from '#shared/domain/reports/report';
 import type { PageRequest } from '#shared/ports/identity-store';
@@ -284,14 +285,17 @@ export class DynamoReportStore implements ReportStore {
     return sparseIndexItems(this.db, this.tableName, reportKeys.unpublishedPartition, limit);
   }
   async listExpired(now: string, limit: number): Promise<Report[]> {
-    const result = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'GSI2',
-        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
-        ExpressionAttributeValues: { ':pk': reportKeys.expiringPartition, ':now': `${now}#~` },
-        Limit: limit,
-      }),
+    // The expiry list is a global partition: the function's own role reads it (CONTRACT §25).
+    const result = await asService(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+          ExpressionAttributeValues: { ':pk': reportKeys.expiringPartition, ':now': `${now}#~` },
+          Limit: limit,
+        }),
+      ),
     );
     return (result.Items ?? []).map((item) => withoutKeys<Report>(item));
   }

@@ -6,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
 import type { PageRequest } from '#shared/ports/identity-store';
 import { SubscriptionContendedError, type WebhookStore } from '#shared/ports/webhook-store';
@@ -259,14 +260,17 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async dueDeliveries(now: Date, limit: number): Promise<Delivery[]> {
-    const result = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
-        ExpressionAttributeValues: { ':pk': 'DLV#DUE', ':now': `${now.toISOString()}#~` },
-        Limit: limit,
-      }),
+    // The due list is a global partition: the function's own role reads it (CONTRACT §25).
+    const result = await asService(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+          ExpressionAttributeValues: { ':pk': 'DLV#DUE', ':now': `${now.toISOString()}#~` },
+          Limit: limit,
+        }),
+      ),
     );
     return (result.Items ?? []).map((item) => withoutKeys<Delivery>(item));
   }

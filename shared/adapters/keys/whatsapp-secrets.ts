@@ -1,5 +1,6 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { WhatsAppSecrets, WhatsAppSecretValues } from '#shared/ports/whatsapp-secrets';
 import { SECRET_MAX_AGE_SECONDS } from './max-age.ts';
 
@@ -20,7 +21,11 @@ export class SecretsManagerWhatsAppSecrets implements WhatsAppSecrets {
   async get(): Promise<WhatsAppSecretValues> {
     if (!this.secretId) return this.fallback;
     this.#provider ??= new SecretsProvider({ awsSdkV3Client: this.secrets() });
-    const values = await this.#provider.get(this.secretId, { maxAge: SECRET_MAX_AGE_SECONDS, transform: 'json' });
+    const provider = this.#provider;
+    // Meta's app secret belongs to no organisation: the function's own role reads it, whoever it acts for.
+    const values = await asService(() =>
+      provider.get(this.secretId!, { maxAge: SECRET_MAX_AGE_SECONDS, transform: 'json' }),
+    );
     return (values ?? {}) as unknown as WhatsAppSecretValues;
   }
 }

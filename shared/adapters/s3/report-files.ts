@@ -1,3 +1,4 @@
+import { validFor } from '#shared/adapters/aws/tenant-scope';
 import type { ReportFiles } from '#shared/ports/report-files';
 import { escapeXml, S3Error, type S3Rest, xmlText } from './s3-rest.ts';
 
@@ -106,13 +107,16 @@ export class S3ReportFiles implements ReportFiles {
     expiresInSeconds: number,
     contentType = CSV_CONTENT_TYPE,
   ): Promise<string> {
-    return this.signer.presignGet(
-      key,
-      {
-        'response-content-disposition': `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
-        'response-content-type': contentType,
-      },
-      expiresInSeconds,
+    // A URL works while the credentials that signed it do: an organisation's session must outlive it.
+    return validFor(expiresInSeconds, () =>
+      this.signer.presignGet(
+        key,
+        {
+          'response-content-disposition': `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
+          'response-content-type': contentType,
+        },
+        expiresInSeconds,
+      ),
     );
   }
 

@@ -1,3 +1,4 @@
+import { forOrganisation } from '#shared/adapters/aws/tenant-scope';
 import type { EventType } from '#shared/events/catalog';
 import { eventIdFor } from '#shared/events/domain-event';
 import { logger } from '#shared/observability/logger';
@@ -55,9 +56,12 @@ export async function republishRecordedEvents(deps: PublishOnceDeps, limit: numb
     (event) => now - Date.parse(event.recordedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
   );
   for (const { recordedAt: _, ...event } of stranded) {
-    const { eventId, type, organisationId, occurredAt, data } = event;
-    await deps.events.publish([{ eventId, type, organisationId, occurredAt, data }]);
-    await deps.outbox.markPublished({ eventId, organisationId }, deps.clock.now().toISOString());
+    const { eventId, type, occurredAt, data } = event;
+    // Stamped with its organisation's credentials (CONTRACT §25).
+    await forOrganisation(event.organisationId, async (organisationId) => {
+      await deps.events.publish([{ eventId, type, organisationId, occurredAt, data }]);
+      await deps.outbox.markPublished({ eventId, organisationId }, deps.clock.now().toISOString());
+    });
   }
   return stranded.length;
 }

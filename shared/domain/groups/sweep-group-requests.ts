@@ -1,3 +1,4 @@
+import { forOrganisation } from '#shared/adapters/aws/tenant-scope';
 import type { Config } from '#shared/config/env';
 import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { republishRecordedEvents } from '#shared/domain/events/publish-once';
@@ -50,43 +51,23 @@ export async function sweepGroupRequests(deps: SweepGroupRequestsDeps) {
   let requeued = 0;
   let found = 0;
   let waiting = 0;
-  for (const request of await deps.groups.listOpen(BATCH)) {
-    // A suspended organisation's requests wait untouched (CONTRACT §17): neither timed out nor queued again; an erased
-    // one's are left to its erasure.
-    const status = await deps.access.workStatus(request.orgId);
-    if (status !== 'active') {
-      if (status === 'suspended') waiting += 1;
-      continue;
-    }
-    const age = now - Date.parse(request.createdAt);
-    if (age >= timeoutMs) {
-      let answer: NetworkAnswer = 'absent';
-      if (!request.onHold && (request.submittedAt || request.networkRequestId)) {
-        answer = await askNetwork(deps, request, now);
-        if (answer === 'completed') found += 1;
-        if (answer === 'completed' || answer === 'unknown') continue;
-      }
-      const error = request.onHold
-        ? { code: request.onHold.code, message: request.onHold.message }
-        : answer === 'disabled'
-          ? CHANNEL_DISABLED
-          : { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' };
-      if (await failGroup(deps, request, error)) timedOut += 1;
-    } else if (
-      (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) ||
-      (request.status === 'creating' &&
-        now - Date.parse(request.updatedAt) >=
-          (request.onHold ? RECHECK_HOLD_AFTER_SECONDS : REQUEUE_STALLED_AFTER_SECONDS) * 1000)
-    ) {
-      await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
-      requeued += 1;
-    }
+  for (const listed of await deps.groups.listOpen(BATCH)) {
+    // Each request with its organisation's credentials (CONTRACT §25).
+    const outcome = await forOrganisation(listed.orgId, (orgId) =>
+      sweepOpenRequest(deps, { ...listed, orgId }, now, timeoutMs),
+    );
+    if (outcome === 'waiting') waiting += 1;
+    if (outcome === 'timedOut') timedOut += 1;
+    if (outcome === 'found') found += 1;
+    if (outcome === 'requeued') requeued += 1;
   }
   // The call that made a request final announces it; only stragglers older than that call's run are republished.
   const unpublished = (await deps.groups.listUnpublished(BATCH)).filter(
     (request) => now - Date.parse(request.updatedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
   );
-  for (const request of unpublished) await announce(deps, request);
+  for (const request of unpublished) {
+    await forOrganisation(request.orgId, (orgId) => announce(deps, { ...request, orgId }));
+  }
   const republishedEvents = await republishRecordedEvents(deps, BATCH);
   if (timedOut + requeued + found + unpublished.length + republishedEvents > 0) {
     logger.info('group sweep', {
@@ -111,6 +92,44 @@ export type SweepGroupRequestsDeps = OutcomeDeps & {
 };
 
 type NetworkAnswer = 'completed' | 'absent' | 'unknown' | 'disabled';
+
+/** One open request: timed out, found at Meta, queued again, or left to wait. */
+async function sweepOpenRequest(
+  deps: SweepGroupRequestsDeps,
+  request: GroupRequest,
+  now: number,
+  timeoutMs: number,
+): Promise<'waiting' | 'timedOut' | 'found' | 'requeued' | undefined> {
+  // A suspended organisation's requests wait untouched (CONTRACT §17): neither timed out nor queued again; an erased
+  // one's are left to its erasure.
+  const status = await deps.access.workStatus(request.orgId);
+  if (status !== 'active') return status === 'suspended' ? 'waiting' : undefined;
+  const age = now - Date.parse(request.createdAt);
+  if (age >= timeoutMs) {
+    let answer: NetworkAnswer = 'absent';
+    if (!request.onHold && (request.submittedAt || request.networkRequestId)) {
+      answer = await askNetwork(deps, request, now);
+      if (answer === 'completed') return 'found';
+      if (answer === 'unknown') return undefined;
+    }
+    const error = request.onHold
+      ? { code: request.onHold.code, message: request.onHold.message }
+      : answer === 'disabled'
+        ? CHANNEL_DISABLED
+        : { code: 'CONFIRMATION_TIMEOUT', message: 'the network did not confirm the group in time' };
+    return (await failGroup(deps, request, error)) ? 'timedOut' : undefined;
+  }
+  if (
+    (request.status === 'pending' && age >= REQUEUE_AFTER_SECONDS * 1000) ||
+    (request.status === 'creating' &&
+      now - Date.parse(request.updatedAt) >=
+        (request.onHold ? RECHECK_HOLD_AFTER_SECONDS : REQUEUE_STALLED_AFTER_SECONDS) * 1000)
+  ) {
+    await deps.queue.send(GROUP_REQUESTS_QUEUE, { orgId: request.orgId, requestId: request.requestId });
+    return 'requeued';
+  }
+  return undefined;
+}
 
 /**
  * Whether Meta has the group of a request about to time out: `completed` (found, and the request completed with

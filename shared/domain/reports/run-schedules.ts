@@ -1,3 +1,4 @@
+import { actingFor, forOrganisation } from '#shared/adapters/aws/tenant-scope';
 import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { DomainError } from '#shared/errors';
 import { logger } from '#shared/observability/logger';
@@ -52,14 +53,18 @@ export async function runReportSchedules(
     while (next < due.length) {
       const schedule = due[next++]!;
       try {
-        counts[await runOccurrence(deps, schedule, now)] += 1;
+        // With its organisation's credentials (CONTRACT §25).
+        const outcome = await forOrganisation(schedule.organisationId, (organisationId) =>
+          runOccurrence(deps, { ...schedule, organisationId }, now),
+        );
+        counts[outcome] += 1;
       } catch (error) {
         // One schedule's failure (a throttled write) must not hold the others back: it waits a while and is tried again.
         logger.error('report schedule not run; a later sweep tries again', {
           scheduleId: schedule.scheduleId,
           error: error as Error,
         });
-        await waitBeforeReading(deps, schedule, now).catch(() => undefined);
+        await actingFor(schedule.organisationId, () => waitBeforeReading(deps, schedule, now)).catch(() => undefined);
       }
     }
   };

@@ -1,8 +1,9 @@
+import { forOrganisation } from '#shared/adapters/aws/tenant-scope';
 import type { AccessStatusCache } from '#shared/domain/auth/access-status';
 import { logger } from '#shared/observability/logger';
 import type { JobQueue } from '#shared/ports/job-queue';
 import type { ReportFiles } from '#shared/ports/report-files';
-import { reportFileKey } from './report.ts';
+import { type Report, reportFileKey } from './report.ts';
 import { REPORT_REQUESTS_QUEUE } from './request-report.ts';
 import { announceReport, failReport, type RunReportDeps } from './run-report.ts';
 
@@ -26,61 +27,84 @@ const REPUBLISH_AFTER_SECONDS = 30;
  * A suspended organisation's open reports are skipped by 1 and 2 (its work waits, CONTRACT §17); its expired files
  * are still deleted by 4: retention is a promise about the data, not work done for the organisation.
  */
-export async function sweepReports(
-  deps: Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & {
-    queue: JobQueue;
-    files: ReportFiles;
-    access: Pick<AccessStatusCache, 'workStatus'>;
-  },
-) {
+type SweepDeps = Pick<RunReportDeps, 'clock' | 'reports' | 'events' | 'config'> & {
+  queue: JobQueue;
+  files: ReportFiles;
+  access: Pick<AccessStatusCache, 'workStatus'>;
+};
+
+export async function sweepReports(deps: SweepDeps) {
   const now = deps.clock.now();
   const timeoutMs = deps.config.reports.processingTimeoutSeconds * 1000;
   let timedOut = 0;
   let requeued = 0;
-  for (const report of await deps.reports.listOpen(BATCH)) {
-    // A suspended organisation's reports wait untouched (CONTRACT §17): neither timed out nor queued again; an erased
-    // one's are left to its erasure.
-    if ((await deps.access.workStatus(report.organisationId)) !== 'active') continue;
-    if (report.status === 'PROCESSING') {
-      const running = now.getTime() - Date.parse(report.startedAt ?? report.requestedAt);
-      if (running >= timeoutMs) {
-        const message = `the report did not finish within ${deps.config.reports.processingTimeoutSeconds} s`;
-        if (await failReport(deps, report, { code: 'REPORT_TIMEOUT', message })) timedOut += 1;
-      } else if (
-        // The run died (its lease ended unrenewed): queue the report again, once per ended lease.
-        report.leaseUntil &&
-        Date.parse(report.leaseUntil) <= now.getTime() &&
-        (await deps.reports.markExpiredRunRequeued(
-          report.organisationId,
-          report.reportId,
-          report.leaseUntil,
-          now.toISOString(),
-        ))
-      ) {
-        await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
-        requeued += 1;
-      }
-      continue;
-    }
-    const requeues = report.requeues ?? 0;
-    const waitSeconds = Math.min(MAX_REQUEUE_INTERVAL_SECONDS, REQUEUE_AFTER_SECONDS * 2 ** requeues);
-    if (now.getTime() - Date.parse(report.requeuedAt ?? report.requestedAt) < waitSeconds * 1000) continue;
-    if (!(await deps.reports.markRequeued(report.organisationId, report.reportId, requeues, now.toISOString()))) {
-      continue;
-    }
-    await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
-    requeued += 1;
+  for (const listed of await deps.reports.listOpen(BATCH)) {
+    // Each report with its organisation's credentials (CONTRACT §25).
+    const outcome = await forOrganisation(listed.organisationId, (organisationId) =>
+      sweepOpenReport(deps, { ...listed, organisationId }, now, timeoutMs),
+    );
+    if (outcome === 'timedOut') timedOut += 1;
+    if (outcome === 'requeued') requeued += 1;
   }
   const unpublished = (await deps.reports.listUnpublished(BATCH)).filter(
     (report) => now.getTime() - Date.parse(report.completedAt ?? report.requestedAt) >= REPUBLISH_AFTER_SECONDS * 1000,
   );
-  for (const report of unpublished) await announceReport(deps, report);
+  for (const listed of unpublished) {
+    await forOrganisation(listed.organisationId, (organisationId) =>
+      announceReport(deps, { ...listed, organisationId }),
+    );
+  }
   let deleted = 0;
-  for (const report of await deps.reports.listExpired(now.toISOString(), BATCH)) {
-    await deps.files.delete(reportFileKey(report));
-    if (await deps.reports.markFileDeleted(report.organisationId, report.reportId, now.toISOString())) deleted += 1;
+  for (const listed of await deps.reports.listExpired(now.toISOString(), BATCH)) {
+    const gone = await forOrganisation(listed.organisationId, async (organisationId) => {
+      const report = { ...listed, organisationId };
+      await deps.files.delete(reportFileKey(report));
+      return deps.reports.markFileDeleted(report.organisationId, report.reportId, now.toISOString());
+    });
+    if (gone) deleted += 1;
   }
   if (timedOut + requeued + unpublished.length + deleted > 0)
     logger.info('report sweep', { timedOut, requeued, republished: unpublished.length, deleted });
   return { timedOut, requeued, republished: unpublished.length, deleted };
+}
+
+/** One open report: failed past its time, queued again, or left to run. */
+async function sweepOpenReport(
+  deps: SweepDeps,
+  report: Report,
+  now: Date,
+  timeoutMs: number,
+): Promise<'timedOut' | 'requeued' | undefined> {
+  // A suspended organisation's reports wait untouched (CONTRACT §17): neither timed out nor queued again; an erased
+  // one's are left to its erasure.
+  if ((await deps.access.workStatus(report.organisationId)) !== 'active') return undefined;
+  if (report.status === 'PROCESSING') {
+    const running = now.getTime() - Date.parse(report.startedAt ?? report.requestedAt);
+    if (running >= timeoutMs) {
+      const message = `the report did not finish within ${deps.config.reports.processingTimeoutSeconds} s`;
+      return (await failReport(deps, report, { code: 'REPORT_TIMEOUT', message })) ? 'timedOut' : undefined;
+    } else if (
+      // The run died (its lease ended unrenewed): queue the report again, once per ended lease.
+      report.leaseUntil &&
+      Date.parse(report.leaseUntil) <= now.getTime() &&
+      (await deps.reports.markExpiredRunRequeued(
+        report.organisationId,
+        report.reportId,
+        report.leaseUntil,
+        now.toISOString(),
+      ))
+    ) {
+      await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
+      return 'requeued';
+    }
+    return undefined;
+  }
+  const requeues = report.requeues ?? 0;
+  const waitSeconds = Math.min(MAX_REQUEUE_INTERVAL_SECONDS, REQUEUE_AFTER_SECONDS * 2 ** requeues);
+  if (now.getTime() - Date.parse(report.requeuedAt ?? report.requestedAt) < waitSeconds * 1000) return undefined;
+  if (!(await deps.reports.markRequeued(report.organisationId, report.reportId, requeues, now.toISOString()))) {
+    return undefined;
+  }
+  await deps.queue.send(REPORT_REQUESTS_QUEUE, { orgId: report.organisationId, reportId: report.reportId });
+  return 'requeued';
 }

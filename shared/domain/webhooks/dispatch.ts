@@ -1,3 +1,4 @@
+import { forOrganisation } from '#shared/adapters/aws/tenant-scope';
 import type { Config } from '#shared/config/env';
 import type { EventType } from '#shared/events/catalog';
 import { webhookBodyOf } from '#shared/events/webhook-body';
@@ -357,10 +358,14 @@ async function attemptWithLease(
 /** Moves deliveries whose long wait is over back onto the queue (the webhook sweeper). */
 export async function sweepDueDeliveries(deps: Pick<DispatchDeps, 'clock' | 'webhooks' | 'queue'>): Promise<number> {
   const due = await deps.webhooks.dueDeliveries(deps.clock.now(), 100);
-  for (const delivery of due) {
-    // To the healthy receivers' pool: the dispatcher moves a slow receiver's job to its own.
-    await enqueue(deps, delivery, 0, WEBHOOK_DELIVERIES_QUEUE);
-    await deps.webhooks.saveDelivery(delivery, delivery.updatedAt);
+  for (const listed of due) {
+    // With its organisation's credentials (CONTRACT §25); to the healthy receivers' pool: the dispatcher moves a slow
+    // receiver's job to its own.
+    await forOrganisation(listed.orgId, async (orgId) => {
+      const delivery = { ...listed, orgId };
+      await enqueue(deps, delivery, 0, WEBHOOK_DELIVERIES_QUEUE);
+      await deps.webhooks.saveDelivery(delivery, delivery.updatedAt);
+    });
   }
   return due.length;
 }
