@@ -49,13 +49,14 @@ describe('org delete under start:cdk', () => {
   };
 
   /** A channel token secret, made as an operator makes one: with the ChannelTokensRole, under the stage's prefix. */
-  async function channelSecret(): Promise<{ name: string; arn: string }> {
+  async function channelSecret(orgId: string): Promise<{ name: string; arn: string }> {
     const secrets = new SecretsManagerClient({
       region: 'eu-west-1',
       endpoint: stack.endpoints.aws,
       credentials: stack.operator.credentials,
     });
-    const name = `wp-crm/dev/channels/e2e-erasure-${randomUUID()}`;
+    // Under its organisation, where the tenant-access role reads a channel's token (CONTRACT §25).
+    const name = `wp-crm/dev/channels/${orgId}/e2e-erasure-${randomUUID()}`;
     const { ARN } = await secrets.send(new CreateSecretCommand({ Name: name, SecretString: 'e2e-simulator-token' }));
     secrets.destroy();
     return { name, arn: ARN! };
@@ -105,7 +106,7 @@ describe('org delete under start:cdk', () => {
       clientId: string;
       clientSecret: string;
     };
-    const secret = await channelSecret();
+    const secret = await channelSecret(orgId);
     const { channelId } = (await wpcrm([
       ...['channel', 'create', '--org', orgId, '--name', 'Erased WhatsApp', '--type', 'MESSAGING_OFFICIAL'],
       ...['--phone', '+4915100000501', '--official-business-account', 'true', '--phone-number-id', '200000000000501'],

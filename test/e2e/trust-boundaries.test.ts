@@ -49,7 +49,9 @@ describe.runIf(stack?.deployment === 'cdk')('trust boundaries under the synthesi
       TableName: stack!.tableName,
       Key: { PK: { S: `ORG#${orgId}` }, SK: { S: 'ORG' } },
     });
-    const channelToken = new GetSecretValueCommand({ SecretId: `wp-crm/dev/channels/${demo.channels.eligible}` });
+    const channelToken = new GetSecretValueCommand({
+      SecretId: `wp-crm/dev/channels/${orgId}/${demo.channels.eligible}`,
+    });
     const webhook = await roleOf('NetworkReceiveNetworkWebhookFunction');
     const worker = await roleOf('NetworkNetworkNotificationsConsumerFunction');
 
