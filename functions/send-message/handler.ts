@@ -4,6 +4,6 @@ import { api } from '#shared/http/api';
 import { accepted } from '#shared/http/responses';
 import { sendMessage as route } from '#shared/routes/groups';
 
-export const handler = api(route).handler(async ({ auth, payload }) =>
-  accepted(await sendMessage(sendMessageDeps(), { orgId: auth.orgId, ...payload, sender: auth })),
+export const handler = api(route).handler(async ({ auth, orgId, payload }) =>
+  accepted(await sendMessage(sendMessageDeps(), { orgId, ...payload, sender: auth })),
 );

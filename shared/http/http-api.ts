@@ -27,7 +27,10 @@ type Out<S> = S extends import('valibot').GenericSchema ? InferOutput<S> : undef
 export interface ApiRequest<R extends RouteDef> {
   requestId: string;
   auth: R['auth'] extends 'public' ? Principal | undefined : Principal;
-  /** The organisation of the path, already proven equal to the token's. */
+  /**
+   * The organisation the request acts on: the token's, equal to the path's where the path names one (only the
+   * test-only fault switch makes it another's: shared/adapters/aws/tenant-scope.ts).
+   */
   orgId: string;
   payload: Out<R['body']>;
   query: Out<R['query']>;
@@ -68,11 +71,9 @@ export function httpApi<R extends RouteDef>(
         const auth = await authenticate!(headers.authorization);
         // From here every AWS call is made with the organisation's own credentials (CONTRACT §25).
         actFor(auth.orgId);
-        if (route.orgParam) {
-          const pathOrg = event.pathParameters?.[route.orgParam];
-          if (pathOrg !== auth.orgId) throw new OrgMismatchError();
-          event.orgId = foreignOrgFor(pathOrg);
-        }
+        if (route.orgParam && event.pathParameters?.[route.orgParam] !== auth.orgId) throw new OrgMismatchError();
+        // The organisation the handler acts on: the path's (proven equal) or, without one in the path, the token's.
+        event.orgId = foreignOrgFor(auth.orgId);
         if (!auth.roles.some((role) => route.auth.includes(role))) throw new ForbiddenError();
         // A read-only console session changes nothing, whatever its roles allow (CONTRACT §24).
         if (auth.access === 'read' && route.method !== 'GET') throw new ForbiddenError();

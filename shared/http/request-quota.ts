@@ -20,7 +20,8 @@ export function requestQuota<R extends RouteDef>(route: R): MiddlewareObj<ApiEve
   const deps = () => ({ config: config(), clock: clock(), limits: limits() });
   return {
     before: async (request) => {
-      const orgId = request.event.orgId ?? request.event.auth?.orgId;
+      // The token's organisation: the one proven, whose credentials the request has (CONTRACT §25).
+      const orgId = request.event.auth?.orgId ?? request.event.orgId;
       if (!orgId) return;
       charges.set(request.event, await chargeRequest(deps(), { orgId, callsNetwork: route.callsNetwork === true }));
     },
