@@ -352,6 +352,7 @@ export class AwsGateway {
       this.#forgetExpired();
       this.#sessions.set(credentials.accessKeyId, { principal: issued.principal, credentials });
       this.ledger.declare(issued.principal.ledgerId ?? issued.principal.id, issued.granted);
+      this.ledger.assumed(principal.ledgerId ?? principal.id);
       const expiration = new Date(issued.principal.expiresAt!);
       return reply(
         200,

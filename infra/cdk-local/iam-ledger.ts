@@ -2,7 +2,20 @@
 export type IamMode = 'enforce' | 'report' | 'off';
 
 export interface IamReport {
-  functions: Record<string, { denied: { action: string; resource: string; count: number }[]; unused: string[] }>;
+  /**
+   * By principal: a function's own role (its logical id) and each role it assumed (`<logical id>@<role>`: an
+   * organisation's session of the tenant-access role, CONTRACT §25), what was denied, used and never used; and how many
+   * sessions a function's role assumed.
+   */
+  functions: Record<
+    string,
+    {
+      denied: { action: string; resource: string; count: number }[];
+      used: string[];
+      unused: string[];
+      assumedSessions?: number;
+    }
+  >;
   /** Calls of probe sessions (GET /_local/assume-role), by `probe:<logical id>`: what a test asked a role to do. */
   probes: Record<string, { allowed: string[]; denied: { action: string; resource: string; count: number }[] }>;
 }
@@ -13,6 +26,7 @@ export const PROBE_PREFIX = 'probe:';
 interface Entry {
   granted: string[];
   used: Set<string>;
+  assumed: number;
   denied: Map<string, { action: string; resource: string; count: number }>;
 }
 
@@ -27,7 +41,7 @@ export class IamLedger {
 
   /** Declares a principal (a function's logical id, or a service acting for a resource) and its granted pairs. */
   register(principal: string, granted: string[]): void {
-    this.#entries.set(principal, { granted, used: new Set(), denied: new Map() });
+    this.#entries.set(principal, { granted, used: new Set(), denied: new Map(), assumed: 0 });
   }
 
   /** {@link register}, unless the principal is known already (a role session assumed again keeps its record). */
@@ -38,6 +52,11 @@ export class IamLedger {
   used(principal: string, grants: readonly string[]): void {
     const entry = this.#entry(principal);
     for (const grant of grants) entry.used.add(grant);
+  }
+
+  /** The principal assumed a role (a session issued to it by STS). */
+  assumed(principal: string): void {
+    this.#entry(principal).assumed += 1;
   }
 
   denied(principal: string, action: string, resource: string): void {
@@ -68,7 +87,9 @@ export class IamLedger {
       }
       functions[principal] = {
         denied: [...entry.denied.values()],
+        used: [...entry.used].sort(),
         unused: entry.granted.filter((grant) => !entry.used.has(grant)),
+        ...(entry.assumed > 0 ? { assumedSessions: entry.assumed } : {}),
       };
     }
     return { functions, probes };
@@ -77,7 +98,7 @@ export class IamLedger {
   #entry(principal: string): Entry {
     let entry = this.#entries.get(principal);
     if (!entry) {
-      entry = { granted: [], used: new Set(), denied: new Map() };
+      entry = { granted: [], used: new Set(), denied: new Map(), assumed: 0 };
       this.#entries.set(principal, entry);
     }
     return entry;

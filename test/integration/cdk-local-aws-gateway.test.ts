@@ -263,6 +263,7 @@ describe('AwsGateway with TemplatePolicies', () => {
     expect(unusedBefore).toEqual([`dynamodb:GetItem ${tableArn}`]);
     expect(ledger.report().functions.GroupsFn).toEqual({
       denied: [{ action: 'dynamodb:PutItem', resource: tableArn, count: 1 }],
+      used: [`dynamodb:GetItem ${tableArn}`],
       unused: [],
     });
   });
@@ -290,6 +291,7 @@ describe('AwsGateway with TemplatePolicies', () => {
     expect(Item).toEqual({ PK: 'reported', name: 'Support' });
     expect(ledger.report().functions.GroupsFn).toEqual({
       denied: [{ action: 'dynamodb:PutItem', resource: tableArn, count: 1 }],
+      used: [`dynamodb:GetItem ${tableArn}`],
       unused: [],
     });
   });
@@ -301,6 +303,10 @@ describe('AwsGateway with TemplatePolicies', () => {
     await client.send(new PutCommand({ TableName: tableName, Item: { PK: 'unchecked' } }));
     await client.send(new GetCommand({ TableName: tableName, Key: { PK: 'unchecked' } }));
 
-    expect(ledger.report().functions.GroupsFn).toEqual({ denied: [], unused: [`dynamodb:GetItem ${tableArn}`] });
+    expect(ledger.report().functions.GroupsFn).toEqual({
+      denied: [],
+      used: [],
+      unused: [`dynamodb:GetItem ${tableArn}`],
+    });
   });
 });
