@@ -36,6 +36,8 @@ import {
  * `npm run bench -- --feed-head`: one organisation's feed head under 10 concurrent writers (commits, conflicts, write
  * units per event), printed.
  * `npm run bench -- --p5`: P5 per route class through the HTTP stack alone, printed as bench/RESULTS.md's table.
+ * `npm run bench -- --tenant`: tenant-scoped credentials' cost under start:cdk (P2 first / following requests of an
+ *   organisation, STS calls per 1,000 requests), printed as bench/RESULTS.md's section.
  * `npm run bench -- --console`: the console's first-page bytes and the time from a sign-in link to the Overview, printed
  * as bench/RESULTS.md's rows and section.
  * `npm run bench -- --p1`: P1 alone (every function beside the baselines, three runs), printed as bench/RESULTS.md's P1
@@ -157,6 +159,18 @@ if (process.argv.includes('--p1')) {
   });
   const { summary, section } = renderColdStart(runs, P1_NOTES, machine().cores);
   console.log(`${summary}\n\n${section}`);
+  process.exit(0);
+}
+
+if (process.argv.includes('--tenant')) {
+  // `npm run bench -- --tenant`: CONTRACT §25's cost under start:cdk (P2 first / following, STS calls), printed.
+  const { renderTenant, TENANT_FULL } = await import('./tenant.ts');
+  const figures = await inChildProcess<import('./tenant.ts').TenantFigures>(
+    './tenant.ts',
+    'tenantCredentialsBenchmark',
+    TENANT_FULL,
+  );
+  console.log(renderTenant(figures));
   process.exit(0);
 }
 

@@ -114,6 +114,14 @@ export const RATE_SCOPES = [
 ] as const;
 export type RateScope = (typeof RATE_SCOPES)[number];
 
+/**
+ * The organisation whose partition `pk` is (`ORG#<org>` or `ORG#<org>#…`), or undefined for a global partition: how a
+ * sweeper that found an item's keys in a due list knows whose credentials read the item (CONTRACT §25).
+ */
+export function organisationOfPartition(pk: unknown): string | undefined {
+  return typeof pk === 'string' ? /^ORG#([^#]+)/.exec(pk)?.[1] : undefined;
+}
+
 /** Strips the key attributes before an item becomes a domain object. */
 export function withoutKeys<T>(item: Record<string, unknown>): T {
   const { PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, ttl, entity, ...rest } = item;

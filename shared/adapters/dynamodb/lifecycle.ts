@@ -1,7 +1,13 @@
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { asService } from '#shared/adapters/aws/tenant-scope';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { actingFor, asService } from '#shared/adapters/aws/tenant-scope';
 import { isConditionalCheckFailed } from './client.ts';
-import { withoutKeys } from './keys.ts';
+import { organisationOfPartition, withoutKeys } from './keys.ts';
 
 /**
  * The state machine shared by group requests and reports: one conditional update moves an item from one of `from`
@@ -71,17 +77,44 @@ export async function sparseIndexItems<T>(
   partition: string,
   limit: number,
 ): Promise<T[]> {
-  // A due list is a global partition: the function's own role reads it (CONTRACT §25).
-  const result = await asService(() =>
+  const { items } = await dueListItems(db, tableName, {
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+    Limit: limit,
+  });
+  return items.map((item) => withoutKeys<T>(item));
+}
+
+/**
+ * A due list's items (CONTRACT §25): the list is a global index partition, which the function's own role may query
+ * for the keys alone (its grant names the key attributes: `dynamodb:Attributes`); each item is then read whole with
+ * its organisation's credentials, found from its partition key. An item that left the list in between is left out.
+ */
+export async function dueListItems(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  query: Omit<QueryCommandInput, 'TableName' | 'ProjectionExpression' | 'IndexName'> & { IndexName: 'GSI1' | 'GSI2' },
+): Promise<{ items: Record<string, unknown>[]; lastEvaluatedKey?: Record<string, unknown> }> {
+  const index = query.IndexName;
+  const page = await asService(() =>
     db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        Limit: limit,
-      }),
+      new QueryCommand({ ...query, TableName: tableName, ProjectionExpression: `PK, SK, ${index}PK, ${index}SK` }),
     ),
   );
-  return (result.Items ?? []).map((item) => withoutKeys<T>(item));
+  const keys = page.Items ?? [];
+  const items: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += 10) {
+    const read = await Promise.all(
+      keys.slice(start, start + 10).map(async (key) => {
+        const orgId = organisationOfPartition(key.PK);
+        const get = () =>
+          db.send(new GetCommand({ TableName: tableName, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }));
+        const { Item } = orgId ? await actingFor(orgId, get) : await get();
+        return Item && Item[`${index}PK`] === key[`${index}PK`] ? Item : undefined;
+      }),
+    );
+    items.push(...read.filter((item): item is Record<string, unknown> => item !== undefined));
+  }
+  return { items, lastEvaluatedKey: page.LastEvaluatedKey };
 }

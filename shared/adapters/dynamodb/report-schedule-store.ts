@@ -6,13 +6,13 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { asService } from '#shared/adapters/aws/tenant-scope';
 import { type ReportSchedule, sweepAt } from '#shared/domain/reports/schedule';
 import { DomainError } from '#shared/errors';
 import type { PageRequest } from '#shared/ports/identity-store';
 import type { ReportScheduleStore } from '#shared/ports/report-schedule-store';
 import { applied } from './client.ts';
 import { scheduleKeys, withoutKeys } from './keys.ts';
+import { dueListItems } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
 
 /** Attempts of a change that keeps losing its version check before it answers SCHEDULE_CONFLICT. */
@@ -246,22 +246,16 @@ export class DynamoReportScheduleStore implements ReportScheduleStore {
     const schedules: ReportSchedule[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const ExclusiveStartKey = startKey;
-      // The due list is a global partition: the function's own role reads it (CONTRACT §25).
-      const result = await asService(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'GSI1',
-            KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
-            ExpressionAttributeValues: { ':pk': scheduleKeys.duePartition, ':now': `${now.toISOString()}#~` },
-            Limit: limit - schedules.length,
-            ExclusiveStartKey,
-          }),
-        ),
-      );
-      schedules.push(...(result.Items ?? []).map((item) => this.#toSchedule(item)));
-      startKey = result.LastEvaluatedKey;
+      // A global partition: its keys with the function's own role, each schedule with its organisation's (§25).
+      const page = await dueListItems(this.db, this.tableName, {
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+        ExpressionAttributeValues: { ':pk': scheduleKeys.duePartition, ':now': `${now.toISOString()}#~` },
+        Limit: limit - schedules.length,
+        ExclusiveStartKey: startKey,
+      });
+      schedules.push(...page.items.map((item) => this.#toSchedule(item)));
+      startKey = page.lastEvaluatedKey;
     } while (startKey && schedules.length < limit);
     return schedules;
   }

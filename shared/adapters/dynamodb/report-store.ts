@@ -3,17 +3,15 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { Report, ReportStatus, StoredReportStatus } from '#shared/domain/reports/report';
 import { OPEN_REPORT_STATUSES } from '#shared/domain/reports/report';
 import type { PageRequest } from '#shared/ports/identity-store';
 import type { ReportStore, WindowClaim } from '#shared/ports/report-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { reportKeys, withoutKeys } from './keys.ts';
-import { markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
+import { dueListItems, markItemPublished, sparseIndexItems, transitionItem } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
 
 export class DynamoReportStore implements ReportStore {
@@ -285,19 +283,14 @@ export class DynamoReportStore implements ReportStore {
     return sparseIndexItems(this.db, this.tableName, reportKeys.unpublishedPartition, limit);
   }
   async listExpired(now: string, limit: number): Promise<Report[]> {
-    // The expiry list is a global partition: the function's own role reads it (CONTRACT §25).
-    const result = await asService(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'GSI2',
-          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
-          ExpressionAttributeValues: { ':pk': reportKeys.expiringPartition, ':now': `${now}#~` },
-          Limit: limit,
-        }),
-      ),
-    );
-    return (result.Items ?? []).map((item) => withoutKeys<Report>(item));
+    // A global partition: its keys with the function's own role, each report with its organisation's (§25).
+    const { items } = await dueListItems(this.db, this.tableName, {
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+      ExpressionAttributeValues: { ':pk': reportKeys.expiringPartition, ':now': `${now}#~` },
+      Limit: limit,
+    });
+    return items.map((item) => withoutKeys<Report>(item));
   }
 
   async markFileDeleted(orgId: string, reportId: string, now: string): Promise<boolean> {

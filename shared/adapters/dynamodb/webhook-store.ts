@@ -3,15 +3,14 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { asService } from '#shared/adapters/aws/tenant-scope';
 import type { Delivery, Subscription } from '#shared/domain/webhooks/subscription';
 import type { PageRequest } from '#shared/ports/identity-store';
 import { SubscriptionContendedError, type WebhookStore } from '#shared/ports/webhook-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { webhookKeys, withoutKeys } from './keys.ts';
+import { dueListItems } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
 
 const MAX_VERSION_CONFLICTS = 5;
@@ -260,19 +259,14 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async dueDeliveries(now: Date, limit: number): Promise<Delivery[]> {
-    // The due list is a global partition: the function's own role reads it (CONTRACT §25).
-    const result = await asService(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
-          ExpressionAttributeValues: { ':pk': 'DLV#DUE', ':now': `${now.toISOString()}#~` },
-          Limit: limit,
-        }),
-      ),
-    );
-    return (result.Items ?? []).map((item) => withoutKeys<Delivery>(item));
+    // A global partition: its keys with the function's own role, each delivery with its organisation's (§25).
+    const { items } = await dueListItems(this.db, this.tableName, {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+      ExpressionAttributeValues: { ':pk': 'DLV#DUE', ':now': `${now.toISOString()}#~` },
+      Limit: limit,
+    });
+    return items.map((item) => withoutKeys<Delivery>(item));
   }
 
   #toSubscription(item: Record<string, unknown>): Subscription {
