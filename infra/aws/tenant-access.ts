@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: IAM policy variables (${aws:PrincipalTag/org}) are plain strings here
 import { consoleKeys, keys, limitKeys } from '#shared/adapters/dynamodb/keys';
+import { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
 
 /**
  * The stage's tenant-access role as IAM documents (CONTRACT §25): a function that acts for an organisation assumes it
@@ -113,7 +114,7 @@ export function tenantAccessPolicy(resources: TenantResources): PolicyDocumentJs
         Sid: 'OrganisationQueries',
         Effect: 'Allow',
         Action: 'dynamodb:Query',
-        Resource: [tableArn, `${tableArn}/index/*`],
+        Resource: [tableArn, ...TABLE_INDEXES.map(({ indexName }) => `${tableArn}/index/${indexName}`)],
         Condition: organisationKeys,
       },
       {
