@@ -63,7 +63,7 @@ const channelTokens = (target: Target): OperateDeps['channelTokens'] => ({
     if (target.kind === 'local') return { accessToken: token, accessTokenSecretId: null };
     if (!channel.accessTokenSecretId) {
       throw invalid(
-        `channel ${channel.channelId} has no token secret; create one under wp-crm/<stage>/channels/ and pass --access-token-secret-id`,
+        `channel ${channel.channelId} has no token secret; create one named wp-crm/<stage>/channels/${channel.orgId}/${channel.channelId} (its organisation's prefix: CONTRACT §25) and pass --access-token-secret-id`,
       );
     }
     const secrets = new SecretsManagerClient({ maxAttempts: 3 });

@@ -9,6 +9,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { REPO_ROOT } from '#infra/aws/constructs/app-function';
 import { QUEUES } from '#infra/aws/functions';
 import { settingsAsContext } from '#infra/aws/settings';
+import { channelSecretsPrefix } from '#infra/aws/tenant-access';
 import { AwsEmulator, type EventBusBackend } from '#infra/local/aws-emulator';
 import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue, QueueConsumer } from '#infra/local/queue';
@@ -547,11 +548,12 @@ function seedDemoOnce(run: Run, data: { dynamo: { endpoint: string }; tableName:
     endpoint: data.dynamo.endpoint,
     credentials: run.credentials,
     tableName: data.tableName,
-    // On AWS a channel's token lives in Secrets Manager under the prefix the stack grants (docs/deployment.md).
-    storeToken: async (channelId, token) =>
+    // On AWS a channel's token lives in Secrets Manager under its organisation's prefix, which the tenant-access role
+    // grants that organisation's sessions (docs/deployment.md, CONTRACT §25).
+    storeToken: async (orgId, channelId, token) =>
       (
         run.services.handle('secretsmanager.CreateSecret', {
-          Name: `wp-crm/${run.stage}/channels/${channelId}`,
+          Name: `${channelSecretsPrefix(run.stage)}${orgId}/${channelId}`,
           SecretString: token,
         }) as { ARN: string }
       ).ARN,
@@ -1073,7 +1075,7 @@ async function loadOrSeedDemo(
     endpoint: string;
     credentials: { accessKeyId: string; secretAccessKey: string };
     tableName: string;
-    storeToken: (channelId: string, token: string) => Promise<string>;
+    storeToken: (orgId: string, channelId: string, token: string) => Promise<string>;
   },
 ): Promise<DemoSeed> {
   const file = join(dataDir, 'demo.json');

@@ -30,7 +30,7 @@ export async function seedDemo(
      * Keeps a channel's access token where the deployment keeps tokens and answers its reference; without it the
      * token is stored in the channel record (the local stack).
      */
-    storeToken?: (channelId: string, token: string) => Promise<string>;
+    storeToken?: (orgId: string, channelId: string, token: string) => Promise<string>;
   } = {},
 ): Promise<DemoSeed> {
   const { orgId } = await createOrg(deps, { name: 'Demo Organisation' });
@@ -41,7 +41,7 @@ export async function seedDemo(
   }
   const token = async (channelId: string) =>
     options.storeToken
-      ? { accessTokenSecretId: await options.storeToken(channelId, SIMULATOR_ACCESS_TOKEN) }
+      ? { accessTokenSecretId: await options.storeToken(orgId, channelId, SIMULATOR_ACCESS_TOKEN) }
       : { accessToken: SIMULATOR_ACCESS_TOKEN };
   const eligibleId = deps.ids.next('ch');
   const eligible = await createChannel(deps, {
