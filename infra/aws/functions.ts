@@ -1,23 +1,41 @@
-import { LEADING_KEY_PATTERNS } from '#shared/adapters/dynamodb/keys';
+import { groupKeys, LEADING_KEY_PATTERNS, outboxKeys, reportKeys, scheduleKeys } from '#shared/adapters/dynamodb/keys';
 import type { SettingName } from '#shared/config/settings';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
 import { NETWORK_NOTIFICATION_UNREADABLE } from '#shared/domain/network/notification';
 import { REPORT_REQUEST_RECEIVES } from '#shared/domain/reports/run-report';
 import { type BusRule, EVENT_SOURCE, EVENT_TYPES } from '#shared/events/catalog';
 import type { Concern } from './concerns.ts';
-import type { BucketAccess, IndexName, LogAlert, TableAccess } from './constructs/app-function.ts';
+import type { BucketAccess, GlobalPartitions, IndexName, LogAlert, TableAccess } from './constructs/app-function.ts';
 
 /**
  * What a function may touch, beyond what its routes imply (verifying tokens needs the public keys). Least
  * privilege: nothing is granted by default, so a new function gets a deliberate decision instead of an AccessDenied
  * found only on AWS (start:cdk, with IAM enforced, finds it first).
+ *
+ * A function that acts for organisations ({@link actsForOrganisations}: `table` without `tableKeys`, `reports`,
+ * `webhookSecrets` or `callsNetwork`) reaches their items, index partitions, report files, channel tokens and webhook
+ * secrets only with the organisation's credentials: the stage's tenant-access role, assumed with the session tag
+ * `org=<orgId>` (CONTRACT §25, infra/aws/tenant-access.ts), whose ARN it gets as `TENANT_ACCESS_ROLE_ARN`. For such a
+ * function, `table`, `indexes`, `batchGets`, `batchWrites`, `reports` and `webhookSecrets` say what it does with its
+ * organisations' data and grant its own role nothing; its own role keeps what belongs to no organisation: `global`,
+ * and what its routes imply (the public keys item, the access-status reads).
  */
 export interface FunctionAccess {
   table?: TableAccess;
-  /** Only these partitions of the table (`dynamodb:LeadingKeys` patterns, keys.ts LEADING_KEY_PATTERNS). */
+  /**
+   * Only these partitions of the table, with the function's own role (`dynamodb:LeadingKeys` patterns, keys.ts
+   * LEADING_KEY_PATTERNS): for the functions that act before an organisation's session exists (issue-token) or on the
+   * organisations' console partitions only (the console's link and session routes). A function with `tableKeys` does
+   * not act for organisations through `table`.
+   */
   tableKeys?: readonly string[];
   /** The indexes it queries (docs/architecture.md, Access patterns); none by default. */
   indexes?: readonly IndexName[];
+  /**
+   * The partitions that belong to no organisation it reaches with its own role: the links from Meta's ids, the
+   * sweepers' due lists (their index partitions).
+   */
+  global?: GlobalPartitions;
   /** Reads records in batches (the report worker's joins, the feed writer's markers). */
   batchGets?: boolean;
   /** Writes items in batches (the feed writer's events and markers: unconditional, idempotent puts). */
@@ -100,7 +118,12 @@ export interface FunctionRow {
 
 export const REPORT_WORKER_NODE_OPTIONS = '--max-old-space-size=256 --max-semi-space-size=2';
 
-const NETWORK_MEMBER: FunctionAccess = { table: 'readWrite', callsNetwork: true };
+/**
+ * The links from Meta's group ids and message ids to their organisation's chat and message (chatKeys.externalChat,
+ * networkMessage): ids only, in partitions of their own, found from Meta's id before any organisation is known.
+ */
+const NETWORK_LINKS = { keys: ['WAGROUP#*', 'WAMSG#*'], access: 'readWrite' } as const;
+const NETWORK_MEMBER: FunctionAccess = { table: 'readWrite', callsNetwork: true, global: { items: [NETWORK_LINKS] } };
 const ALL_DOMAIN_EVENTS = { source: [EVENT_SOURCE], 'detail-type': [...EVENT_TYPES] };
 /** Sweepers page through the table in the background; API Gateway's 30 s limit does not apply to them. */
 const SWEEP = { timeoutSeconds: 60, everyMinutes: 1 };
@@ -112,7 +135,8 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
   // Serves the API reference page and its script, bundled into its asset (function-files.ts).
   'get-docs': { concern: 'Foundation', access: {} },
   'route-not-found': { concern: 'Foundation', access: {}, fallback: true },
-  // Reads credentials; counts and clears failed attempts. Unauthenticated: those partitions only.
+  // Reads credentials; counts and clears failed attempts. Unauthenticated: those partitions only, with its own role (it
+  // acts before any organisation's session exists: the credential names the organisation).
   'issue-token': {
     concern: 'Foundation',
     access: { table: 'readWrite', tableKeys: LEADING_KEY_PATTERNS.issueToken, signsTokens: true },
@@ -121,7 +145,10 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
   'get-jwks': { concern: 'Foundation', access: { servesPublicKeys: true } },
   'list-channels': { concern: 'Foundation', access: { table: 'read' } },
 
-  // The console (CONTRACT §24): its page and assets, bundled into its asset (function-files.ts).
+  // The console (CONTRACT §24): its page and assets, bundled into its asset (function-files.ts). The link and session
+  // routes reach the organisations' console partitions (ORGCONSOLE#) only, with their own roles: the partition holds
+  // no business data, and a session is opened from a link's code or checked from its cookie before the organisation's
+  // session exists (CONTRACT §25).
   'get-console': { concern: 'Console', access: {}, settings: ['CONSOLE_FRAME_ANCESTORS'] },
   // Stores a link by its code's hash, in its organisation's console partition (ORGCONSOLE#) only.
   'create-console-link': {
@@ -161,7 +188,14 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
   /** Group creation requests → group-worker, which calls Meta. Retries back off through the visibility timeout. */
   'group-worker': {
     concern: 'Groups',
-    access: { table: 'readWrite', publishesEvents: true, callsNetwork: true, sendsTo: ['group-requests'] },
+    access: {
+      table: 'readWrite',
+      // The link from Meta's request id to the group request (groupKeys.networkRequest).
+      global: { items: [{ keys: ['WAREQ#*'], access: 'readWrite' }] },
+      publishesEvents: true,
+      callsNetwork: true,
+      sendsTo: ['group-requests'],
+    },
     settings: ['GROUP_RECONCILE_SETTLE_SECONDS', 'NETWORK_RETRY_BASE_SECONDS'],
     timeoutSeconds: 30,
     queue: {
@@ -190,7 +224,17 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
     concern: 'Groups',
     access: {
       table: 'readWrite',
-      indexes: ['GSI1'],
+      global: {
+        // Its due lists: open and unannounced requests, and the events' outbox (its relay runs here).
+        queries: [
+          {
+            index: 'GSI1',
+            partitions: [groupKeys.openPartition, groupKeys.unpublishedPartition, ...outboxKeys.unpublishedPartitions],
+          },
+        ],
+        // A held confirmation's request link (groupKeys.networkRequest).
+        items: [{ keys: ['WAREQ#*'], access: 'read' }],
+      },
       publishesEvents: true,
       callsNetwork: true,
       sendsTo: ['group-requests'],
@@ -211,7 +255,13 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
   /** Outbound chat messages → message-sender. */
   'message-sender': {
     concern: 'Chats',
-    access: { table: 'readWrite', callsNetwork: true, publishesEvents: true, sendsTo: ['outbound-messages'] },
+    access: {
+      table: 'readWrite',
+      global: { items: [NETWORK_LINKS] },
+      callsNetwork: true,
+      publishesEvents: true,
+      sendsTo: ['outbound-messages'],
+    },
     settings: ['NETWORK_RETRY_BASE_SECONDS'],
     timeoutSeconds: 30,
     queue: {
@@ -313,7 +363,12 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
   /** Puts webhook deliveries whose long retry wait is over back on the queue. */
   'webhook-sweeper': {
     concern: 'Webhooks',
-    access: { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['webhook-deliveries'] },
+    access: {
+      table: 'readWrite',
+      // Its due list (webhookKeys.due).
+      global: { queries: [{ index: 'GSI1', partitions: ['DLV#DUE'] }] },
+      sendsTo: ['webhook-deliveries'],
+    },
     ...SWEEP,
   },
 
@@ -377,7 +432,13 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
     concern: 'Reports',
     access: {
       table: 'readWrite',
-      indexes: ['GSI1', 'GSI2'],
+      // Its due lists: open and unannounced reports, and the files to expire.
+      global: {
+        queries: [
+          { index: 'GSI1', partitions: [reportKeys.openPartition, reportKeys.unpublishedPartition] },
+          { index: 'GSI2', partitions: [reportKeys.expiringPartition] },
+        ],
+      },
       reports: 'expire',
       publishesEvents: true,
       sendsTo: ['report-requests'],
@@ -400,7 +461,11 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
    */
   'report-schedule-sweeper': {
     concern: 'Reports',
-    access: { table: 'readWrite', indexes: ['GSI1'], sendsTo: ['report-requests'] },
+    access: {
+      table: 'readWrite',
+      global: { queries: [{ index: 'GSI1', partitions: [scheduleKeys.duePartition] }] },
+      sendsTo: ['report-requests'],
+    },
     settings: ['REPORT_WINDOW_SECONDS'],
     ...SWEEP,
   },
@@ -422,9 +487,13 @@ export const FUNCTIONS: Readonly<Record<string, FunctionRow>> = {
     concern: 'Network',
     access: {
       table: 'readWrite',
-      tableKeys: LEADING_KEY_PATTERNS.networkWebhook,
-      // A change's channel (and so its organisation) by phone-number id.
-      indexes: ['GSI1'],
+      // LEADING_KEY_PATTERNS.networkWebhook's partitions of no organisation; the rest with each organisation's.
+      global: {
+        // The links from Meta's ids; events recorded before the outbox moved into the organisations' partitions.
+        items: [{ keys: ['WAREQ#*', 'WAGROUP#*', 'WAMSG#*', 'EVENT#*'], access: 'readWrite' }],
+        // A change's channel (and so its organisation) by phone-number id.
+        queries: [{ index: 'GSI1', partitions: ['WAPHONE#*'] }],
+      },
       publishesEvents: true,
       callsNetwork: true,
       // Forwards each organisation's part of a notification in that organisation's group.
@@ -546,4 +615,18 @@ export function functionRow(fn: string, rows: Rows = FUNCTIONS): FunctionRow {
   const row = rows[fn];
   if (!row) throw new Error(`function ${fn} has no row: add it to FUNCTIONS (infra/aws/functions.ts)`);
   return row;
+}
+
+/**
+ * Whether the function acts for organisations (CONTRACT §25): it reads or writes their items (`table` without
+ * `tableKeys`), report files, webhook secrets or channel tokens, with each organisation's credentials (the stage's
+ * tenant-access role), never its own role's.
+ */
+export function actsForOrganisations(access: FunctionAccess): boolean {
+  return (
+    (access.table !== undefined && access.tableKeys === undefined) ||
+    access.reports !== undefined ||
+    access.webhookSecrets !== undefined ||
+    access.callsNetwork === true
+  );
 }

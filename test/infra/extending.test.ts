@@ -109,16 +109,17 @@ describe('a new route and a new worker are their definition and one row each (do
       .sort();
     const environment = template.toJSON().Resources[fnId('list-widgets')].Properties.Environment.Variables;
 
-    // Its row: the table read, GSI1, sending to the worker's queue. Its route: the public keys, the quota windows and
-    // the access status (an authenticated route), the cursor key (a list); its log group, X-Ray.
+    // Its row: the table read (its organisations' items: the tenant-access role, CONTRACT §25), sending to the worker's
+    // queue. Its route: the public keys and the access status (an authenticated route; the quota windows are its
+    // organisation's), the cursor key (a list); its log group, X-Ray.
     expect([...new Set(granted)]).toEqual([
       'dynamodb:GetItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'secretsmanager:GetSecretValue',
       'sqs:SendMessage',
+      'sts:AssumeRole',
+      'sts:TagSession',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
@@ -130,6 +131,7 @@ describe('a new route and a new worker are their definition and one row each (do
       'POWERTOOLS_LOG_LEVEL',
       'POWERTOOLS_SERVICE_NAME',
       'TABLE_NAME',
+      'TENANT_ACCESS_ROLE_ARN',
       'WEBHOOK_SUBSCRIPTION_LIMIT',
       'WIDGET_JOBS_QUEUE_URL',
     ]);

@@ -4,7 +4,7 @@ import { buildApp } from '#infra/aws/build-app';
 import { QUEUES } from '#infra/aws/functions';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { BUSINESS_METRICS, METRICS_NAMESPACE } from '#shared/observability/metric-names';
-import { asArray, flatTemplate, logicalId, statements, testApp } from './support.ts';
+import { asArray, flatTemplate, logicalId, type Statement, statements, testApp } from './support.ts';
 
 /** The operators' view of the deployed stack (CONTRACT §17): dashboard, its output, metrics, report expiry. */
 describe('ServiceStack operations', () => {
@@ -60,19 +60,18 @@ describe('ServiceStack operations', () => {
     );
   });
 
-  it('lets only the report sweeper delete objects, and only report files', () => {
-    const deleters = statements(template).filter(({ statement }) =>
-      asArray(statement.Action).some((action) => String(action).startsWith('s3:Delete')),
-    );
-    const sweeperRole = logicalId(stack.functions.get('report-sweeper')!.role);
-    const ourDeleters = deleters.filter(({ roles }) => roles.some((role) => role !== undefined));
+  it("lets no function role delete objects: report files go with their organisation's credentials, under its prefix", () => {
+    const deletes = (statement: Statement) =>
+      asArray(statement.Action).some((action) => String(action).startsWith('s3:Delete'));
+    const functionRoles = new Set([...stack.functions.values()].map((fn) => logicalId(fn.role)));
+    const tenant = template.toJSON().Resources[logicalId(stack.tenantAccess.role)].Properties;
 
-    const roles = new Set(ourDeleters.flatMap(({ roles: r }) => r));
     expect(
-      [...roles].filter((role) => [...stack.functions.values()].some((fn) => logicalId(fn.role) === role)),
-    ).toEqual([sweeperRole]);
-    const sweeper = ourDeleters.find(({ roles: r }) => r.includes(sweeperRole))!;
-    expect(sweeper.statement.Action).toBe('s3:DeleteObject');
-    expect(JSON.stringify(sweeper.statement.Resource)).toMatch(/\/org\/\*\/reports\/\*"/);
+      statements(template).filter(
+        ({ roles, statement }) => deletes(statement) && roles.some((role) => functionRoles.has(role)),
+      ),
+    ).toEqual([]);
+    const [files] = (tenant.Policies[0].PolicyDocument.Statement as Statement[]).filter(deletes);
+    expect(JSON.stringify(files!.Resource)).toMatch(/"\/org\/\$\{aws:PrincipalTag\/org\}\/\*"/);
   });
 });

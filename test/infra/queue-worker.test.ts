@@ -53,7 +53,7 @@ describe('QueueWorker and EventRules', () => {
     const sweeper = new AppFunction(stack, 'Sweeper', { fn: SCHEDULE.fn });
     producer = new AppFunction(stack, 'Producer', { fn: 'list-channels' })
       .bindEventBus(data.bus)
-      .bindReportsBucket(data.reports, 'write');
+      .bindReportsBucket(data.reports);
     worker.bindProducer(producer);
     new EventRules(stack, 'Events', {
       bus: data.bus,

@@ -3,9 +3,10 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALARM_CONTEXT, parseAlarmEndpoints } from '#infra/aws/alarm-endpoints';
 import { buildApp } from '#infra/aws/build-app';
-import { FUNCTIONS, QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#infra/aws/functions';
+import { actsForOrganisations, FUNCTIONS, QUEUES, REPORT_WORKER_NODE_OPTIONS, SCHEDULES } from '#infra/aws/functions';
 import type { ServiceStack } from '#infra/aws/stacks/service-stack';
 import { parseStage } from '#infra/aws/stage';
+import { ORG } from '#infra/aws/tenant-access';
 import { authorize, type PolicyDocument } from '#infra/cdk-local/iam/policy';
 import { TABLE_INDEXES, TTL_ATTRIBUTE } from '#shared/adapters/dynamodb/table';
 import { GROUP_REQUEST_ON_HOLD } from '#shared/domain/groups/process-group-request';
@@ -223,21 +224,18 @@ describe('ServiceStack (dev)', () => {
       ['ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55', 'JWKS'],
     ],
     [
+      // Its organisations' partitions with their credentials (the tenant-access role); Meta's links with its own.
       'apply-network-notifications',
+      ['WAREQ#wamid.grq1', 'WAGROUP#120363025246125486', 'WAMSG#wamid.HBgL', 'EVENT#evt_1'],
       [
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CHAT',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CHAT#cht_01ABC',
-        'WAPHONE#100000000000001',
-        'WAMSG#wamid.HBgL',
         'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#OUTBOX#3',
-        'EVENT#evt_1',
-      ],
-      [
+        'ORGSTATUS#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55',
+        'WAPHONE#100000000000001',
         'CLIENT#cli_01ABC',
         'LOGINADDR#203.0.113.9',
-        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#WHK#whk_01ABC',
-        'ORG#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55#CONTACT',
         'IDEM#0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55',
         'JWKS',
       ],
@@ -280,7 +278,7 @@ describe('ServiceStack (dev)', () => {
     expect(granted).toContain('sqs:SendMessage');
   });
 
-  it('lets every function behind a non-public route count in its organisation quota windows, and a read-only one write nothing else', () => {
+  it('lets every function behind a non-public route count in its organisation quota windows: with its organisation credentials when it acts for organisations, else with its own role', () => {
     const org = '0b0e2bd8-3a41-4b7a-9b43-2f7a8e0c1d55';
     const decide = (name: string, action: string, partition: string) => {
       const role = logicalId(fnOf(name).role);
@@ -295,13 +293,19 @@ describe('ServiceStack (dev)', () => {
     };
     const verifying = [...new Set(ROUTES.filter((route) => route.auth !== 'public').map((route) => route.fn))];
 
+    const own = verifying.filter((name) => !actsForOrganisations(FUNCTIONS[name]!.access));
+
+    expect(own).toEqual(['create-console-link']);
     for (const name of verifying) {
-      expect(decide(name, 'dynamodb:UpdateItem', `RATE#org-requests#${org}`), name).toBe('allow');
-      expect(decide(name, 'dynamodb:UpdateItem', `RATE#network-calls#${org}`), name).toBe('allow');
+      const expected = own.includes(name) ? 'allow' : 'deny';
+      expect(decide(name, 'dynamodb:UpdateItem', `RATE#org-requests#${org}`), name).toBe(expected);
+      expect(decide(name, 'dynamodb:UpdateItem', `RATE#network-calls#${org}`), name).toBe(expected);
+      if (!own.includes(name)) expect(envOf(name).TENANT_ACCESS_ROLE_ARN, name).toBeDefined();
     }
-    expect(decide('list-channels', 'dynamodb:UpdateItem', `ORG#${org}`)).toBe('deny');
-    expect(decide('list-channels', 'dynamodb:UpdateItem', `RATE#message-send#${org}`)).toBe('deny');
-    expect(decide('list-channels', 'dynamodb:PutItem', `RATE#org-requests#${org}`)).toBe('deny');
+    for (const name of own) {
+      expect(decide(name, 'dynamodb:UpdateItem', `RATE#message-send#${org}`), name).toBe('deny');
+      expect(decide(name, 'dynamodb:PutItem', `RATE#org-requests#${org}`), name).toBe('deny');
+    }
   });
 
   it("lets the console write its organisations' console partitions only, and read but never write credentials and status copies (CONTRACT §24)", () => {
@@ -335,7 +339,7 @@ describe('ServiceStack (dev)', () => {
     }
   });
 
-  it('lets only the functions that query an index reach it, and grants no item action on an index', () => {
+  it("lets only the functions that query an index's global partitions reach it with their own roles, and grants no item action on an index", () => {
     const indexGrants = statements(template).filter(({ statement }) =>
       JSON.stringify(statement.Resource).includes('/index/'),
     );
@@ -348,32 +352,34 @@ describe('ServiceStack (dev)', () => {
     expect(readers.sort()).toEqual([
       'apply-network-notifications dynamodb:Query',
       'group-sweeper dynamodb:Query',
-      'list-groups dynamodb:Query',
       'report-schedule-sweeper dynamodb:Query',
       'report-sweeper dynamodb:Query',
-      'report-worker dynamodb:Query',
+      'report-sweeper dynamodb:Query',
       'webhook-sweeper dynamodb:Query',
     ]);
+    for (const { statement } of indexGrants) {
+      expect(Object.keys(statement.Condition as object)).toEqual(['ForAllValues:StringLike']);
+    }
   });
 
-  it('binds webhook secrets to their subscription: Encrypt only with the {orgId, webhookId} context, Decrypt with it or none (legacy)', () => {
-    const kmsStatements = (name: string) =>
-      statements(template)
-        .filter(({ roles }) => roles.includes(logicalId(fnOf(name).role)))
-        .map(({ statement }) => statement)
-        .filter((statement) => asArray(statement.Action).some((action) => String(action).startsWith('kms:')));
-    const contextKeys = { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['orgId', 'webhookId'] } };
+  it('seals and opens webhook secrets only with the tenant-access role, under a context naming its organisation', () => {
+    const kms = (statement: Statement) => asArray(statement.Action).some((action) => String(action).startsWith('kms:'));
+    const tenant = template.toJSON().Resources[logicalId(stack.tenantAccess.role)].Properties;
+    const [sealing] = (tenant.Policies[0].PolicyDocument.Statement as Statement[]).filter(kms);
 
-    expect(kmsStatements('create-webhook')).toEqual([
-      expect.objectContaining({
-        Action: 'kms:Encrypt',
-        Condition: { ...contextKeys, Null: { 'kms:EncryptionContextKeys': 'false' } },
-      }),
-    ]);
-    for (const dispatcher of ['webhook-dispatcher', 'slow-receiver-dispatcher']) {
-      expect(kmsStatements(dispatcher), dispatcher).toEqual([
-        expect.objectContaining({ Action: 'kms:Decrypt', Condition: contextKeys }),
-      ]);
+    expect(statements(template).filter(({ statement }) => kms(statement))).toEqual([]);
+    expect(sealing).toMatchObject({
+      Action: ['kms:Decrypt', 'kms:Encrypt'],
+      Condition: {
+        StringEquals: { 'kms:EncryptionContext:orgId': ORG },
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['orgId', 'webhookId'] },
+      },
+    });
+    for (const name of ['create-webhook', 'rotate-webhook-secret', 'webhook-dispatcher', 'slow-receiver-dispatcher']) {
+      expect(envOf(name).WEBHOOK_SECRETS_KMS_KEY_ID, name).toEqual({
+        'Fn::GetAtt': [logicalId(stack.webhookSecretsKey), 'Arn'],
+      });
+      expect(envOf(name).TENANT_ACCESS_ROLE_ARN, name).toBeDefined();
     }
   });
 
@@ -462,22 +468,12 @@ describe('ServiceStack (dev)', () => {
     expect(envOf('invite-participants').MESSAGE_SEND_RATE_LIMIT).toBe('600/60');
   });
 
-  it('encrypts webhook secrets with a rotating KMS key that only the dispatchers may decrypt with', () => {
+  it('encrypts webhook secrets with a rotating KMS key that no function role names', () => {
     const keyId = logicalId(stack.webhookSecretsKey);
-    const users = (action: string) =>
-      statements(template)
-        .filter(
-          ({ statement }) =>
-            asArray(statement.Action).includes(action) && JSON.stringify(statement.Resource).includes(keyId),
-        )
-        .flatMap(({ roles }) => roles);
 
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
-    expect(new Set(users('kms:Decrypt'))).toEqual(
-      new Set([logicalId(fnOf('webhook-dispatcher').role), logicalId(fnOf('slow-receiver-dispatcher').role)]),
-    );
-    expect(new Set(users('kms:Encrypt'))).toEqual(
-      new Set([logicalId(fnOf('create-webhook').role), logicalId(fnOf('rotate-webhook-secret').role)]),
+    expect(statements(template).filter(({ statement }) => JSON.stringify(statement.Resource).includes(keyId))).toEqual(
+      [],
     );
   });
 

@@ -8,7 +8,12 @@ import { TemplatePolicies } from '#infra/cdk-local/policies';
 import { AwsServices } from '#infra/cdk-local/services';
 import { type DeploymentContext, physicalResources, type Template, TemplateResolver } from '#infra/cdk-local/template';
 import { type RunningServer, startDynamo, waitForActiveTable } from '#infra/local/servers';
-import { assumeTenantPolicy, tenantAccessPolicy, tenantTrustPolicy } from '#test/support/tenant-policies';
+import {
+  assumeTenantPolicy,
+  TENANT_CALLER_TAG,
+  tenantAccessPolicy,
+  tenantTrustPolicy,
+} from '#test/support/tenant-policies';
 
 const ACCOUNT = '000000000000';
 const REGION = 'eu-west-1';
@@ -33,13 +38,14 @@ const deployment = {
   keyArn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/0d6f3c6e-1111-4222-8333-944455556666`,
 };
 
-/** A function with its own role (named `roleName`) holding `statements`. */
-function fn(name: string, roleName: string, document?: unknown): Template['Resources'] {
+/** A function with its own role (named `roleName`, tagged as a function role of `stage`) holding `document`. */
+function fn(name: string, roleName: string, stage: string, document?: unknown): Template['Resources'] {
   return {
     [`${name}Role`]: {
       Type: 'AWS::IAM::Role',
       Properties: {
         RoleName: roleName,
+        Tags: [{ Key: TENANT_CALLER_TAG, Value: stage }],
         AssumeRolePolicyDocument: lambdaTrust,
         ...(document ? { Policies: [{ PolicyName: 'own', PolicyDocument: document }] } : {}),
       },
@@ -81,14 +87,14 @@ const template: Template = {
         Policies: [{ PolicyName: 'tenant', PolicyDocument: tenantAccessPolicy(deployment) }],
       },
     },
-    ...fn('GroupsFn', 'WpCrm-dev-GroupsFn', assumeTenantPolicy(TENANT_ROLE_ARN)),
+    ...fn('GroupsFn', 'WpCrm-dev-GroupsFn', 'dev', assumeTenantPolicy(TENANT_ROLE_ARN)),
     // sts:AssumeRole alone: the trust policy delegates to the account, so its own policy must allow tagging too.
-    ...fn('NoTagFn', 'WpCrm-dev-NoTagFn', {
+    ...fn('NoTagFn', 'WpCrm-dev-NoTagFn', 'dev', {
       Version: '2012-10-17',
       Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: TENANT_ROLE_ARN }],
     }),
-    // Both actions, but a role of another stage: the trust policy does not accept it.
-    ...fn('OtherStageFn', 'WpCrm-prod-GroupsFn', assumeTenantPolicy(TENANT_ROLE_ARN)),
+    // Both actions, but a function role of another stage: the trust policy does not accept it.
+    ...fn('OtherStageFn', 'WpCrm-prod-GroupsFn', 'prod', assumeTenantPolicy(TENANT_ROLE_ARN)),
   },
 };
 
@@ -195,12 +201,14 @@ const sts = (endpoint: string, name: string) =>
   });
 
 const orgTag = (org: string): Tag[] => [{ Key: 'org', Value: org }];
+/** The trust policy asks for `org-<orgId>` (CloudTrail then names the organisation of every call). */
+const SESSION_NAME = `org-${ORG_A}`;
 
 async function assume(endpoint: string, name: string, tags: Tag[] | undefined, durationSeconds?: number) {
   const { Credentials } = await sts(endpoint, name).send(
     new AssumeRoleCommand({
       RoleArn: TENANT_ROLE_ARN,
-      RoleSessionName: `${name}-org`,
+      RoleSessionName: SESSION_NAME,
       ...(tags ? { Tags: tags } : {}),
       ...(durationSeconds ? { DurationSeconds: durationSeconds } : {}),
     }),
@@ -270,7 +278,7 @@ describe('STS AssumeRole through the start:cdk gateway (CONTRACT §25)', () => {
     expect(own.Item?.name).toBe(`org ${ORG_A}`);
     expect(ownIndex.Items?.map((item) => item.PK)).toEqual([`ORG#${ORG_A}`]);
     expect([other.name, otherIndex.name]).toEqual(['AccessDeniedException', 'AccessDeniedException']);
-    expect(other.message).toContain(':assumed-role/WpCrm-dev-TenantAccess/GroupsFn-org is not authorized');
+    expect(other.message).toContain(`:assumed-role/WpCrm-dev-TenantAccess/${SESSION_NAME} is not authorized`);
     expect(ledger.report().functions['GroupsFn@TenantAccessRole']?.denied).toEqual([
       { action: 'dynamodb:GetItem', resource: TABLE_ARN, count: 1 },
       { action: 'dynamodb:Query', resource: `${TABLE_ARN}/index/GSI1`, count: 1 },
@@ -291,8 +299,8 @@ describe('STS AssumeRole through the start:cdk gateway (CONTRACT §25)', () => {
       },
     }).send(new GetCallerIdentityCommand({}));
 
-    expect(identity.Arn).toBe(`arn:aws:sts::${ACCOUNT}:assumed-role/WpCrm-dev-TenantAccess/GroupsFn-org`);
-    expect(identity.UserId).toMatch(/^AROA[A-Z2-7]{17}:GroupsFn-org$/);
+    expect(identity.Arn).toBe(`arn:aws:sts::${ACCOUNT}:assumed-role/WpCrm-dev-TenantAccess/${SESSION_NAME}`);
+    expect(identity.UserId).toMatch(new RegExp(`^AROA[A-Z2-7]{17}:${SESSION_NAME}$`));
   });
 
   it('refuses a session without the org tag, or with a tag that is not an organisation id', async () => {
@@ -310,13 +318,28 @@ describe('STS AssumeRole through the start:cdk gateway (CONTRACT §25)', () => {
     ]);
   });
 
+  it('refuses a session not named org-<orgId>', async () => {
+    const { endpoint, ledger } = await startGateway();
+
+    const misnamed = await rejection(
+      sts(endpoint, 'GroupsFn').send(
+        new AssumeRoleCommand({ RoleArn: TENANT_ROLE_ARN, RoleSessionName: 'GroupsFn-org', Tags: orgTag(ORG_A) }),
+      ),
+    );
+
+    expect(misnamed.name).toBe('AccessDenied');
+    expect(ledger.report().functions.GroupsFn?.denied).toEqual([
+      { action: 'sts:AssumeRole', resource: TENANT_ROLE_ARN, count: 1 },
+    ]);
+  });
+
   it('refuses transitive tags, and a tenant session that tries to assume the role again for another organisation', async () => {
     const { endpoint, ledger } = await startGateway();
     const transitive = await rejection(
       sts(endpoint, 'GroupsFn').send(
         new AssumeRoleCommand({
           RoleArn: TENANT_ROLE_ARN,
-          RoleSessionName: 'GroupsFn-org',
+          RoleSessionName: SESSION_NAME,
           Tags: orgTag(ORG_A),
           TransitiveTagKeys: ['org'],
         }),
@@ -334,7 +357,9 @@ describe('STS AssumeRole through the start:cdk gateway (CONTRACT §25)', () => {
           secretAccessKey: session.SecretAccessKey!,
           sessionToken: session.SessionToken!,
         },
-      }).send(new AssumeRoleCommand({ RoleArn: TENANT_ROLE_ARN, RoleSessionName: 'again', Tags: orgTag(ORG_B) })),
+      }).send(
+        new AssumeRoleCommand({ RoleArn: TENANT_ROLE_ARN, RoleSessionName: `org-${ORG_B}`, Tags: orgTag(ORG_B) }),
+      ),
     );
 
     expect([transitive.name, rechained.name]).toEqual(['AccessDenied', 'AccessDenied']);

@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,32 +12,40 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { LEADING_KEY_PATTERNS, PUBLIC_KEYS_PARTITION } from '#shared/adapters/dynamodb/keys';
 import type { TABLE_INDEXES } from '#shared/adapters/dynamodb/table';
-import { REPORT_OBJECT_PATTERN } from '#shared/domain/reports/report';
+import { assumeTenantStatements, TENANT_CALLER_TAG } from '../tenant-access.ts';
 import { type BundledFile, functionCode } from './function-bundle.ts';
 import { ALARM_PERIOD, operatorAlarm } from './operator-alarm.ts';
+import type { TenantAccessRole } from './tenant-access-role.ts';
 
 export { REPO_ROOT } from './function-bundle.ts';
 
 export type TableAccess = 'read' | 'readWrite';
 export type IndexName = (typeof TABLE_INDEXES)[number]['indexName'];
-/** `expire`: deletes report files, and only those (the report sweeper at expiresAt, CONTRACT §17). */
+/**
+ * What a function does with its organisations' report files (all through the tenant-access role): read them (to sign
+ * download URLs), write them, or `expire` them (the report sweeper at expiresAt, CONTRACT §17).
+ */
 export type BucketAccess = 'read' | 'write' | 'expire';
 
-// Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no streams, no ConditionCheckItem (the service
-// uses no transactions), no batch writes but where a function declares them (the feed writer's items; the operator's
-// import). Item actions name the table only; Query reaches the indexes a function declares, BatchGetItem only where a
-// function joins records or checks many keys at once.
+/**
+ * Partitions of the table that belong to no organisation, reached with the function's own role (CONTRACT §25): the
+ * links from Meta's ids, the sweepers' due lists. Patterns are `dynamodb:LeadingKeys` StringLike patterns
+ * (shared/adapters/dynamodb/keys.ts builds the keys).
+ */
+export interface GlobalPartitions {
+  /** Item partitions, each set with what the function does with its items (TableAccess's actions). */
+  items?: readonly { keys: readonly string[]; access: TableAccess }[];
+  /** Index partitions it Queries (the index's partition key values). */
+  queries?: readonly { index: IndexName; partitions: readonly string[] }[];
+}
+
+// A function role's own table actions (an organisation's items are reached through the tenant-access role, whose
+// actions infra/aws/tenant-access.ts holds). Exact actions instead of CDK's grantReadData/grantWriteData: no Scan, no
+// streams, no ConditionCheckItem, no batch writes but where a function declares them. Item actions name the table
+// only; Query reaches the indexes a function declares, BatchGetItem only where a function checks many keys at once.
 const TABLE_ACTIONS: Record<TableAccess, string[]> = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
   readWrite: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-};
-
-const BUCKET_ACTIONS: Record<BucketAccess, string[]> = {
-  read: ['s3:GetObject'],
-  // The worker streams files up (PutObject and the multipart calls, which S3 authorizes as PutObject) and aborts a
-  // failed upload; it never reads one back.
-  write: ['s3:PutObject', 's3:AbortMultipartUpload'],
-  expire: ['s3:DeleteObject'],
 };
 
 /**
@@ -189,11 +197,12 @@ export class AppFunction extends Construct {
     return this;
   }
 
-  /** `TABLE_NAME`, plus exact item actions on the table and its named indexes; no grant without `access`. */
   /**
    * `TABLE_NAME`, plus the table's actions for `access` (BatchGetItem with `batchGets`, BatchWriteItem with
-   * `batchWrites`), and Query on the `indexes` the function reads; with
-   * `leadingKeys`, only on partitions whose key matches one of those patterns (`dynamodb:LeadingKeys`, StringLike).
+   * `batchWrites`) and Query on the `indexes` the function reads, on the partitions whose key matches one of the
+   * `leadingKeys` patterns only (`dynamodb:LeadingKeys`, StringLike). Never the whole table: without `access` it grants
+   * nothing (a function acting for organisations reaches their items with their credentials), and `access` without
+   * `leadingKeys` fails the synth.
    */
   bindTable(
     table: ITableV2,
@@ -207,9 +216,12 @@ export class AppFunction extends Construct {
   ): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (!access) return this;
-    const conditions = options.leadingKeys
-      ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...options.leadingKeys] } }
-      : undefined;
+    if (!options.leadingKeys?.length) {
+      throw new Error(
+        `${this.name}: a table grant names its partitions (leadingKeys); an organisation's are the tenant role's`,
+      );
+    }
+    const conditions = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...options.leadingKeys] } };
     const actions = [
       ...TABLE_ACTIONS[access],
       ...(options.batchGets ? ['dynamodb:BatchGetItem'] : []),
@@ -244,20 +256,12 @@ export class AppFunction extends Construct {
     return this;
   }
 
-  /** `REPORTS_BUCKET`, plus object access to the bucket (objects are unknown ahead, so `/*` is unavoidable). */
-  bindReportsBucket(bucket: IBucket, access: BucketAccess): this {
-    this.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: BUCKET_ACTIONS[access],
-        resources: [bucket.arnForObjects(access === 'expire' ? REPORT_OBJECT_PATTERN : '*')],
-      }),
-    );
-    this.acknowledgeWildcard(
-      `Resource::<${this.attributeName(bucket.node.defaultChild as CfnElement, 'Arn')}>/${access === 'expire' ? REPORT_OBJECT_PATTERN : '*'}`,
-      'Report objects are created at run time under generated keys.',
-    );
-    return this;
+  /**
+   * `REPORTS_BUCKET`, and no grant: a function reaches report files with its organisation's credentials only (the
+   * tenant-access role, `org/<orgId>/` of the bucket).
+   */
+  bindReportsBucket(bucket: IBucket): this {
+    return this.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
   }
 
   /** `EVENT_BUS_NAME`, plus PutEvents on that bus only. */
@@ -315,38 +319,51 @@ export class AppFunction extends Construct {
   }
 
   /**
-   * Read access to the channels' network access tokens, kept as Secrets Manager secrets named under `prefix`
-   * (e.g. `wp-crm/dev/channels/`); a channel stores the secret's id as `accessTokenSecretId`.
+   * `WEBHOOK_SECRETS_KMS_KEY_ID`, and no grant: webhook signing secrets are sealed and opened with the organisation's
+   * credentials only (the tenant-access role, under an encryption context that names the organisation).
    */
-  bindChannelTokens(prefix: string): this {
-    const { region, account, partition } = Stack.of(this);
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [`arn:${partition}:secretsmanager:${region}:${account}:secret:${prefix}*`],
-      }),
-    );
-    this.acknowledgeWildcard(
-      `Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*`,
-      'Channel token secrets are created per channel at run time under this prefix.',
-    );
-    return this;
+  bindWebhookSecretsKey(key: IKey): this {
+    return this.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', key.keyArn);
   }
 
-  /** `WEBHOOK_SECRETS_KMS_KEY_ID`, with Encrypt (to store new secrets) or Decrypt (to sign deliveries) on that key. */
-  bindWebhookSecretsKey(key: IKey, use: 'seal' | 'open'): this {
-    this.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', key.keyArn);
-    // The exact action, not grantEncrypt's ReEncrypt*/GenerateDataKey* wildcards. A secret is sealed under the
-    // encryption context {orgId, webhookId} and nothing else (Null: a context is required); opening also allows no
-    // context, for secrets sealed before contexts until their next rotation.
-    const contextKeys = { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['orgId', 'webhookId'] } };
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: [use === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'],
-        resources: [key.keyArn],
-        conditions: use === 'seal' ? { ...contextKeys, Null: { 'kms:EncryptionContextKeys': 'false' } } : contextKeys,
-      }),
-    );
+  /**
+   * Acting for organisations (CONTRACT §25): `TENANT_ACCESS_ROLE_ARN`, `sts:AssumeRole` and `sts:TagSession` (the tag
+   * `org` alone) on the stage's tenant-access role, and the caller tag its trust policy accepts.
+   */
+  bindTenantAccess(tenant: TenantAccessRole): this {
+    Tags.of(this.role).add(TENANT_CALLER_TAG, tenant.stage);
+    for (const statement of assumeTenantStatements(tenant.role.roleArn)) {
+      this.role.addToPrincipalPolicy(iam.PolicyStatement.fromJson(statement));
+    }
+    return this.addEnvironment('TENANT_ACCESS_ROLE_ARN', tenant.role.roleArn);
+  }
+
+  /**
+   * The partitions of the table that belong to no organisation, with the function's own role: each item set's actions
+   * and each index's Query, under `dynamodb:LeadingKeys` of those partitions only.
+   */
+  bindGlobalPartitions(table: ITableV2, global: GlobalPartitions): this {
+    const only = (patterns: readonly string[]) => ({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...patterns] },
+    });
+    for (const { keys, access } of global.items ?? []) {
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: TABLE_ACTIONS[access],
+          resources: [table.tableArn],
+          conditions: only(keys),
+        }),
+      );
+    }
+    for (const { index, partitions } of global.queries ?? []) {
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: [`${table.tableArn}/index/${index}`],
+          conditions: only(partitions),
+        }),
+      );
+    }
     return this;
   }
 
@@ -369,22 +386,6 @@ export class AppFunction extends Construct {
     this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
     );
-  }
-
-  /** Acknowledges one cdk-nag IAM5 finding of this function's policy, by its exact id. */
-  acknowledgeWildcard(finding: string, reason: string): void {
-    Validations.of(this).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
-  }
-
-  /**
-   * How cdk-nag names `element`'s attribute in this function's policy: `<LogicalId.Attr>` in the same stack; from
-   * another stack (the service stack's bucket, seen from a concern's nested stack) it is the parameter CDK passes it
-   * through, `<referenceto<unique id><Attr>>`.
-   */
-  private attributeName(element: CfnElement, attribute: string): string {
-    const own = Stack.of(this);
-    if (Stack.of(element) === own) return `${own.getLogicalId(element)}.${attribute}`;
-    return `referenceto${Names.uniqueId(element)}${attribute}`;
   }
 }
 

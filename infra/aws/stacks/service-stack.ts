@@ -18,12 +18,22 @@ import { QueueWorker } from '../constructs/queue-worker.ts';
 import { ServiceAlarms } from '../constructs/service-alarms.ts';
 import { ServiceApi, type Throttle } from '../constructs/service-api.ts';
 import { ServiceDashboard } from '../constructs/service-dashboard.ts';
+import { TenantAccessRole } from '../constructs/tenant-access-role.ts';
 import type { EdgeConfig } from '../edge.ts';
 import { functionFiles } from '../function-files.ts';
-import { busRulesOf, FUNCTIONS, type FunctionRow, functionRow, queuesOf, schedulesOf } from '../functions.ts';
+import {
+  actsForOrganisations,
+  busRulesOf,
+  FUNCTIONS,
+  type FunctionRow,
+  functionRow,
+  queuesOf,
+  schedulesOf,
+} from '../functions.ts';
 import { pascalCase } from '../naming.ts';
 import { type GivenSettings, settingsEnvironment, validateSettings } from '../settings.ts';
 import { removalPolicyFor, type Stage } from '../stage.ts';
+import { channelSecretsPrefix } from '../tenant-access.ts';
 
 export interface ServiceStackProps extends StackProps {
   stage: Stage;
@@ -93,6 +103,8 @@ export class ServiceStack extends Stack {
   readonly whatsAppSecrets: Secret;
   readonly cursorKey: Secret;
   readonly webhookSecretsKey: Key;
+  /** The stage's tenant-access role: an organisation's data, for the functions acting for it (CONTRACT §25). */
+  readonly tenantAccess: TenantAccessRole;
   readonly alarmTopic: Topic;
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
@@ -133,6 +145,12 @@ export class ServiceStack extends Stack {
       alarmTopic: this.alarmTopic,
     });
     this.webhookSecretsKey = this.#webhookSecretsKey();
+    this.tenantAccess = new TenantAccessRole(this, 'TenantAccess', {
+      stage: props.stage,
+      table: this.data.table,
+      reports: this.data.reports,
+      webhookSecretsKey: this.webhookSecretsKey,
+    });
     this.whatsAppSecrets = this.#whatsAppSecrets();
     this.cursorKey = this.#cursorKey();
 
@@ -289,17 +307,9 @@ export class ServiceStack extends Stack {
     const verifiesTokens = deployment.verifiesTokens.has(fn);
     appFunction
       .addEnvironment('JWT_ISSUER', this.#props.jwtIssuer)
-      .addEnvironment('JWT_AUDIENCE', this.#props.jwtAudience)
-      .bindTable(this.data.table, access.table, {
-        leadingKeys: access.tableKeys,
-        indexes: access.indexes,
-        batchGets: access.batchGets,
-        batchWrites: access.batchWrites,
-      });
+      .addEnvironment('JWT_AUDIENCE', this.#props.jwtAudience);
+    this.#bindData(fn, appFunction, verifiesTokens);
     if (verifiesTokens || access.servesPublicKeys) appFunction.bindPublicKeysItem(this.data.table);
-    if (verifiesTokens && (access.table !== 'readWrite' || access.tableKeys)) {
-      appFunction.bindRequestQuota(this.data.table, LEADING_KEY_PATTERNS.requestQuota);
-    }
     if (verifiesTokens || access.checksAccess) appFunction.bindAccessStatus(this.data.table);
     if (access.signsTokens) appFunction.bindSigningKeys(this.jwtKeys.secret);
     if (deployment.pagesLists.has(fn)) appFunction.bindCursorKey(this.cursorKey);
@@ -309,16 +319,39 @@ export class ServiceStack extends Stack {
       appFunction.addEnvironment('WPCRM_EDGE_ORIGIN', `https://${edge.domainName}`);
     const settings = settingsEnvironment(row, verifiesTokens, this.#settings);
     for (const [name, value] of Object.entries(settings)) appFunction.addEnvironment(name, value);
-    if (access.reports) appFunction.bindReportsBucket(this.data.reports, access.reports);
     if (access.publishesEvents) appFunction.bindEventBus(this.data.bus);
-    if (access.callsNetwork) appFunction.bindChannelTokens(`wp-crm/${this.#props.stage}/channels/`);
     if (access.verifiesNetworkWebhooks) appFunction.bindWhatsAppSecrets(this.whatsAppSecrets);
-    if (access.webhookSecrets) appFunction.bindWebhookSecretsKey(this.webhookSecretsKey, access.webhookSecrets);
     for (const queue of access.sendsTo ?? []) {
       const worker = this.workers.get(queue);
       if (!worker) throw new Error(`${fn} sends to ${queue}, which no row of FUNCTIONS consumes`);
       worker.bindProducer(appFunction);
     }
+  }
+
+  /**
+   * The table, the bucket and the key: a function acting for organisations gets their names and the tenant-access role
+   * (CONTRACT §25), and its own role only the partitions of no organisation (`global`); any other function its
+   * `tableKeys` partitions, and its quota windows if it verifies tokens.
+   */
+  #bindData(fn: string, appFunction: AppFunction, verifiesTokens: boolean): void {
+    const { access } = this.#rowOf(fn);
+    const tenant = actsForOrganisations(access);
+    if (tenant && access.tableKeys) {
+      throw new Error(`${fn} acts for organisations: its own partitions are its row's access.global, not tableKeys`);
+    }
+    appFunction.bindTable(this.data.table, tenant ? undefined : access.table, {
+      leadingKeys: access.tableKeys,
+      indexes: access.indexes,
+      batchGets: access.batchGets,
+      batchWrites: access.batchWrites,
+    });
+    if (tenant) appFunction.bindTenantAccess(this.tenantAccess);
+    if (access.global) appFunction.bindGlobalPartitions(this.data.table, access.global);
+    if (verifiesTokens && !tenant) {
+      appFunction.bindRequestQuota(this.data.table, LEADING_KEY_PATTERNS.requestQuota);
+    }
+    if (access.reports) appFunction.bindReportsBucket(this.data.reports);
+    if (access.webhookSecrets) appFunction.bindWebhookSecretsKey(this.webhookSecretsKey);
   }
 
   readonly #lambdaOf = (fn: string) => {
@@ -402,7 +435,7 @@ export class ServiceStack extends Stack {
       assumedBy: new iam.AccountRootPrincipal(),
       description: `Operators: the channels' token secrets under wp-crm/${stage}/channels/ (create, put, delete)`,
     });
-    const prefix = `wp-crm/${stage}/channels/`;
+    const prefix = channelSecretsPrefix(stage);
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue', 'secretsmanager:DeleteSecret'],

@@ -6,6 +6,7 @@ import {
   assumeTenantPolicy,
   delegatingKeyPolicy,
   keysOnlyDueListPolicy,
+  TENANT_CALLER_TAG,
   tenantAccessPolicy,
   tenantTrustPolicy,
 } from '#test/support/tenant-policies';
@@ -14,8 +15,8 @@ import {
  * The local evaluator (infra/cdk-local/iam/policy.ts) against a third-party IAM simulator, @cloud-copilot/iam-simulate,
  * on the tenant policies of CONTRACT §25: a generated matrix of keys × session tags × actions × resources (table and
  * indexes, report files and listings, channel secrets, the KMS key with and without its encryption context) and of
- * callers × session tags × STS actions on the tenant-access role's trust policy. Every case must get the same answer
- * (allowed, explicitly denied, implicitly denied) from both.
+ * callers (their caller tag and own policies) × session names × session tags × STS actions on the tenant-access role's
+ * trust policy. Every case must get the same answer (allowed, explicitly denied, implicitly denied) from both.
  */
 const ACCOUNT = '000000000000';
 const REGION = 'eu-west-1';
@@ -272,11 +273,13 @@ function stsCases(): Case[] {
     Version: '2012-10-17',
     Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: TENANT_ROLE }],
   };
-  const callers: [string, string, PolicyDocument[]][] = [
-    ['dev function with both actions', 'WpCrm-dev-GroupsFn', [assumeTenantPolicy(TENANT_ROLE)]],
-    ['dev function with sts:AssumeRole only', 'WpCrm-dev-NoTagFn', [assumeOnly]],
-    ['dev function without either', 'WpCrm-dev-OtherFn', []],
-    ['prod function with both actions', 'WpCrm-prod-GroupsFn', [assumeTenantPolicy(TENANT_ROLE)]],
+  // Caller, its role's name, the stage its caller tag names (none: an untagged role), its own policies.
+  const callers: [string, string, string | undefined, PolicyDocument[]][] = [
+    ['dev function with both actions', 'WpCrm-dev-GroupsFn', 'dev', [assumeTenantPolicy(TENANT_ROLE)]],
+    ['dev function with sts:AssumeRole only', 'WpCrm-dev-NoTagFn', 'dev', [assumeOnly]],
+    ['dev function without either', 'WpCrm-dev-OtherFn', 'dev', []],
+    ['prod function with both actions', 'WpCrm-prod-GroupsFn', 'prod', [assumeTenantPolicy(TENANT_ROLE)]],
+    ['untagged role with both actions', 'WpCrm-dev-Untagged', undefined, [assumeTenantPolicy(TENANT_ROLE)]],
   ];
   const tagSets: Record<string, string>[] = [
     { org: A },
@@ -286,28 +289,31 @@ function stsCases(): Case[] {
     { org: A, team: 'x' },
   ];
   const cases: Case[] = [];
-  for (const [callerName, role, identity] of callers) {
+  for (const [callerName, role, stage, identity] of callers) {
     for (const tags of tagSets) {
-      for (const transitive of [[], ['org']]) {
-        for (const action of ['sts:AssumeRole', 'sts:TagSession']) {
-          const keys = Object.keys(tags);
-          cases.push({
-            name: `${callerName} ${action} tags ${JSON.stringify(tags)} transitive ${JSON.stringify(transitive)}`,
-            principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${role}/${role}`,
-            action,
-            resource: TENANT_ROLE,
-            context: {
-              'aws:SecureTransport': true,
-              'aws:PrincipalArn': `arn:aws:iam::${ACCOUNT}:role/${role}`,
-              'aws:PrincipalAccount': ACCOUNT,
-              'sts:RoleSessionName': role,
-              ...(keys.length > 0 ? { 'aws:TagKeys': keys } : {}),
-              ...Object.fromEntries(keys.map((key) => [`aws:RequestTag/${key}`, tags[key]!])),
-              ...(transitive.length > 0 ? { 'sts:TransitiveTagKeys': transitive } : {}),
-            },
-            identity,
-            resourcePolicy: tenantTrustPolicy(deployment),
-          });
+      for (const sessionName of [`org-${A}`, role]) {
+        for (const transitive of [[], ['org']]) {
+          for (const action of ['sts:AssumeRole', 'sts:TagSession']) {
+            const keys = Object.keys(tags);
+            cases.push({
+              name: `${callerName} ${action} ${sessionName} tags ${JSON.stringify(tags)} transitive ${JSON.stringify(transitive)}`,
+              principal: `arn:aws:sts::${ACCOUNT}:assumed-role/${role}/${role}`,
+              action,
+              resource: TENANT_ROLE,
+              context: {
+                'aws:SecureTransport': true,
+                'aws:PrincipalArn': `arn:aws:iam::${ACCOUNT}:role/${role}`,
+                'aws:PrincipalAccount': ACCOUNT,
+                ...(stage ? { [`aws:PrincipalTag/${TENANT_CALLER_TAG}`]: stage } : {}),
+                'sts:RoleSessionName': sessionName,
+                ...(keys.length > 0 ? { 'aws:TagKeys': keys } : {}),
+                ...Object.fromEntries(keys.map((key) => [`aws:RequestTag/${key}`, tags[key]!])),
+                ...(transitive.length > 0 ? { 'sts:TransitiveTagKeys': transitive } : {}),
+              },
+              identity,
+              resourcePolicy: tenantTrustPolicy(deployment),
+            });
+          }
         }
       }
     }
