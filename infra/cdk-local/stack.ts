@@ -310,7 +310,9 @@ async function startApi(run: Run, { gateway }: { gateway: AwsGateway }) {
         const session = newSessionCredentials();
         const principal = run.policies!.sessionFor(logicalId, session.accessKeyId, `probe-${logicalId}`.slice(0, 64));
         gateway.addPrincipal(session.accessKeyId, { ...principal, ledgerId: `${PROBE_PREFIX}${logicalId}` }, session);
-        return session;
+        // The tenant-access role the function assumes for an organisation (CONTRACT §25), when it has one.
+        const tenantAccessRoleArn = run.functions.get(logicalId)!.def.environment.TENANT_ACCESS_ROLE_ARN;
+        return { ...session, tenantAccessRoleArn };
       },
     },
     localRoutesToken: run.localRoutesToken,
