@@ -63,6 +63,8 @@ const EnvSchema = v.object({
   S3_ENDPOINT: optionalUrl,
   /** The AWS SDK's configured-endpoint variables; S3 is called without the SDK, so they are read here for it. */
   AWS_ENDPOINT_URL_S3: optionalUrl,
+  /** STS is called without the SDK too (shared/adapters/aws/sts-rest.ts: the tenant-access role, CONTRACT §25). */
+  AWS_ENDPOINT_URL_STS: optionalUrl,
   AWS_ENDPOINT_URL: optionalUrl,
   AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: optionalText,
   EVENT_BUS_NAME: text('wpcrm'),
@@ -191,6 +193,10 @@ function wiring(env: Env) {
           (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true'
             ? undefined
             : (env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL)),
+        sts:
+          env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true'
+            ? undefined
+            : (env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL),
       },
     },
   };

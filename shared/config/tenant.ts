@@ -1,7 +1,8 @@
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { StsRest } from '#shared/adapters/aws/sts-rest';
 import { TenantCredentials } from '#shared/adapters/aws/tenant-credentials';
 import { refuseFaultSwitchOutsideTests } from '#shared/adapters/aws/tenant-scope';
-import { awsClientOptions, config } from './core.ts';
+import { config } from './core.ts';
 import { instance } from './instances.ts';
 
 /** One session of the tenant-access role: an hour, the longest a role assumed by a role may last. */
@@ -17,27 +18,16 @@ export function tenantCredentials(): TenantCredentials | undefined {
     refuseFaultSwitchOutsideTests();
     const roleArn = config().aws.tenantAccessRoleArn;
     if (!roleArn) return undefined;
-    const sts = new STSClient(awsClientOptions(undefined));
+    const { region, endpoints } = config().aws;
+    const sts = new StsRest({ region, endpoint: endpoints.sts, credentials: defaultProvider() });
     return new TenantCredentials({
-      assume: async (orgId) => {
-        const { Credentials: c } = await sts.send(
-          new AssumeRoleCommand({
-            RoleArn: roleArn,
-            RoleSessionName: `org-${orgId}`,
-            DurationSeconds: TENANT_SESSION_SECONDS,
-            Tags: [{ Key: 'org', Value: orgId }],
-          }),
-        );
-        if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
-          throw new Error('AssumeRole answered without credentials');
-        }
-        return {
-          accessKeyId: c.AccessKeyId,
-          secretAccessKey: c.SecretAccessKey,
-          sessionToken: c.SessionToken,
-          expiration: c.Expiration,
-        };
-      },
+      assume: (orgId) =>
+        sts.assumeRole({
+          roleArn,
+          sessionName: `org-${orgId}`,
+          durationSeconds: TENANT_SESSION_SECONDS,
+          tags: { org: orgId },
+        }),
     });
   });
 }
