@@ -272,6 +272,9 @@ async function startGateway(run: Run) {
     {
       describe: (http) => run.policies!.describe(http),
       authorize: (principal, request) => run.policies!.authorize(principal, request),
+      // STS: the tenant-access role's sessions, each with its organisation's tag (CONTRACT §25).
+      assumeRole: (caller, request, accessKeyId, now) => run.policies!.assumeRole(caller, request, accessKeyId, now),
+      identityOf: (principal) => run.policies!.identityOf(principal),
     },
     run.ledger,
     () => ({

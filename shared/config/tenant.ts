@@ -2,6 +2,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { StsRest } from '#shared/adapters/aws/sts-rest';
 import { TenantCredentials } from '#shared/adapters/aws/tenant-credentials';
 import { refuseFaultSwitchOutsideTests } from '#shared/adapters/aws/tenant-scope';
+import { logger } from '#shared/observability/logger';
 import { config } from './core.ts';
 import { instance } from './instances.ts';
 
@@ -22,12 +23,20 @@ export function tenantCredentials(): TenantCredentials | undefined {
     const sts = new StsRest({ region, endpoint: endpoints.sts, credentials: defaultProvider() });
     return new TenantCredentials({
       assume: (orgId) =>
-        sts.assumeRole({
-          roleArn,
-          sessionName: `org-${orgId}`,
-          durationSeconds: TENANT_SESSION_SECONDS,
-          tags: { org: orgId },
-        }),
+        sts
+          .assumeRole({
+            roleArn,
+            sessionName: `org-${orgId}`,
+            durationSeconds: TENANT_SESSION_SECONDS,
+            tags: { org: orgId },
+          })
+          .catch((error: unknown) => {
+            logger.warn("tenant access: the organisation's session could not be assumed", {
+              orgId,
+              error: error as Error,
+            });
+            throw error;
+          }),
     });
   });
 }
