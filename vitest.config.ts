@@ -68,6 +68,18 @@ export default defineConfig({
           hookTimeout: 600_000,
         },
       },
+      {
+        extends: true,
+        test: {
+          // CONTRACT §25's fault switch: its own start:cdk stack (the denials it provokes are its own), run after the
+          // e2e suite rather than beside it, so that neither stack's processes slow the other's timed flows.
+          name: 'e2e-isolation',
+          include: ['test/e2e-isolation/**/*.test.ts'],
+          maxWorkers: 1,
+          testTimeout: 60_000,
+          hookTimeout: 600_000,
+        },
+      },
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
     ],
   },

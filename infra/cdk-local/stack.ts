@@ -64,9 +64,9 @@ export interface CdkStackOptions {
   testFaults?: boolean;
 }
 
-/** One function (by logical id) told to hand its stores `foreignOrg` in place of the organisation it acts for. */
+/** Functions (by logical id) told to hand their stores `foreignOrg` in place of the organisation they act for. */
 export interface Fault {
-  function: string;
+  functions: string[];
   foreignOrg: string;
 }
 

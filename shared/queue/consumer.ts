@@ -29,6 +29,16 @@ function orgOf(body: unknown): string | undefined {
   return typeof orgId === 'string' ? orgId : undefined;
 }
 
+/** `actingFor` of a job the service sent (shared/adapters/sqs/job-queue.ts). */
+function senderOf(text: string): string | undefined {
+  try {
+    const { actingFor } = JSON.parse(text) as { actingFor?: unknown };
+    return typeof actingFor === 'string' ? actingFor : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a job's work may ask of the invocation that runs it. */
 export interface JobContext {
   /**
@@ -114,10 +124,12 @@ async function handleRecord<S extends v.GenericSchema>(
   const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
   const body = parseBody(consumer.schema, record.body);
   if (!body.success) return rejectPoison(consumer.queue, record, receiveCount, body.issues);
-  const orgId = orgOf(body.output);
+  // The organisation whose scope sent the job, else the one its body names (a bus event, Meta's inbox).
+  const orgId = senderOf(record.body) ?? orgOf(body.output);
   if (!orgId) return runRecord(consumer, record, receiveCount, body.output, undefined, shares);
   // Each record with its own organisation's credentials, whatever else its batch holds (CONTRACT §25).
-  const job = withOrg(body.output, foreignOrgFor(orgId));
+  const target = foreignOrgFor(orgId);
+  const job = target === orgId ? body.output : withOrg(body.output, target);
   return actingFor(orgId, () => runRecord(consumer, record, receiveCount, job, orgId, shares));
 }
 

@@ -355,12 +355,18 @@ export class AppFunction extends Construct {
         }),
       );
     }
+    // A global index partition gives the keys only (CONTRACT §25): its items are read with their organisation's
+    // credentials. A Query without a projection of the keys alone is refused (dynamodb:Select, dynamodb:Attributes).
     for (const { index, partitions } of global.queries ?? []) {
       this.role.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['dynamodb:Query'],
           resources: [`${table.tableArn}/index/${index}`],
-          conditions: only(partitions),
+          conditions: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] },
+            'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', `${index}PK`, `${index}SK`] },
+            StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+          },
         }),
       );
     }

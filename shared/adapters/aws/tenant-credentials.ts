@@ -53,7 +53,7 @@ export class TenantCredentials {
 
   constructor(private readonly options: TenantCredentialsOptions) {
     this.#now = options.now ?? Date.now;
-    this.#max = options.maxOrganisations ?? 500;
+    this.#max = options.maxOrganisations ?? 10_000;
     this.#renewAfterMs = (options.renewAfterSeconds ?? 50 * 60) * 1000;
   }
 

@@ -58,7 +58,7 @@ export function requiredValiditySeconds(): number {
 
 /**
  * The test-only fault switch (CONTRACT §25): while `WPCRM_FAULT_FILE` names a file holding
- * `{"function": "<folder>", "foreignOrg": "<orgId>"}`, the function of that folder (`WPCRM_FUNCTION`) hands its use
+ * `{"functions": ["<id>", …], "foreignOrg": "<orgId>"}`, each function named there (`WPCRM_FUNCTION`) hands its use
  * case and stores `foreignOrg` in place of the organisation it acts for, and keeps acting with the true one's
  * credentials: IAM, not the code, must refuse what follows. Only start:cdk under the tests sets it, with
  * `WPCRM_TEST_FAULTS=allow`; anywhere else a function refuses to start with it (no deployment sets either: an infra
@@ -70,13 +70,14 @@ export function foreignOrgFor(orgId: string): string {
   if (process.env.WPCRM_TEST_FAULTS !== 'allow') {
     throw new Error('WPCRM_FAULT_FILE is a test-only switch: refused outside the tests (WPCRM_TEST_FAULTS)');
   }
-  let fault: { function?: string; foreignOrg?: string };
+  let fault: { functions?: string[]; foreignOrg?: string };
   try {
     fault = JSON.parse(readFileSync(file, 'utf8')) as typeof fault;
   } catch {
     return orgId;
   }
-  return fault.function === process.env.WPCRM_FUNCTION && fault.foreignOrg ? fault.foreignOrg : orgId;
+  const faulty = fault.functions?.includes(process.env.WPCRM_FUNCTION ?? '') && fault.foreignOrg;
+  return faulty ? fault.foreignOrg! : orgId;
 }
 
 /** Refuses to start a function that carries the fault switch outside the tests. */

@@ -1,11 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { asService } from '#shared/adapters/aws/tenant-scope';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Channel, ClientCredential, Organisation } from '#shared/domain/orgs/model';
 import { epochSeconds } from '#shared/ports/clock';
 import type {
@@ -20,6 +13,7 @@ import type {
 } from '#shared/ports/identity-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { keys, withoutKeys } from './keys.ts';
+import { dueListItems } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
 
 export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelStore, LoginAttemptStore {
@@ -86,20 +80,18 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
     return this.#get<Channel>(keys.channel(orgId, channelId));
   }
 
-  /** Meta names the number only: a global index partition, read with the function's own role (CONTRACT §25). */
+  /**
+   * Meta names the number only: a global index partition, whose keys the function's own role reads; the channel is
+   * then read with its organisation's credentials (CONTRACT §25).
+   */
   async findChannelByPhoneNumberId(phoneNumberId: string): Promise<Channel | undefined> {
-    const result = await asService(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.channelByPhoneNumberIdPartition(phoneNumberId) },
-          Limit: 1,
-        }),
-      ),
-    );
-    const [item] = result.Items ?? [];
+    const { items } = await dueListItems(this.db, this.tableName, {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.channelByPhoneNumberIdPartition(phoneNumberId) },
+      Limit: 1,
+    });
+    const [item] = items;
     return item ? withoutKeys<Channel>(item) : undefined;
   }
 

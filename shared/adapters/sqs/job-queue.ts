@@ -1,4 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { actingOrg } from '#shared/adapters/aws/tenant-scope';
 import type { Job, JobQueue } from '#shared/ports/job-queue';
 
 /**
@@ -16,7 +17,7 @@ export class SqsJobQueue implements JobQueue {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.urls(queue),
-        MessageBody: JSON.stringify(body),
+        MessageBody: JSON.stringify(sentFrom(body)),
         MessageGroupId: body.orgId,
         DelaySeconds:
           options.delaySeconds === undefined ? undefined : Math.min(900, wholeSeconds(options.delaySeconds)),
@@ -33,6 +34,16 @@ export class SqsJobQueue implements JobQueue {
       }),
     );
   }
+}
+
+/**
+ * The job as sent: with the organisation whose scope sent it (`actingFor`, CONTRACT §25), which the consumer acts for
+ * whatever organisation the body names. A job is never a way into another organisation's credentials: work that names
+ * another organisation than the one that sent it runs with the sender's, and IAM refuses it.
+ */
+function sentFrom<T extends Job>(body: T): T & { actingFor?: string } {
+  const orgId = actingOrg();
+  return orgId ? { ...body, actingFor: orgId } : body;
 }
 
 /**

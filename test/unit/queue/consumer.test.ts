@@ -1,6 +1,7 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
+import { actingOrg } from '#shared/adapters/aws/tenant-scope';
 import { accessStatus } from '#shared/config/access';
 import { provide, resetDeps } from '#shared/config/instances';
 import { jobQueue } from '#shared/config/sqs';
@@ -65,6 +66,30 @@ describe('sqsConsumer', () => {
 
     expect((await first).batchItemFailures).toEqual([{ itemIdentifier: 'a2' }]);
     expect((await second).batchItemFailures).toEqual([]);
+  });
+
+  it('acts for each record’s organisation — the one whose scope sent it, else the one its body names (CONTRACT §25)', async () => {
+    provide(accessStatus, { workStatus: async () => 'active' } as unknown as AccessStatusCache);
+    const seen: string[] = [];
+    const handler = sqsConsumer('jobs', v.object({ orgId: v.string() }), async ({ orgId }) => {
+      await new Promise((resolve) => setTimeout(resolve, orgId === 'org-a' ? 10 : 0));
+      seen.push(`${orgId} as ${actingOrg()}`);
+    });
+    provide(jobQueue, { send: async () => undefined, retryAfter: async () => undefined });
+
+    await handler(
+      {
+        Records: [
+          record('m1', { orgId: 'org-a' }),
+          record('m2', { orgId: 'org-b' }),
+          // A job that names another organisation than the one that sent it runs with the sender's credentials.
+          record('m3', { orgId: 'org-c', actingFor: 'org-b' }),
+        ],
+      } as SQSEvent,
+      { functionName: 'test', awsRequestId: 'r' } as Context,
+    );
+
+    expect(seen.sort()).toEqual(['org-a as org-a', 'org-b as org-b', 'org-c as org-b']);
   });
 
   it('uses the delay a use case asks for with RetryLater', async () => {

@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
+import { actingFor } from '#shared/adapters/aws/tenant-scope';
 import { SqsJobQueue } from '#shared/adapters/sqs/job-queue';
 
 const sqs = mockClient(SQSClient);
@@ -19,6 +20,19 @@ describe('SqsJobQueue', () => {
       MessageGroupId: 'org-a',
       DelaySeconds: 3,
     });
+  });
+
+  it('names the organisation whose scope sent the job (CONTRACT §25), whatever its body names', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-3' });
+    const queue = new SqsJobQueue(new SQSClient({ region: 'eu-central-1' }), (name) => `https://sqs.local/${name}`);
+
+    await actingFor('org-a', () => queue.send('event-feed', { orgId: 'org-b', kind: 'append' }));
+    await queue.send('event-feed', { orgId: 'org-c', kind: 'append' });
+
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!))).toEqual([
+      { orgId: 'org-b', kind: 'append', actingFor: 'org-a' },
+      { orgId: 'org-c', kind: 'append' },
+    ]);
   });
 
   it('rounds a positive wait up, never down to visible-at-once: a 0.4 s wait would otherwise burn receives into the DLQ', async () => {

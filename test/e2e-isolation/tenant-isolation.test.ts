@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,7 +14,7 @@ import { ROUTES } from '#shared/routes/index';
 import type { RouteDef } from '#shared/routes/route';
 import { killCliProcesses, wpcrm } from '#test/support/cli';
 import { eventually } from '#test/support/eventually';
-import { signedInboundGroupText, stackEnv } from '#test/support/stack-harness';
+import { stackEnv } from '#test/support/stack-harness';
 
 /**
  * CONTRACT §25, proven: each function that acts for an organisation is told (the test-only fault switch) to hand its
@@ -24,6 +24,7 @@ import { signedInboundGroupText, stackEnv } from '#test/support/stack-harness';
  * nothing of the other organisation read or written. A stack of its own: its denials are this test's, never the
  * suite's (whose teardown requires none).
  */
+// Against a deployment named by BASE_URL there is no fault switch to turn: the test runs its own stack or nothing.
 const external = Boolean(process.env.E2E_BASE_URL);
 
 /** The functions that act for one organisation: those whose row gives them the tenant-access role. */
@@ -35,14 +36,26 @@ const actsForOrganisation = (row: FunctionRow) =>
       row.access.callsNetwork,
   );
 
+const WORKERS = ['group-worker', 'message-sender', 'report-worker', 'feed-writer', 'webhook-dispatcher'];
+const SWEEPERS = ['group-sweeper', 'report-sweeper'];
+/** Functions that act for an organisation and are not switched here, and why. */
+const NOT_IN_THIS_TABLE: Record<string, string> = {
+  'apply-network-notifications':
+    "hands its use case no organisation id: each change's organisation comes from Meta's ids (channel by number, group and message links)",
+  'slow-receiver-dispatcher':
+    "the dispatcher's code in a pool of its own (its lane needs a receiver slow for 3 s or more)",
+  'webhook-sweeper': 'needs a delivery whose retry waits past 15 minutes (the due-time index)',
+  'report-schedule-sweeper': "needs a schedule's occurrence to fall due (test/e2e/report-schedules.test.ts runs one)",
+};
+
 describe.skipIf(external)('tenant isolation enforced by IAM under the synthesized template (CONTRACT §25)', () => {
   let stack: CdkStack;
   let dir: string;
   let foreign: string;
-  let foreignItems: string;
+  let foreignItems: Record<string, unknown>[];
   const tokens = new Map<Role, string>();
   let chatId: string;
-  let groupId: string;
+  let _groupId: string;
 
   const orgId = () => stack.demo!.orgId;
   const api = (path: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
@@ -83,7 +96,7 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
       .flatMap(([principal, entry]) => entry.denied.map((denial) => ({ principal, ...denial })));
 
   /** Every item of the foreign organisation, as the table holds it. */
-  async function itemsOf(org: string): Promise<string> {
+  async function itemsOf(org: string): Promise<Record<string, unknown>[]> {
     const db = createDocumentClient({
       region: 'eu-west-1',
       endpoint: stack.info.endpoints.dynamodb,
@@ -97,14 +110,17 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     db.destroy();
-    return JSON.stringify(items.sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`)));
+    return items.sort((a, b) => `${a.PK}${a.SK}`.localeCompare(`${b.PK}${b.SK}`));
   }
 
-  /** Runs `act` with the fault switch on for `fn`, and waits for IAM's refusal of its organisation session. */
-  async function refused(fn: string, act: () => Promise<void>) {
+  /**
+   * Runs `act` with the fault switch on for `fn` (and for `alsoFaulty`, which keep the work it needs open), and waits
+   * for IAM's refusal of `fn`'s organisation session.
+   */
+  async function refused(fn: string, act: () => Promise<void>, alsoFaulty: string[] = []) {
     const logicalId = logicalIdOf(fn);
     const before = deniedWithOrganisation(logicalId);
-    await stack.setFault({ function: logicalId, foreignOrg: foreign });
+    await stack.setFault({ functions: [logicalId, ...alsoFaulty.map(logicalIdOf)], foreignOrg: foreign });
     try {
       await act();
       await eventually(() => expect(deniedWithOrganisation(logicalId), fn).toBeGreaterThan(before), {
@@ -157,7 +173,7 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
     const chat = (await (await api(`/chats/${orgId()}/${chatId}`, { token: tokens.get('CRM_ADMIN') })).json()) as {
       externalChatId: string;
     };
-    groupId = chat.externalChatId;
+    _groupId = chat.externalChatId;
     // A subscription of the demo organisation: the dispatcher has something to deliver to.
     const subscribed = await api(`/webhooks/${orgId()}`, {
       method: 'POST',
@@ -174,13 +190,14 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('lists every function that acts for an organisation, and no such function keeps broader credentials', () => {
-    const acting = Object.entries(FUNCTIONS).filter(([, row]) => actsForOrganisation(row));
-    expect(acting.length).toBeGreaterThan(40);
+  it('covers every function that acts for an organisation, but for the few named here with the reason', () => {
+    const acting = Object.keys(FUNCTIONS).filter((fn) => actsForOrganisation(FUNCTIONS[fn]!));
+    const covered = new Set([...routes.map((route) => route.fn), ...WORKERS, ...SWEEPERS]);
+    expect(acting.filter((fn) => !covered.has(fn)).sort()).toEqual(Object.keys(NOT_IN_THIS_TABLE).sort());
   });
 
   /** The authenticated routes of functions that act for an organisation, each with a request its schema accepts. */
-  const routes = ROUTES.filter(
+  const routes: (RouteDef & { auth: readonly Role[] })[] = ROUTES.filter(
     (route): route is RouteDef & { auth: readonly Role[] } =>
       route.auth !== 'public' && actsForOrganisation(FUNCTIONS[route.fn]!),
   );
@@ -192,8 +209,12 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
         name === route.orgParam ? orgId() : name === 'chatId' ? chatId : (PATH_PARAMETER_EXAMPLES[name] ?? 'x'),
       );
       const example = OPERATION_EXAMPLES[route.operationId]?.request;
-      const body =
-        route.operationId === 'sendMessage' ? { chatId, text: 'isolated' } : route.body ? (example ?? {}) : undefined;
+      // A subscription's receiver this machine reaches (the example's host does not resolve here).
+      const local = {
+        sendMessage: { chatId, text: 'isolated' },
+        createWebhook: { url: `${stack.apiUrl}/health`, events: ['*'] },
+      };
+      const body = local[route.operationId as keyof typeof local] ?? (route.body ? (example ?? {}) : undefined);
       let status = 0;
       await refused(route.fn, async () => {
         const response = await api(path, {
@@ -211,7 +232,7 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
     },
   );
 
-  it('refuses the workers’ calls for another organisation: group worker, message sender, report worker, feed writer, dispatcher, network notifications', async () => {
+  it('refuses the workers’ calls for another organisation: group worker, message sender, report worker, feed writer, dispatcher', async () => {
     const admin = tokens.get('CRM_ADMIN');
     await refused('group-worker', async () => {
       const response = await api(`/groups/${orgId()}`, {
@@ -249,25 +270,34 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
       const response = await api(`/reports/${orgId()}`, { method: 'POST', token: admin, json: { reportType: 'GOAL' } });
       expect(response.status).toBe(202);
     });
-    const appSecret = (await readFile(join(dir, 'whatsapp-app-secret'), 'utf8')).trim();
-    await refused('apply-network-notifications', async () => {
-      const { body, headers } = signedInboundGroupText(
-        { groupId, wamid: `wamid.${randomUUID()}`, text: 'hi' },
-        appSecret,
-      );
-      const response = await api('/network/whatsapp/webhook', { method: 'POST', headers, body });
-      expect(response.status).toBe(200);
-    });
+    // apply-network-notifications is not in this table: it hands its use case no organisation id. Each change's
+    // organisation comes from Meta's ids (the channel by number, the group and message links), read keys-first with its
+    // own role and then with that organisation's credentials; a job's organisation only chooses those credentials.
   }, 300_000);
 
   it('refuses the sweepers’ calls for another organisation: the group and report sweepers act on each due item with its organisation’s credentials', async () => {
-    // The group worker and the report worker refused above left a request and a report open: due items of theirs.
-    await refused('group-sweeper', async () => undefined);
-    await refused('report-sweeper', async () => undefined);
+    const admin = tokens.get('CRM_ADMIN');
+    // The worker refused too, so that the request (the report) stays open in the sweeper's due list.
+    await refused('group-sweeper', async () => {
+      const response = await api(`/groups/${orgId()}`, {
+        method: 'POST',
+        token: admin,
+        json: { channelId: stack.demo!.channels.eligible, subject: 'Swept' },
+      });
+      expect(response.status).toBe(202);
+    }, ['group-worker']);
+    await refused('report-sweeper', async () => {
+      const response = await api(`/reports/${orgId()}`, {
+        method: 'POST',
+        token: admin,
+        json: { reportType: 'BOOKING' },
+      });
+      expect(response.status).toBe(202);
+    }, ['report-worker']);
   }, 120_000);
 
   it('left the other organisation untouched, and no function was denied with its own role', async () => {
-    expect(await itemsOf(foreign)).toBe(foreignItems);
+    expect(await itemsOf(foreign)).toEqual(foreignItems);
     expect(deniedOwn()).toEqual([]);
   });
 });
