@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionRow } from '#infra/aws/functions';
 import { pascalCase } from '#infra/aws/naming';
 import type { CdkStack } from '#infra/cdk-local/stack';
 import { createDocumentClient } from '#shared/adapters/dynamodb/client';
+import { webhookKeys } from '#shared/adapters/dynamodb/keys';
 import type { Role } from '#shared/domain/auth/roles';
 import { OPERATION_EXAMPLES, PATH_PARAMETER_EXAMPLES } from '#shared/openapi/examples';
 import { ROUTES } from '#shared/routes/index';
@@ -36,16 +37,19 @@ const actsForOrganisation = (row: FunctionRow) =>
       row.access.callsNetwork,
   );
 
-const WORKERS = ['group-worker', 'message-sender', 'report-worker', 'feed-writer', 'webhook-dispatcher'];
-const SWEEPERS = ['group-sweeper', 'report-sweeper'];
+const WORKERS = [
+  'group-worker',
+  'message-sender',
+  'report-worker',
+  'feed-writer',
+  'webhook-dispatcher',
+  'slow-receiver-dispatcher',
+];
+const SWEEPERS = ['group-sweeper', 'report-sweeper', 'report-schedule-sweeper', 'webhook-sweeper'];
 /** Functions that act for an organisation and are not switched here, and why. */
 const NOT_IN_THIS_TABLE: Record<string, string> = {
   'apply-network-notifications':
     "hands its use case no organisation id: each change's organisation comes from Meta's ids (channel by number, group and message links)",
-  'slow-receiver-dispatcher':
-    "the dispatcher's code in a pool of its own (its lane needs a receiver slow for 3 s or more)",
-  'webhook-sweeper': 'needs a delivery whose retry waits past 15 minutes (the due-time index)',
-  'report-schedule-sweeper': "needs a schedule's occurrence to fall due (test/e2e/report-schedules.test.ts runs one)",
 };
 
 describe.skipIf(external)('tenant isolation enforced by IAM under the synthesized template (CONTRACT §25)', () => {
@@ -95,6 +99,44 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
       .filter(([principal]) => !principal.includes('@'))
       .flatMap(([principal, entry]) => entry.denied.map((denial) => ({ principal, ...denial })));
 
+  let lastDelivery: { webhookId: string; deliveryId: string } | undefined;
+
+  /** A delivery attempt of the demo organisation on the slow receivers' queue, as the dispatcher moves one there. */
+  function slowAttempt(): void {
+    const [, queue] = [...stack.queues].find(
+      ([name]) => name.includes('WebhookSlowReceiversQueue') && !name.includes('DeadLetter'),
+    )!;
+    const { webhookId, deliveryId } = lastDelivery!;
+    queue.send(JSON.stringify({ kind: 'attempt', orgId: orgId(), webhookId, deliveryId }), 0, orgId());
+  }
+
+  /** A delivery of the demo organisation put back on the due list, its long retry wait over (as the dispatcher does). */
+  async function dueDelivery(): Promise<void> {
+    const db = createDocumentClient({
+      region: 'eu-west-1',
+      endpoint: stack.info.endpoints.dynamodb,
+      credentials: stack.info.credentials,
+    });
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: stack.info.tableName,
+        FilterExpression: 'begins_with(PK, :pk) AND begins_with(SK, :dlv)',
+        ExpressionAttributeValues: { ':pk': `ORG#${orgId()}#WHK#`, ':dlv': 'DLV#' },
+      }),
+    );
+    const delivery = Items[0]!;
+    lastDelivery = delivery as { webhookId: string; deliveryId: string };
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const { orgId: org, webhookId, deliveryId } = delivery as { orgId: string; webhookId: string; deliveryId: string };
+    await db.send(
+      new PutCommand({
+        TableName: stack.info.tableName,
+        Item: { ...delivery, ...webhookKeys.due(past, org, webhookId, deliveryId) },
+      }),
+    );
+    db.destroy();
+  }
+
   /** Every item of the foreign organisation, as the table holds it. */
   async function itemsOf(org: string): Promise<Record<string, unknown>[]> {
     const db = createDocumentClient({
@@ -117,14 +159,14 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
    * Runs `act` with the fault switch on for `fn` (and for `alsoFaulty`, which keep the work it needs open), and waits
    * for IAM's refusal of `fn`'s organisation session.
    */
-  async function refused(fn: string, act: () => Promise<void>, alsoFaulty: string[] = []) {
+  async function refused(fn: string, act: () => Promise<void>, alsoFaulty: string[] = [], timeoutMs = 30_000) {
     const logicalId = logicalIdOf(fn);
     const before = deniedWithOrganisation(logicalId);
     await stack.setFault({ functions: [logicalId, ...alsoFaulty.map(logicalIdOf)], foreignOrg: foreign });
     try {
       await act();
       await eventually(() => expect(deniedWithOrganisation(logicalId), fn).toBeGreaterThan(before), {
-        timeoutMs: 30_000,
+        timeoutMs,
         intervalMs: 100,
       });
     } finally {
@@ -275,7 +317,7 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
     // own role and then with that organisation's credentials; a job's organisation only chooses those credentials.
   }, 300_000);
 
-  it('refuses the sweepers’ calls for another organisation: the group and report sweepers act on each due item with its organisation’s credentials', async () => {
+  it('refuses the sweepers’ calls for another organisation: the group, report, webhook and schedule sweepers act on each due item with its organisation’s credentials; the slow receivers’ dispatcher on its attempts', async () => {
     const admin = tokens.get('CRM_ADMIN');
     // The worker refused too, so that the request (the report) stays open in the sweeper's due list.
     await refused('group-sweeper', async () => {
@@ -294,7 +336,25 @@ describe.skipIf(external)('tenant isolation enforced by IAM under the synthesize
       });
       expect(response.status).toBe(202);
     }, ['report-worker']);
-  }, 120_000);
+    await refused('webhook-sweeper', dueDelivery);
+    await refused('slow-receiver-dispatcher', async () => slowAttempt());
+    // A schedule whose occurrence falls due at the next minute (20 s ahead at least): the sweeper finds it in its due
+    // list and requests its report for the other organisation.
+    const at = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000).toISOString().slice(11, 16);
+    await refused(
+      'report-schedule-sweeper',
+      async () => {
+        const response = await api(`/report-schedules/${orgId()}`, {
+          method: 'POST',
+          token: admin,
+          json: { reportType: 'SURVEY_RESPONSES', schedule: { every: 'day', at, timezone: 'UTC' } },
+        });
+        expect(response.status).toBe(201);
+      },
+      [],
+      120_000,
+    );
+  }, 240_000);
 
   it('left the other organisation untouched, and no function was denied with its own role', async () => {
     expect(await itemsOf(foreign)).toEqual(foreignItems);

@@ -37,13 +37,13 @@ export class SqsJobQueue implements JobQueue {
 }
 
 /**
- * The job as sent: with the organisation whose scope sent it (`actingFor`, CONTRACT §25), which the consumer acts for
- * whatever organisation the body names. A job is never a way into another organisation's credentials: work that names
+ * The job as sent: with the organisation whose scope sent it (`actingFor`, CONTRACT §25) where the body names another,
+ * which the consumer then acts for whatever organisation the body names. A job is never a way into another organisation's credentials: work that names
  * another organisation than the one that sent it runs with the sender's, and IAM refuses it.
  */
 function sentFrom<T extends Job>(body: T): T & { actingFor?: string } {
   const orgId = actingOrg();
-  return orgId ? { ...body, actingFor: orgId } : body;
+  return orgId && orgId !== body.orgId ? { ...body, actingFor: orgId } : body;
 }
 
 /**

@@ -27,10 +27,12 @@ describe('SqsJobQueue', () => {
     const queue = new SqsJobQueue(new SQSClient({ region: 'eu-central-1' }), (name) => `https://sqs.local/${name}`);
 
     await actingFor('org-a', () => queue.send('event-feed', { orgId: 'org-b', kind: 'append' }));
+    await actingFor('org-a', () => queue.send('event-feed', { orgId: 'org-a', kind: 'append' }));
     await queue.send('event-feed', { orgId: 'org-c', kind: 'append' });
 
     expect(sqs.commandCalls(SendMessageCommand).map((call) => JSON.parse(call.args[0].input.MessageBody!))).toEqual([
       { orgId: 'org-b', kind: 'append', actingFor: 'org-a' },
+      { orgId: 'org-a', kind: 'append' },
       { orgId: 'org-c', kind: 'append' },
     ]);
   });
