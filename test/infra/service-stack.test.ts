@@ -357,8 +357,15 @@ describe('ServiceStack (dev)', () => {
       'report-sweeper dynamodb:Query',
       'webhook-sweeper dynamodb:Query',
     ]);
+    // Each names its partitions and lets the Query return the key attributes only (CONTRACT §25: a global partition
+    // gives the ids needed to find work; the items are read with their organisations' credentials).
     for (const { statement } of indexGrants) {
-      expect(Object.keys(statement.Condition as object)).toEqual(['ForAllValues:StringLike']);
+      const index = /\/index\/(GSI\d)/.exec(JSON.stringify(statement.Resource))![1]!;
+      expect(statement.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': expect.any(Array) },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', `${index}PK`, `${index}SK`] },
+        StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      });
     }
   });
 
