@@ -71,11 +71,14 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // CONTRACT §25's fault switch: its own start:cdk stack (the denials it provokes are its own), run after the
-          // e2e suite rather than beside it, so that neither stack's processes slow the other's timed flows.
+          // After the e2e suite, one file at a time: the noisy neighbour (CONTRACT §18: its latencies must not share the
+          // machine with other files' flows) against the suite's deployment, and CONTRACT §25's fault switch on a
+          // start:cdk stack of its own (the denials it provokes are its own, never the deployment's).
           name: 'e2e-isolation',
           include: ['test/e2e-isolation/**/*.test.ts'],
           maxWorkers: 1,
+          globalSetup: ['test/e2e/global-setup.ts'],
+          setupFiles: ['test/support/openapi-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 600_000,
         },

@@ -26,6 +26,8 @@ export interface ChannelStore {
   createChannel(channel: Channel): Promise<void>;
   getChannel(orgId: string, channelId: string): Promise<Channel | undefined>;
   findChannelByPhoneNumberId(phoneNumberId: string): Promise<Channel | undefined>;
+  /** The organisation whose channel has the number: from the index's keys alone (no item read, no credentials). */
+  findOrgByPhoneNumberId(phoneNumberId: string): Promise<string | undefined>;
   /** Channels of one organisation, oldest first. */
   listChannels(orgId: string, page: PageRequest): Promise<Page<Channel>>;
 }

@@ -360,10 +360,10 @@ export interface StatusReporter {
 
 /** The reporter of a status Meta sent for `phoneNumberId`: the organisation whose channel has that number. */
 export function reportedFor(
-  identity: Pick<ChannelStore, 'findChannelByPhoneNumberId'>,
+  identity: Pick<ChannelStore, 'findOrgByPhoneNumberId'>,
   phoneNumberId: string,
 ): StatusReporter {
-  return { phoneNumberId, orgId: async () => (await identity.findChannelByPhoneNumberId(phoneNumberId))?.orgId };
+  return { phoneNumberId, orgId: () => identity.findOrgByPhoneNumberId(phoneNumberId) };
 }
 
 /**

@@ -57,7 +57,7 @@ export async function applyInboxMessage(deps: ApplyInboxDeps, message: InboxMess
   const orgOfNumber = (phoneNumberId: string) => {
     let orgId = channels.get(phoneNumberId);
     if (!orgId) {
-      orgId = deps.identity.findChannelByPhoneNumberId(phoneNumberId).then((channel) => channel?.orgId);
+      orgId = deps.identity.findOrgByPhoneNumberId(phoneNumberId);
       channels.set(phoneNumberId, orgId);
     }
     return orgId;

@@ -6,7 +6,7 @@ import { REPORT_TYPES } from '#shared/domain/reports/records';
 import { killCliProcesses, wpcrm } from '#test/support/cli';
 import { eventually } from '#test/support/eventually';
 import { useReceiver } from '#test/support/receiver';
-import { call, dataDir } from './target.ts';
+import { call, dataDir } from '../e2e/target.ts';
 
 interface Org {
   orgId: string;
