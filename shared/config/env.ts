@@ -188,18 +188,17 @@ function wiring(env: Env) {
         sqs: env.SQS_ENDPOINT,
         eventbridge: env.EVENTBRIDGE_ENDPOINT,
         // start:cdk routes every AWS call through AWS_ENDPOINT_URL, which the SDK clients read themselves.
-        s3:
-          env.S3_ENDPOINT ??
-          (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true'
-            ? undefined
-            : (env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL)),
-        sts:
-          env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true'
-            ? undefined
-            : (env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL),
+        s3: env.S3_ENDPOINT ?? configuredEndpoint(env, env.AWS_ENDPOINT_URL_S3),
+        sts: configuredEndpoint(env, env.AWS_ENDPOINT_URL_STS),
       },
     },
   };
+}
+
+/** A service's configured endpoint as the SDK reads it (its own variable, else AWS_ENDPOINT_URL), unless ignored. */
+function configuredEndpoint(env: Env, own: string | undefined): string | undefined {
+  if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true') return undefined;
+  return own ?? env.AWS_ENDPOINT_URL;
 }
 
 export class ConfigError extends Error {

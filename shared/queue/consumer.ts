@@ -29,16 +29,6 @@ function orgOf(body: unknown): string | undefined {
   return typeof orgId === 'string' ? orgId : undefined;
 }
 
-/** `actingFor` of a job the service sent (shared/adapters/sqs/job-queue.ts). */
-function senderOf(text: string): string | undefined {
-  try {
-    const { actingFor } = JSON.parse(text) as { actingFor?: unknown };
-    return typeof actingFor === 'string' ? actingFor : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** What a job's work may ask of the invocation that runs it. */
 export interface JobContext {
   /**
@@ -125,7 +115,7 @@ async function handleRecord<S extends v.GenericSchema>(
   const body = parseBody(consumer.schema, record.body);
   if (!body.success) return rejectPoison(consumer.queue, record, receiveCount, body.issues);
   // The organisation whose scope sent the job, else the one its body names (a bus event, Meta's inbox).
-  const orgId = senderOf(record.body) ?? orgOf(body.output);
+  const orgId = body.sender ?? orgOf(body.output);
   if (!orgId) return runRecord(consumer, record, receiveCount, body.output, undefined, shares);
   // Each record with its own organisation's credentials, whatever else its batch holds (CONTRACT §25).
   const target = foreignOrgFor(orgId);
@@ -271,7 +261,7 @@ function deadlineOf(context: Context | undefined): number {
 function parseBody<S extends v.GenericSchema>(
   schema: S,
   text: string,
-): { success: true; output: v.InferOutput<S> } | { success: false; issues: string[] } {
+): { success: true; output: v.InferOutput<S>; sender?: string } | { success: false; issues: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -279,7 +269,10 @@ function parseBody<S extends v.GenericSchema>(
     return { success: false, issues: ['not valid JSON'] };
   }
   const result = v.safeParse(schema, json);
-  if (result.success) return { success: true, output: result.output };
+  // `actingFor`: the organisation whose scope sent a job of the service (shared/adapters/sqs/job-queue.ts).
+  const sender = (json as { actingFor?: unknown } | null)?.actingFor;
+  if (result.success)
+    return { success: true, output: result.output, sender: typeof sender === 'string' ? sender : undefined };
   return {
     success: false,
     issues: result.issues.map((issue) => `${v.getDotPath(issue) ?? '(body)'}: ${issue.message}`),

@@ -67,9 +67,7 @@ export function requiredValiditySeconds(): number {
 export function foreignOrgFor(orgId: string): string {
   const file = process.env.WPCRM_FAULT_FILE;
   if (!file) return orgId;
-  if (process.env.WPCRM_TEST_FAULTS !== 'allow') {
-    throw new Error('WPCRM_FAULT_FILE is a test-only switch: refused outside the tests (WPCRM_TEST_FAULTS)');
-  }
+  refuseFaultSwitchOutsideTests();
   let fault: { functions?: string[]; foreignOrg?: string };
   try {
     fault = JSON.parse(readFileSync(file, 'utf8')) as typeof fault;
