@@ -9,6 +9,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { REPO_ROOT } from '#infra/aws/constructs/app-function';
 import { QUEUES } from '#infra/aws/functions';
 import { settingsAsContext } from '#infra/aws/settings';
+import { channelSecretsPrefix } from '#infra/aws/tenant-access';
 import { AwsEmulator, type EventBusBackend } from '#infra/local/aws-emulator';
 import type { PutEventsEntry } from '#infra/local/bus';
 import { LocalQueue, QueueConsumer } from '#infra/local/queue';
@@ -582,7 +583,7 @@ function seedDemoOnce(run: Run, data: { dynamo: { endpoint: string }; tableName:
     storeToken: async ({ orgId, channelId, value }) =>
       (
         run.services.handle('secretsmanager.CreateSecret', {
-          Name: `wp-crm/${run.stage}/channels/${orgId}/${channelId}`,
+          Name: `${channelSecretsPrefix(run.stage)}${orgId}/${channelId}`,
           SecretString: value,
         }) as { ARN: string }
       ).ARN,

@@ -1,11 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { asService } from '#shared/adapters/aws/tenant-scope';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Channel, ClientCredential, Organisation } from '#shared/domain/orgs/model';
 import { epochSeconds } from '#shared/ports/clock';
 import type {
@@ -20,7 +13,7 @@ import type {
 } from '#shared/ports/identity-store';
 import { applied, isConditionalCheckFailed } from './client.ts';
 import { keys, organisationOfPartition, withoutKeys } from './keys.ts';
-import { dueListItems } from './lifecycle.ts';
+import { dueListItems, indexKeys } from './lifecycle.ts';
 import { queryPage } from './paging.ts';
 
 export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelStore, LoginAttemptStore {
@@ -89,18 +82,12 @@ export class DynamoIdentityStore implements OrgStore, CredentialStore, ChannelSt
 
   async findOrgByPhoneNumberId(phoneNumberId: string): Promise<string | undefined> {
     // The index entry is the channel item's own: its PK names the organisation (CONTRACT §25: ids only).
-    const { Items = [] } = await asService(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.channelByPhoneNumberIdPartition(phoneNumberId) },
-          ProjectionExpression: 'PK, SK, GSI1PK, GSI1SK',
-          Limit: 1,
-        }),
-      ),
-    );
+    const { Items = [] } = await indexKeys(this.db, this.tableName, {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.channelByPhoneNumberIdPartition(phoneNumberId) },
+      Limit: 1,
+    });
     return organisationOfPartition(Items[0]?.PK);
   }
 

@@ -97,11 +97,7 @@ export async function dueListItems(
   query: Omit<QueryCommandInput, 'TableName' | 'ProjectionExpression' | 'IndexName'> & { IndexName: 'GSI1' | 'GSI2' },
 ): Promise<{ items: Record<string, unknown>[]; lastEvaluatedKey?: Record<string, unknown> }> {
   const index = query.IndexName;
-  const page = await asService(() =>
-    db.send(
-      new QueryCommand({ ...query, TableName: tableName, ProjectionExpression: `PK, SK, ${index}PK, ${index}SK` }),
-    ),
-  );
+  const page = await indexKeys(db, tableName, query);
   const keys = page.Items ?? [];
   const items: Record<string, unknown>[] = [];
   for (let start = 0; start < keys.length; start += 10) {
@@ -117,4 +113,18 @@ export async function dueListItems(
     items.push(...read.filter((item): item is Record<string, unknown> => item !== undefined));
   }
   return { items, lastEvaluatedKey: page.LastEvaluatedKey };
+}
+
+/** A global index partition's entries, their key attributes only, with the function's own role (CONTRACT §25). */
+export function indexKeys(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  query: Omit<QueryCommandInput, 'TableName' | 'ProjectionExpression' | 'IndexName'> & { IndexName: 'GSI1' | 'GSI2' },
+) {
+  const index = query.IndexName;
+  return asService(() =>
+    db.send(
+      new QueryCommand({ ...query, TableName: tableName, ProjectionExpression: `PK, SK, ${index}PK, ${index}SK` }),
+    ),
+  );
 }
